@@ -1,0 +1,58 @@
+/** A handle to an armed timer; `clear()` disarms it and is safe to call more than once. */
+export interface TimerHandle {
+  clear(): void;
+}
+
+/**
+ * The source of time for everything in mcp-inflight. Inject a {@link ManualClock} in tests so that nothing
+ * sleeps, or a custom clock to run deadlines on a runtime's own timers.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from '@mcp-inflight/core';
+ * const startedAt = systemClock.now();
+ * const timer = systemClock.setTimer(() => console.log('fired'), 1_000);
+ * timer.clear();
+ * ```
+ */
+export interface Clock {
+  /** Milliseconds on a monotonic-enough scale; only differences are meaningful. */
+  now(): number;
+  /** Runs `fn` once, `ms` milliseconds from now. */
+  setTimer(fn: () => void, ms: number): TimerHandle;
+}
+
+/** Timers longer than this overflow in every JavaScript runtime; longer delays re-arm in steps. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The real clock: `performance.now()` where it exists (monotonic), else `Date.now()`, and `setTimeout`.
+ *
+ * @example
+ * ```ts
+ * import { DeadlineController, systemClock } from '@mcp-inflight/core';
+ * const deadline = new DeadlineController({ idleMs: 60_000, clock: systemClock });
+ * deadline.dispose();
+ * ```
+ */
+export const systemClock: Clock = {
+  now: typeof performance !== 'undefined' ? () => performance.now() : () => Date.now(),
+  setTimer(fn, ms) {
+    const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    return { clear: () => clearTimeout(id) };
+  },
+};
+
+/**
+ * Adapts a {@link Clock} to the `customTimers` shape that p-timeout takes, so promise bounds run on
+ * the injected clock too.
+ */
+export function timersOf(clock: Clock): {
+  setTimeout: (fn: () => void, ms: number) => TimerHandle;
+  clearTimeout: (handle: TimerHandle | undefined) => void;
+} {
+  return {
+    setTimeout: (fn, ms) => clock.setTimer(fn, ms),
+    clearTimeout: (handle) => handle?.clear(),
+  };
+}

@@ -1,0 +1,194 @@
+import { type Clock, systemClock } from '../clock/clock.js';
+import { InflightError } from '../errors/inflight-error.js';
+import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
+
+/** Options for {@link DeadlineController}. */
+export interface DeadlineOptions {
+  /**
+   * The idle window: fires when this long passes with no {@link DeadlineController.touch | touch}.
+   * `Infinity` turns it off. @default Infinity
+   */
+  idleMs?: number;
+  /** The hard ceiling from the start; nothing extends it. `Infinity` turns it off. @default Infinity */
+  ceilingMs?: number;
+  /** The time source. @default systemClock */
+  clock?: Clock;
+  /**
+   * An enclosing deadline (or any AbortSignal). The child never outlives it: it aborts when the parent
+   * does, with the parent's reason, and its ceiling is never later than the parent's.
+   */
+  parent?: DeadlineController | AbortSignal;
+}
+
+/**
+ * A per-request deadline: an idle window that each accepted progress pushes forward, plus a hard
+ * ceiling measured from the start that fires on its own timer even if no progress ever arrives
+ * (MCP 2025-03-26+ "SHOULD always enforce a maximum timeout, regardless of progress" [TO8]).
+ *
+ * All controllers on one clock share one {@link TimerQueue}: any number of them arm one clock timer,
+ * and `touch()` only stores an instant (the old queue entry is re-checked when it comes due).
+ *
+ * @example
+ * ```ts
+ * import { DeadlineController } from '@mcp-inflight/core';
+ * const deadline = new DeadlineController({ idleMs: 60_000, ceilingMs: 600_000 });
+ * deadline.signal.addEventListener('abort', () => {
+ *   console.log(deadline.signal.reason.code); // 'IDLE_TIMEOUT' or 'CEILING'
+ * });
+ * deadline.touch();   // progress arrived: the idle window starts again
+ * deadline.dispose(); // the call settled: nothing stays armed
+ * ```
+ */
+export class DeadlineController {
+  /** Aborts when a limit fires, the parent aborts, or `cancel()` is called; the reason says which. */
+  readonly signal: AbortSignal;
+  readonly idleMs: number;
+  readonly ceilingMs: number;
+  /** The instant the deadline started, on its clock. */
+  readonly startedAt: number;
+  readonly clock: Clock;
+
+  #controller = new AbortController();
+  #queue: TimerQueue;
+  #timer: QueuedTimer | undefined;
+  #lastActivityAt: number;
+  #ceilingAt: number;
+  #touches = 0;
+  #parent: DeadlineController | undefined;
+  #parentSignal: AbortSignal | undefined;
+
+  constructor(options: DeadlineOptions = {}) {
+    const idleMs = options.idleMs ?? Number.POSITIVE_INFINITY;
+    const ceilingMs = options.ceilingMs ?? Number.POSITIVE_INFINITY;
+    if (!(idleMs > 0)) throw new RangeError(`idleMs must be a positive number of ms or Infinity, got ${idleMs}`);
+    if (!(ceilingMs > 0)) throw new RangeError(`ceilingMs must be a positive number of ms or Infinity, got ${ceilingMs}`);
+    this.idleMs = idleMs;
+    this.ceilingMs = ceilingMs;
+    this.clock = options.clock ?? (options.parent instanceof DeadlineController ? options.parent.clock : systemClock);
+    this.signal = this.#controller.signal;
+    this.#queue = TimerQueue.for(this.clock);
+    this.startedAt = this.clock.now();
+    this.#lastActivityAt = this.startedAt;
+    this.#ceilingAt = this.startedAt + ceilingMs;
+
+    const parent = options.parent;
+    if (parent instanceof DeadlineController) {
+      this.#parent = parent;
+      this.#parentSignal = parent.signal;
+      // A child's ceiling is the earlier of its own and its parent's (grpc-style min of instants).
+      this.#ceilingAt = Math.min(this.#ceilingAt, parent.#ceilingAt);
+    } else if (parent) {
+      this.#parentSignal = parent;
+    }
+    if (this.#parentSignal?.aborted) {
+      this.#abort(this.#parentSignal.reason);
+      return;
+    }
+    this.#parentSignal?.addEventListener('abort', this.#onParentAbort, { once: true });
+    this.#timer = this.#queue.schedule(this.#dueAt(), this.#onDue);
+  }
+
+  /** Marks activity (accepted progress): the idle window starts again. Does no timer work. */
+  touch(): void {
+    if (this.signal.aborted) return;
+    this.#lastActivityAt = this.clock.now();
+    this.#touches++;
+    // Progress on a sub-call is progress on the call that waits for it.
+    this.#parent?.touch();
+  }
+
+  /** Accepted touches so far. */
+  get touches(): number {
+    return this.#touches;
+  }
+
+  /** The instant at which this deadline will fire if nothing else happens (Infinity for never). */
+  deadlineAt(): number {
+    const own = Math.min(this.#lastActivityAt + this.idleMs, this.#ceilingAt);
+    return this.#parent ? Math.min(own, this.#parent.deadlineAt()) : own;
+  }
+
+  /** Milliseconds until the deadline fires (0 once it has; Infinity if it never will). */
+  remainingMs(): number {
+    if (this.signal.aborted) return 0;
+    return Math.max(0, this.deadlineAt() - this.clock.now());
+  }
+
+  /** Ends the deadline early with `reason` (a caller's cancel by default). Aborts the signal. */
+  cancel(reason: unknown = InflightError.cancelled()): void {
+    this.#abort(reason);
+  }
+
+  /** Releases the timer entry and the parent listener without aborting. Call when the request settles. */
+  dispose(): void {
+    this.#release();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /**
+   * Bounds `work` by this deadline: rejects with the signal's reason when the deadline fires first.
+   * The work itself is not stopped; pass `deadline.signal` into it for that.
+   */
+  race<T>(work: PromiseLike<T>): Promise<T> {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      Promise.resolve(work).then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  #dueAt(): number {
+    // The parent has its own queue entry; the child only needs its own limits.
+    return Math.min(this.#lastActivityAt + this.idleMs, this.#ceilingAt);
+  }
+
+  #onDue = (): void => {
+    if (this.signal.aborted) return;
+    const now = this.clock.now();
+    const idleAt = this.#lastActivityAt + this.idleMs;
+    if (this.#ceilingAt <= now && this.#ceilingAt <= idleAt) {
+      this.#abort(InflightError.ceiling(this.#ceilingAt - this.startedAt, this.#facts(now)));
+    } else if (idleAt <= now) {
+      this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
+    } else {
+      // A touch moved the idle window; re-queue lazily at the new instant.
+      this.#queue.reschedule(this.#timer!, this.#dueAt());
+    }
+  };
+
+  #facts(now: number): { elapsedMs: number; progressCount: number } {
+    return { elapsedMs: now - this.startedAt, progressCount: this.#touches };
+  }
+
+  #onParentAbort = (): void => {
+    this.#abort(this.#parentSignal!.reason);
+  };
+
+  #abort(reason: unknown): void {
+    if (this.signal.aborted) return;
+    this.#release();
+    this.#controller.abort(reason);
+  }
+
+  #release(): void {
+    if (this.#timer) {
+      this.#queue.cancel(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort);
+  }
+}

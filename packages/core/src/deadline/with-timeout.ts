@@ -1,0 +1,32 @@
+import pTimeout from 'p-timeout';
+import { type Clock, systemClock, timersOf } from '../clock/clock.js';
+import { InflightError } from '../errors/inflight-error.js';
+
+/** Options for {@link withTimeout}. */
+export interface WithTimeoutOptions {
+  /** The time source whose timers bound the promise. @default systemClock */
+  clock?: Clock;
+  /** Rejects early with this signal's reason when it aborts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Bounds a promise by a fixed time on the injected clock, rejecting with a CEILING {@link InflightError}
+ * when it passes (or with `signal.reason` if the signal aborts first). For a deadline that progress can
+ * push back, use {@link DeadlineController.race} instead.
+ *
+ * @example
+ * ```ts
+ * import { withTimeout } from '@mcp-inflight/core';
+ * const answer = await withTimeout(fetch('http://127.0.0.1:1/'), 5_000).catch((error) => error.code);
+ * ```
+ */
+export function withTimeout<T>(work: PromiseLike<T>, ms: number, options: WithTimeoutOptions = {}): Promise<T> {
+  const clock = options.clock ?? systemClock;
+  return pTimeout(Promise.resolve(work), {
+    milliseconds: ms,
+    signal: options.signal,
+    customTimers: timersOf(clock) as never,
+    message: InflightError.ceiling(ms),
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * Why a request stopped before its result. Causes are data: each maps to a local error code, an honest
+ * wire `reason` for `notifications/cancelled`, and a JSON-RPC error for whoever waits on the call.
+ */
+export type CancelCode =
+  | 'CANCELLED'
+  | 'IDLE_TIMEOUT'
+  | 'CEILING'
+  | 'DISCONNECTED'
+  | 'UPSTREAM_CLOSED'
+  | 'SHUTDOWN';
+
+/** Every cancellation cause, in a stable order. */
+export const CANCEL_CODES: readonly CancelCode[] = [
+  'CANCELLED',
+  'IDLE_TIMEOUT',
+  'CEILING',
+  'DISCONNECTED',
+  'UPSTREAM_CLOSED',
+  'SHUTDOWN',
+];
+
+/**
+ * JSON-RPC error codes used for callers of a call that ended early. The spec assigns none to timeouts
+ * (2026-07-28 "not currently assigned codes" [TO12]), so these sit in the implementation-defined range:
+ * -32001 for both timeouts (what existing hosts already read as "timed out"), -32800 for a caller's own
+ * cancel (never the timeout code: a user's stop is not a timeout), -32000 for a connection that went away.
+ * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart.
+ */
+export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
+  CANCELLED: -32800,
+  IDLE_TIMEOUT: -32001,
+  CEILING: -32001,
+  DISCONNECTED: -32000,
+  UPSTREAM_CLOSED: -32000,
+  SHUTDOWN: -32000,
+};
+
+/** Standard JSON-RPC error codes the spec names for bad input. */
+export const JsonRpcErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** 2026-07-28: `MCP-Protocol-Version` header disagrees with `_meta` [H40]. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the requested revision is not served [M19]. */
+  UnsupportedProtocolVersion: -32022,
+} as const;

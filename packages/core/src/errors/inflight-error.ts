@@ -1,0 +1,133 @@
+import { type CancelCode, JSONRPC_CODE_BY_CAUSE } from './causes.js';
+
+/** Facts that make a cancellation message useful: which limit, how long, what was seen. */
+export interface InflightErrorDetails {
+  /** The limit that fired, for `IDLE_TIMEOUT` and `CEILING`. */
+  limitMs?: number;
+  /** Milliseconds from the start of the call to the moment it ended. */
+  elapsedMs?: number;
+  /** Accepted progress updates before the end. */
+  progressCount?: number;
+  /** The request this is about, when known. */
+  requestId?: string | number;
+  /** The method of that request, when known. */
+  method?: string;
+}
+
+/** A JSON-RPC error object as it goes on the wire. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+const DEFAULT_MESSAGES: Record<CancelCode, string> = {
+  CANCELLED: 'cancelled by the caller',
+  IDLE_TIMEOUT: 'idle limit passed with no progress',
+  CEILING: 'hard ceiling reached',
+  DISCONNECTED: 'the peer disconnected',
+  UPSTREAM_CLOSED: 'the upstream connection closed',
+  SHUTDOWN: 'shutting down',
+};
+
+/**
+ * The one local error class: why a call ended early, as a literal `code` with typed details. It is the
+ * `reason` of every AbortSignal mcp-inflight aborts, and the rejection of every call it ends.
+ *
+ * @example
+ * ```ts
+ * import { InflightError } from '@mcp-inflight/core';
+ * const error = InflightError.idle(500, { elapsedMs: 12_400, progressCount: 37 });
+ * error.code;            // 'IDLE_TIMEOUT'
+ * error.wireReason();    // text for notifications/cancelled
+ * error.toJsonRpc();     // { code: -32001, message, data: { cause: 'IDLE_TIMEOUT', ... } }
+ * ```
+ */
+export class InflightError extends Error {
+  override readonly name = 'InflightError';
+  readonly code: CancelCode;
+  readonly details: InflightErrorDetails;
+
+  constructor(code: CancelCode, message?: string, details: InflightErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message ?? DEFAULT_MESSAGES[code], options);
+    this.code = code;
+    this.details = details;
+  }
+
+  /** A caller's own cancel. `why` is the text they gave, if any. */
+  static cancelled(why?: string, details?: InflightErrorDetails, cause?: unknown): InflightError {
+    return new InflightError('CANCELLED', why ? `cancelled by the caller: ${why}` : undefined, details, { cause });
+  }
+
+  /** The idle window passed with no activity. */
+  static idle(limitMs: number, details: InflightErrorDetails = {}): InflightError {
+    const seen = details.progressCount ?? 0;
+    return new InflightError(
+      'IDLE_TIMEOUT',
+      `idle limit of ${limitMs} ms passed with no progress (${seen} update${seen === 1 ? '' : 's'} before)`,
+      { ...details, limitMs },
+    );
+  }
+
+  /** The hard ceiling from the start passed, whatever progress said. */
+  static ceiling(limitMs: number, details: InflightErrorDetails = {}): InflightError {
+    const seen = details.progressCount ?? 0;
+    return new InflightError(
+      'CEILING',
+      `hard ceiling of ${limitMs} ms reached (${seen} update${seen === 1 ? '' : 's'} before)`,
+      { ...details, limitMs },
+    );
+  }
+
+  /** Reads any abort reason as an InflightError, keeping a foreign reason as the `cause`. */
+  static from(reason: unknown): InflightError {
+    if (reason instanceof InflightError) return reason;
+    if (isInflightErrorLike(reason)) {
+      return new InflightError(reason.code, reason.message, reason.details ?? {}, { cause: reason });
+    }
+    const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+    return InflightError.cancelled(text, {}, reason);
+  }
+
+  /** Whether this is one of the two timeouts. */
+  get isTimeout(): boolean {
+    return this.code === 'IDLE_TIMEOUT' || this.code === 'CEILING';
+  }
+
+  /** The honest `reason` for `notifications/cancelled`: the cause, then the message. */
+  wireReason(): string {
+    return `${this.code}: ${this.message}`;
+  }
+
+  /** The JSON-RPC error for a caller waiting on this call. */
+  toJsonRpc(): JsonRpcErrorObject {
+    return { code: JSONRPC_CODE_BY_CAUSE[this.code], message: this.message, data: { cause: this.code, ...this.details } };
+  }
+
+  toJSON(): { name: string; code: CancelCode; message: string; details: InflightErrorDetails } {
+    return { name: this.name, code: this.code, message: this.message, details: this.details };
+  }
+}
+
+function isInflightErrorLike(value: unknown): value is { code: CancelCode; message: string; details?: InflightErrorDetails } {
+  // Another copy of this class (a second bundle) is still the same error by shape.
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'InflightError' &&
+    typeof (value as { code?: unknown }).code === 'string' &&
+    (value as { code: string }).code in JSONRPC_CODE_BY_CAUSE
+  );
+}
+
+/**
+ * Reads a JSON-RPC error from a peer back into an InflightError when it carries one of our causes, so a
+ * proxy's "idle limit" reaches the host as IDLE_TIMEOUT, not as a generic failure.
+ */
+export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightError | undefined {
+  const data = error.data as { cause?: unknown } | undefined;
+  const cause = data?.cause;
+  if (typeof cause !== 'string' || !(cause in JSONRPC_CODE_BY_CAUSE)) return undefined;
+  const { cause: _ignored, ...details } = data as Record<string, unknown>;
+  return new InflightError(cause as CancelCode, error.message, details as InflightErrorDetails);
+}

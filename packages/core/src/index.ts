@@ -1,0 +1,62 @@
+// The public surface of @mcp-inflight/core: explicit named exports only.
+export { type Clock, MAX_TIMER_MS, systemClock, type TimerHandle, timersOf } from './clock/clock.js';
+export { DeadlineController, type DeadlineOptions } from './deadline/deadline-controller.js';
+export { type WithTimeoutOptions, withTimeout } from './deadline/with-timeout.js';
+export {
+  allowsBatches,
+  CLIENT_CAPABILITIES_META_KEY,
+  DEFAULT_HTTP_REVISION,
+  eraOf,
+  hasProgressMessage,
+  hasStreamableHttp,
+  isLegacy,
+  isRevision,
+  LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
+  metaVersionOf,
+  negotiateLegacy,
+  PROTOCOL_VERSION_META_KEY,
+  REVISIONS,
+  type Revision,
+  revisionOfHeader,
+} from './eras/eras.js';
+export { CANCEL_CODES, type CancelCode, JSONRPC_CODE_BY_CAUSE, JsonRpcErrorCode } from './errors/causes.js';
+export {
+  InflightError,
+  type InflightErrorDetails,
+  inflightErrorFromJsonRpc,
+  type JsonRpcErrorObject,
+} from './errors/inflight-error.js';
+export {
+  type CancelSignal,
+  EraCancelPolicy,
+  eraCancelPolicy,
+  type OutboundRequest,
+  type PolicyAnswer,
+  type Role,
+  type Transport,
+} from './policy/era-cancel-policy.js';
+export {
+  DEFAULT_MIN_INTERVAL_MS,
+  type DropReason,
+  ProgressRelay,
+  type ProgressRelayEvents,
+  type ProgressRelayStats,
+  ProgressRoute,
+  type RouteOptions,
+} from './relay/progress-relay.js';
+export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/fast-check.js';
+export {
+  type CancelledParams,
+  cancelledNotificationSchema,
+  cancelledParamsSchema,
+  type ProgressParams,
+  type ProgressToken,
+  progressNotificationSchema,
+  progressParamsSchema,
+  progressTokenSchema,
+  type RequestId,
+  requestIdSchema,
+} from './schemas/schemas.js';
+export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
+export { DuplicateTokenError, TokenRegistry, type TokenLease } from './tokens/token-registry.js';

@@ -1,0 +1,128 @@
+import { isLegacy, type Revision, REVISIONS } from '../eras/eras.js';
+
+/** The two transports. 2024-11-05's HTTP+SSE is out of scope; its clients reach us over stdio. */
+export type Transport = 'stdio' | 'http';
+/** Which side of the connection we are. */
+export type Role = 'client' | 'server';
+
+/** How an outbound request is cancelled on the wire. */
+export type CancelSignal =
+  /** send `notifications/cancelled {requestId, reason}` */
+  | 'notification'
+  /** close that request's response stream; send nothing (2026-07-28 HTTP) */
+  | 'close-stream'
+  /** send a `tasks/cancel` request (task-augmented requests) */
+  | 'tasks/cancel'
+  /** this request may not be cancelled at all */
+  | 'none';
+
+/** An answer with the rule it rests on (a key of the rules digest, e.g. `CN7`). */
+export interface PolicyAnswer<T> {
+  readonly value: T;
+  readonly rule: string;
+}
+
+/** Facts about the request being cancelled. */
+export interface OutboundRequest {
+  /** The request's method. */
+  method: string;
+  /** Whether the request is task-augmented (2025-11-25 `params.task`, or a 2026-07-28 task result). */
+  task?: boolean;
+}
+
+/**
+ * What cancellation and progress may do, for one revision on one transport. Each answer cites the rule it
+ * implements. Use {@link eraCancelPolicy} to get the shared instance.
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy } from '@mcp-inflight/core';
+ * const policy = eraCancelPolicy('2026-07-28', 'http');
+ * policy.outboundCancel('client', { method: 'tools/call' }).value; // 'close-stream'
+ * policy.disconnectIsCancel().value;                                // true
+ * eraCancelPolicy('2025-06-18', 'stdio').outboundCancel('client', { method: 'initialize' }).value; // 'none'
+ * ```
+ */
+export class EraCancelPolicy {
+  readonly revision: Revision;
+  readonly transport: Transport;
+  readonly #legacy: boolean;
+
+  constructor(revision: Revision, transport: Transport) {
+    this.revision = revision;
+    this.transport = transport;
+    this.#legacy = isLegacy(revision);
+  }
+
+  /** How `role` cancels a request it issued; `'none'` when it may not. */
+  outboundCancel(role: Role, request: OutboundRequest): PolicyAnswer<CancelSignal> {
+    if (this.#legacy) {
+      if (request.method === 'initialize') return answer('none', role === 'client' ? 'CN7' : 'CN4');
+      if (request.task && this.revision === '2025-11-25') return answer('tasks/cancel', 'CN16');
+      // Legacy HTTP: a disconnect is not a cancel, so send the notification on every transport [H14].
+      return answer('notification', this.transport === 'http' ? 'H14' : 'CN1');
+    }
+    if (role === 'server') return answer('none', 'L1'); // 2026-07-28 servers issue no requests
+    if (request.task) return answer('tasks/cancel', 'T11');
+    return this.transport === 'http' ? answer('close-stream', 'CN24') : answer('notification', 'CN25');
+  }
+
+  /** Whether `role` may cancel a request it issued with this method. */
+  mayCancel(role: Role, request: OutboundRequest): boolean {
+    return this.outboundCancel(role, request).value !== 'none';
+  }
+
+  /**
+   * Whether `role` may send `notifications/cancelled` that references a request with `referencedMethod`
+   * (one it issued, or for a 2026-07-28 server, a `subscriptions/listen` it is ending).
+   */
+  maySendCancelled(role: Role, referencedMethod: string): PolicyAnswer<boolean> {
+    if (this.#legacy) {
+      if (referencedMethod === 'initialize' && role === 'client') return answer(false, 'CN7');
+      return answer(true, 'CN1');
+    }
+    if (role === 'server') {
+      // Only to tear down a listen stream, and the schema narrows it to stdio [CN21].
+      if (referencedMethod !== 'subscriptions/listen') return answer(false, 'CN6');
+      return answer(this.transport === 'stdio', 'CN21');
+    }
+    return this.transport === 'stdio' ? answer(true, 'CN25') : answer(false, 'CN22');
+  }
+
+  /** Whether a dropped HTTP response stream cancels its request (2026-07-28: yes; legacy: no). */
+  disconnectIsCancel(): PolicyAnswer<boolean> {
+    if (this.transport === 'stdio') return answer(true, 'S8'); // the one channel is gone: nothing can answer
+    return this.#legacy ? answer(false, 'H13') : answer(true, 'CN24');
+  }
+
+  /** Whether `role` may send `notifications/progress` (legacy: either side; 2026-07-28: server only). */
+  maySendProgress(role: Role): PolicyAnswer<boolean> {
+    if (this.#legacy) return answer(true, 'PG1');
+    return answer(role === 'server', 'PG2');
+  }
+}
+
+function answer<T>(value: T, rule: string): PolicyAnswer<T> {
+  return { value, rule };
+}
+
+const INSTANCES = new Map<string, EraCancelPolicy>(
+  REVISIONS.flatMap((revision) =>
+    (['stdio', 'http'] as const).map((transport) => [`${revision}|${transport}`, new EraCancelPolicy(revision, transport)]),
+  ),
+);
+
+/**
+ * The shared {@link EraCancelPolicy} for a revision and transport.
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy } from '@mcp-inflight/core';
+ * eraCancelPolicy('2025-11-25', 'stdio').maySendProgress('client').value; // true
+ * ```
+ */
+export function eraCancelPolicy(revision: Revision, transport: Transport): EraCancelPolicy {
+  const policy = INSTANCES.get(`${revision}|${transport}`);
+  if (!policy) throw new RangeError(`no policy for revision ${revision} on ${transport}`);
+  return policy;
+}

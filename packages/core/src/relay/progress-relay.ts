@@ -1,0 +1,275 @@
+import { EventEmitter } from 'eventemitter3';
+import { type Clock, systemClock } from '../clock/clock.js';
+import { hasProgressMessage, type Revision } from '../eras/eras.js';
+import type { ProgressParams, ProgressToken } from '../schemas/schemas.js';
+import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
+
+/**
+ * Default coalescing interval per route. 50 ms is 20 updates a second: faster than a progress bar can be
+ * read, far faster than any idle limit needs (seconds), and it turns a flood of thousands a second into a
+ * trickle a host can draw. The trailing edge is always kept, so the latest value is never lost.
+ */
+export const DEFAULT_MIN_INTERVAL_MS = 50;
+
+/** Why the relay refused an update. */
+export type DropReason = 'not-finite' | 'not-increasing' | 'bad-total' | 'bad-message';
+
+/** Events a {@link ProgressRelay} emits. Listening is optional; the counters in `stats` are always kept. */
+export interface ProgressRelayEvents {
+  dropped: (reason: DropReason, token: ProgressToken, progress: unknown) => void;
+  coalesced: (token: ProgressToken, progress: number) => void;
+  late: (token: ProgressToken, progress: unknown) => void;
+  sendError: (error: unknown, token: ProgressToken) => void;
+}
+
+/** Counters a {@link ProgressRelay} keeps across all its routes. */
+export interface ProgressRelayStats {
+  /** Updates sent on. */
+  passed: number;
+  /** Updates refused (not finite, not increasing, malformed). */
+  dropped: number;
+  /** Updates replaced by a later one inside the interval (the latest is sent). */
+  coalesced: number;
+  /** Updates that arrived after their route closed, absorbed. */
+  late: number;
+  /** Routes open now. */
+  openRoutes: number;
+}
+
+/** Options for one route. */
+export interface RouteOptions {
+  /** The token to write downstream (the receiver's own token, not the one the update came in under). */
+  token: ProgressToken;
+  /** The revision of the downstream leg: `message` goes only where it exists [PS6]. */
+  revision: Revision;
+  /** Writes one notification's params downstream. Must not block; exceptions are caught and reported. */
+  send: (params: ProgressParams) => void;
+  /** Coalescing interval for this route; 0 sends every accepted update. @default relay's interval */
+  minIntervalMs?: number;
+}
+
+/**
+ * One route per in-flight request: passes on strictly increasing, finite progress, at most one per
+ * interval (the latest value always wins), and nothing once closed. See {@link ProgressRelay}.
+ */
+export class ProgressRoute {
+  readonly token: ProgressToken;
+  readonly revision: Revision;
+  #relay: ProgressRelay;
+  #send: (params: ProgressParams) => void;
+  #minIntervalMs: number;
+  #withMessage: boolean;
+  #closed = false;
+  #last = Number.NEGATIVE_INFINITY;
+  #lastSentAt = Number.NEGATIVE_INFINITY;
+  #hasPending = false;
+  #pendingProgress = 0;
+  #pendingTotal: number | undefined;
+  #pendingMessage: string | undefined;
+  #flushTimer: QueuedTimer | undefined;
+
+  /** @internal use {@link ProgressRelay.open} */
+  constructor(relay: ProgressRelay, options: RouteOptions, minIntervalMs: number) {
+    this.#relay = relay;
+    this.token = options.token;
+    this.revision = options.revision;
+    this.#send = options.send;
+    this.#minIntervalMs = options.minIntervalMs ?? minIntervalMs;
+    this.#withMessage = hasProgressMessage(options.revision);
+  }
+
+  /** Whether the route has closed; a closed route passes nothing. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The highest progress accepted so far (`-Infinity` before the first). */
+  get lastProgress(): number {
+    return this.#last;
+  }
+
+  /**
+   * Offers one update. Returns whether it was accepted (it may still be coalesced into a later one).
+   * Positional arguments keep the hot path free of allocations.
+   */
+  push(progress: unknown, total?: unknown, message?: unknown): boolean {
+    const relay = this.#relay;
+    if (this.#closed) {
+      relay.noteLate(this.token, progress);
+      return false;
+    }
+    if (typeof progress !== 'number' || !Number.isFinite(progress)) return relay.noteDropped('not-finite', this.token, progress);
+    if (progress <= this.#last) return relay.noteDropped('not-increasing', this.token, progress);
+    if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) {
+      return relay.noteDropped('bad-total', this.token, progress);
+    }
+    if (message !== undefined && typeof message !== 'string') return relay.noteDropped('bad-message', this.token, progress);
+    this.#last = progress;
+    if (this.#hasPending) relay.noteCoalesced(this.token, this.#pendingProgress);
+    this.#hasPending = true;
+    this.#pendingProgress = progress;
+    this.#pendingTotal = total;
+    this.#pendingMessage = message;
+    const now = relay.clock.now();
+    if (now - this.#lastSentAt >= this.#minIntervalMs) {
+      this.#sendPending(now);
+    } else if (!this.#flushTimer) {
+      this.#flushTimer = relay.queue.schedule(this.#lastSentAt + this.#minIntervalMs, this.#onFlushTimer);
+    }
+    return true;
+  }
+
+  /** Sends the pending (coalesced) value now, if any. Call before the request's result goes out. */
+  flush(): void {
+    if (this.#closed || !this.#hasPending) return;
+    this.#sendPending(this.#relay.clock.now());
+  }
+
+  /** Closes without sending what is pending (cancel, error, deadline): nothing passes after this. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#hasPending = false;
+    this.#cancelFlushTimer();
+    this.#relay.noteClosed(this);
+  }
+
+  /** Flushes, then closes: for a request whose result is about to be sent. */
+  finish(): void {
+    this.flush();
+    this.close();
+  }
+
+  /**
+   * Flushes before `result` goes out and closes the route, except for a 2025-11-25 task-augmented
+   * request (a `CreateTaskResult`), whose token stays live until the task's terminal status [PG14].
+   * Returns whether the route closed.
+   */
+  settle(result: unknown): boolean {
+    this.flush();
+    if (this.revision === '2025-11-25' && isCreateTaskResult(result)) return false;
+    this.close();
+    return true;
+  }
+
+  #onFlushTimer = (): void => {
+    this.#flushTimer = undefined;
+    if (!this.#closed && this.#hasPending) this.#sendPending(this.#relay.clock.now());
+  };
+
+  #cancelFlushTimer(): void {
+    if (!this.#flushTimer) return;
+    this.#relay.queue.cancel(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  #sendPending(now: number): void {
+    this.#hasPending = false;
+    this.#lastSentAt = now;
+    this.#cancelFlushTimer();
+    const params: ProgressParams = { progressToken: this.token, progress: this.#pendingProgress };
+    if (this.#pendingTotal !== undefined) params.total = this.#pendingTotal;
+    if (this.#withMessage && this.#pendingMessage !== undefined) params.message = this.#pendingMessage;
+    this.#relay.notePassed();
+    try {
+      this.#send(params);
+    } catch (error) {
+      // Sending never throws into the work that reported progress.
+      this.#relay.emit('sendError', error, this.token);
+    }
+  }
+}
+
+function isCreateTaskResult(result: unknown): boolean {
+  if (typeof result !== 'object' || result === null) return false;
+  const task = (result as { task?: unknown }).task;
+  return typeof task === 'object' && task !== null;
+}
+
+/**
+ * Passes progress from where it is produced (a handler, an upstream) to where it is wanted (a host),
+ * one route per in-flight request. Drops non-finite and non-increasing values [PG6]; coalesces bursts to at
+ * most one per interval per route, keeping the latest (trailing edge); flushes before the result; passes
+ * nothing after close [PG12]; strips `message` for 2024-11-05. Counts what it dropped, coalesced and
+ * absorbed late, and emits the same as events.
+ *
+ * @example
+ * ```ts
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * const relay = new ProgressRelay({ minIntervalMs: 50 });
+ * const route = relay.open({
+ *   token: 'host-token-7',
+ *   revision: '2025-06-18',
+ *   send: (params) => console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params })),
+ * });
+ * route.push(1, 10, 'first');
+ * route.push(0.5);   // dropped: not increasing
+ * route.finish();    // flush what is pending, then nothing more
+ * route.push(2);     // absorbed late
+ * relay.stats;       // { passed: 1, dropped: 1, coalesced: 0, late: 1, openRoutes: 0 }
+ * ```
+ */
+export class ProgressRelay extends EventEmitter<ProgressRelayEvents> {
+  readonly clock: Clock;
+  /** @internal */
+  readonly queue: TimerQueue;
+  readonly minIntervalMs: number;
+  #passed = 0;
+  #dropped = 0;
+  #coalesced = 0;
+  #late = 0;
+  #open = 0;
+
+  constructor(options: { clock?: Clock; minIntervalMs?: number } = {}) {
+    super();
+    this.clock = options.clock ?? systemClock;
+    this.queue = TimerQueue.for(this.clock);
+    this.minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+    if (!(this.minIntervalMs >= 0)) throw new RangeError(`minIntervalMs must be >= 0, got ${this.minIntervalMs}`);
+  }
+
+  /** Opens a route for one in-flight request. */
+  open(options: RouteOptions): ProgressRoute {
+    this.#open++;
+    return new ProgressRoute(this, options, this.minIntervalMs);
+  }
+
+  get stats(): ProgressRelayStats {
+    return {
+      passed: this.#passed,
+      dropped: this.#dropped,
+      coalesced: this.#coalesced,
+      late: this.#late,
+      openRoutes: this.#open,
+    };
+  }
+
+  /** Counts an update for a request that is no longer routed (e.g. an unknown token), absorbed. */
+  noteLate(token: ProgressToken, progress: unknown): void {
+    this.#late++;
+    this.emit('late', token, progress);
+  }
+
+  /** @internal */
+  noteDropped(reason: DropReason, token: ProgressToken, progress: unknown): false {
+    this.#dropped++;
+    this.emit('dropped', reason, token, progress);
+    return false;
+  }
+
+  /** @internal */
+  noteCoalesced(token: ProgressToken, progress: number): void {
+    this.#coalesced++;
+    this.emit('coalesced', token, progress);
+  }
+
+  /** @internal */
+  notePassed(): void {
+    this.#passed++;
+  }
+
+  /** @internal */
+  noteClosed(_route: ProgressRoute): void {
+    this.#open--;
+  }
+}

@@ -1,0 +1,153 @@
+import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../clock/clock.js';
+
+/** An entry in a {@link TimerQueue}; keep it to reschedule or cancel. */
+export interface QueuedTimer {
+  /** Absolute instant on the queue's clock. */
+  readonly dueAt: number;
+  /** Position in the heap, or -1 when not queued. Internal. */
+  index: number;
+}
+
+interface Entry extends QueuedTimer {
+  dueAt: number;
+  fire: () => void;
+}
+
+/**
+ * Many logical timers on one armed clock timer: an indexed binary min-heap keyed by due instant.
+ * Deadlines and the relay's trailing flushes all live here, so 10,000 live deadlines arm exactly one
+ * timer, and work that pushes a deadline later does not touch the heap at all (it is re-checked lazily
+ * when its old instant comes up).
+ */
+export class TimerQueue {
+  static readonly #byClock = new WeakMap<Clock, TimerQueue>();
+
+  /** The queue shared by everything that uses `clock`. */
+  static for(clock: Clock): TimerQueue {
+    let queue = TimerQueue.#byClock.get(clock);
+    if (!queue) {
+      queue = new TimerQueue(clock);
+      TimerQueue.#byClock.set(clock, queue);
+    }
+    return queue;
+  }
+
+  readonly clock: Clock;
+  #heap: Entry[] = [];
+  #armed: TimerHandle | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+
+  /** Logical timers waiting. */
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** Queues `fire` to run at the absolute instant `dueAt` (an infinite instant is never queued). */
+  schedule(dueAt: number, fire: () => void): QueuedTimer {
+    const entry: Entry = { dueAt, fire, index: -1 };
+    if (dueAt !== Number.POSITIVE_INFINITY) {
+      this.#push(entry);
+      this.#rearm();
+    }
+    return entry;
+  }
+
+  /** Moves a queued (or fired) timer to a new instant. */
+  reschedule(timer: QueuedTimer, dueAt: number): void {
+    const entry = timer as Entry;
+    if (entry.index >= 0) this.#removeAt(entry.index);
+    entry.dueAt = dueAt;
+    if (dueAt !== Number.POSITIVE_INFINITY) this.#push(entry);
+    this.#rearm();
+  }
+
+  /** Removes a timer; a no-op if it already fired or was cancelled. */
+  cancel(timer: QueuedTimer): void {
+    const entry = timer as Entry;
+    if (entry.index < 0) return;
+    this.#removeAt(entry.index);
+    this.#rearm();
+  }
+
+  #onTimer = (): void => {
+    this.#armed = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
+    // Fire everything due; a fired callback may schedule more, which the loop also sees.
+    for (let top = this.#heap[0]; top && top.dueAt <= now; top = this.#heap[0]) {
+      this.#removeAt(0);
+      top.fire();
+    }
+    this.#rearm();
+  };
+
+  #rearm(): void {
+    const top = this.#heap[0];
+    if (!top) {
+      this.#armed?.clear();
+      this.#armed = undefined;
+      this.#armedFor = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (this.#armed && this.#armedFor === top.dueAt) return;
+    this.#armed?.clear();
+    this.#armedFor = top.dueAt;
+    const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - this.clock.now()));
+    this.#armed = this.clock.setTimer(this.#onTimer, delayMs);
+  }
+
+  #push(entry: Entry): void {
+    entry.index = this.#heap.length;
+    this.#heap.push(entry);
+    this.#up(entry.index);
+  }
+
+  #removeAt(index: number): void {
+    const heap = this.#heap;
+    const removed = heap[index]!;
+    const last = heap.pop()!;
+    removed.index = -1;
+    if (last === removed) return;
+    heap[index] = last;
+    last.index = index;
+    this.#down(index);
+    this.#up(last.index);
+  }
+
+  #up(index: number): void {
+    const heap = this.#heap;
+    const entry = heap[index]!;
+    while (index > 0) {
+      const parentIndex = (index - 1) >> 1;
+      const parent = heap[parentIndex]!;
+      if (parent.dueAt <= entry.dueAt) break;
+      heap[index] = parent;
+      parent.index = index;
+      index = parentIndex;
+    }
+    heap[index] = entry;
+    entry.index = index;
+  }
+
+  #down(index: number): void {
+    const heap = this.#heap;
+    const entry = heap[index]!;
+    const length = heap.length;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= length) break;
+      const right = left + 1;
+      const child = right < length && heap[right]!.dueAt < heap[left]!.dueAt ? right : left;
+      if (heap[child]!.dueAt >= entry.dueAt) break;
+      heap[index] = heap[child]!;
+      heap[index]!.index = index;
+      index = child;
+    }
+    heap[index] = entry;
+    entry.index = index;
+  }
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'tsup';
+
+// p-timeout 7 is ESM-only, so the CJS output bundles it; the ESM output keeps it external.
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
+    format: ['esm'],
+    dts: true,
+    clean: true,
+    target: 'es2022',
+    platform: 'neutral',
+    sourcemap: true,
+  },
+  {
+    entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
+    format: ['cjs'],
+    dts: true,
+    target: 'es2022',
+    platform: 'neutral',
+    sourcemap: true,
+    noExternal: ['p-timeout'],
+  },
+]);
