@@ -60,3 +60,9 @@ export {
 } from './schemas/schemas.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
 export { DuplicateTokenError, TokenRegistry, type TokenLease } from './tokens/token-registry.js';
+export type { Channel } from './endpoint/channel.js';
+export type { NotificationHandler, RequestContext, RequestHandler } from './endpoint/context.js';
+export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
+export { errorResponseFor } from './endpoint/inbound.js';
+export { classify, errorResponse, JsonRpcError, type JsonRpcMessage, resultResponse } from './endpoint/messages.js';
+export type { RequestOptions } from './endpoint/outbound.js';

@@ -157,18 +157,28 @@ export class DeadlineController {
   }
 
   #onDue = (): void => {
-    if (this.signal.aborted) return;
+    if (this.#fireIfDue() || !this.#timer) return;
+    // A touch moved the idle window; re-queue lazily at the new instant.
+    this.#queue.reschedule(this.#timer, this.#dueAt());
+  };
+
+  /** Aborts if a limit (its own or an ancestor's) has passed; returns whether the signal is aborted. */
+  #fireIfDue(): boolean {
+    if (this.signal.aborted) return true;
+    if (!this.#timer) return false; // disposed: a released deadline never fires
+    // An ancestor due at the same instant fires first, so the child ends with the ancestor's reason
+    // rather than its own copy of the inherited ceiling (the heap does not order equal instants).
+    this.#parent?.#fireIfDue();
+    if (this.signal.aborted) return true;
     const now = this.clock.now();
     const idleAt = this.#lastActivityAt + this.idleMs;
     if (this.#ceilingAt <= now && this.#ceilingAt <= idleAt) {
       this.#abort(InflightError.ceiling(this.#ceilingAt - this.startedAt, this.#facts(now)));
     } else if (idleAt <= now) {
       this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
-    } else {
-      // A touch moved the idle window; re-queue lazily at the new instant.
-      this.#queue.reschedule(this.#timer!, this.#dueAt());
     }
-  };
+    return this.signal.aborted;
+  }
 
   #facts(now: number): { elapsedMs: number; progressCount: number } {
     return { elapsedMs: now - this.startedAt, progressCount: this.#touches };

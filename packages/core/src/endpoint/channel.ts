@@ -1,0 +1,20 @@
+import type { RequestId } from '../schemas/schemas.js';
+import type { JsonRpcMessage } from './messages.js';
+
+/**
+ * Where an {@link Endpoint} writes. Adapters implement it: stdio writes one line per message; HTTP
+ * writes a message to the response stream of the request it relates to.
+ */
+export interface Channel {
+  /**
+   * Writes one message (or a 2025-03-26 batch array). `related` is the id of the inbound request the
+   * message belongs to (its progress, its response); HTTP uses it to pick that request's stream, and a
+   * response whose id equals `related` ends that stream.
+   */
+  write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void;
+  /**
+   * Closes the response stream of an outbound request: the cancel on 2026-07-28 HTTP [CN24]. Channels
+   * without per-request streams leave it out.
+   */
+  closeRequestStream?(id: RequestId): void;
+}

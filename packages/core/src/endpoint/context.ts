@@ -1,0 +1,39 @@
+import type { DeadlineController } from '../deadline/deadline-controller.js';
+import type { Revision } from '../eras/eras.js';
+import type { ProgressToken, RequestId } from '../schemas/schemas.js';
+
+/**
+ * What a request handler gets besides its params: the request's identity and revision, a signal that
+ * aborts when the peer cancels, the connection goes, or the handler's own deadline fires (the reason is
+ * an `InflightError` naming which), and a progress reporter.
+ */
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** The revision this request is served under (its `_meta` version, else the session's). */
+  readonly revision: Revision;
+  /** Aborts on cancel, disconnect, shutdown or the handler deadline; `signal.reason.code` says which. */
+  readonly signal: AbortSignal;
+  /** The token the peer asked progress under, or `undefined` (then `progress()` is a no-op) [PG9]. */
+  readonly progressToken: ProgressToken | undefined;
+  /** The request's `params._meta`, if any. */
+  readonly meta: Record<string, unknown> | undefined;
+  /** The handler's deadline: touch it to show liveness; its signal is `signal`. */
+  readonly deadline: DeadlineController;
+  /**
+   * Reports progress: strictly increasing values only, coalesced, never blocking, never throwing, and
+   * silent once the request has settled. Returns whether the value was accepted.
+   */
+  progress(progress: number, total?: number, message?: string): boolean;
+  /**
+   * Ends progress for a 2025-11-25 task-augmented request whose route outlived its response, once the task
+   * reaches a terminal status [PG14]. A no-op otherwise.
+   */
+  endProgress(): void;
+}
+
+/** Serves one request method. Return the result, or throw (an `InflightError`, a `JsonRpcError`, anything). */
+export type RequestHandler = (params: Record<string, unknown> | undefined, ctx: RequestContext) => unknown;
+
+/** Receives one notification method. */
+export type NotificationHandler = (params: Record<string, unknown> | undefined, revision: Revision | undefined) => void;

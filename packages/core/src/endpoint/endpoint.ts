@@ -1,0 +1,306 @@
+import { type Clock, systemClock } from '../clock/clock.js';
+import {
+  eraOf,
+  isLegacy,
+  isRevision,
+  LATEST_LEGACY_REVISION,
+  metaVersionOf,
+  negotiateLegacy,
+  REVISIONS,
+  type Revision,
+  allowsBatches,
+} from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import { ProgressRelay } from '../relay/progress-relay.js';
+import { isCancelledParams, isProgressParams } from '../schemas/fast-check.js';
+import type { RequestId } from '../schemas/schemas.js';
+import { BatchCollector } from './batch.js';
+import type { Channel } from './channel.js';
+import type { NotificationHandler, RequestHandler } from './context.js';
+import { InboundRequests } from './inbound.js';
+import { classify, errorResponse, type JsonRpcMessage } from './messages.js';
+import { OutboundRequests, type RequestOptions } from './outbound.js';
+
+/** Options for an {@link Endpoint}. */
+export interface EndpointOptions {
+  /** Which side we are: decides who may send progress and cancels (2026-07-28 narrows both). */
+  role: Role;
+  /** Which transport carries us: decides how a cancel is signalled. */
+  transport: Transport;
+  /** Where messages are written. */
+  channel: Channel;
+  /** @default systemClock */
+  clock?: Clock;
+  /** Share one relay (and its counters) among endpoints. @default a new relay on `clock` */
+  relay?: ProgressRelay;
+  /** The session's revision when known up front (an HTTP header, a pinned client). Set by `initialize`. */
+  revision?: Revision;
+  /** Default idle limit for outbound requests. @default 60_000 */
+  idleMs?: number;
+  /** Default hard ceiling for outbound requests. @default 600_000 */
+  ceilingMs?: number;
+  /** Idle limit for inbound handlers (reset by their own progress). @default Infinity */
+  handlerIdleMs?: number;
+  /** Hard ceiling for inbound handlers. @default Infinity */
+  handlerCeilingMs?: number;
+}
+
+/** Counters for one endpoint. */
+export interface EndpointStats {
+  inboundInFlight: number;
+  outboundInFlight: number;
+  lateResponses: number;
+  lateResults: number;
+  ignoredCancels: number;
+  earlyCancelsApplied: number;
+  ignoredNotifications: number;
+}
+
+/**
+ * One JSON-RPC connection (a stdio pipe, an HTTP session, or one stateless 2026-07-28 request) with the
+ * whole request lifecycle of MCP: handlers dispatched off the read loop with a cancellable context,
+ * outbound requests with deadlines and progress, era-correct cancellation, and strict hygiene. Adapters
+ * only frame bytes into {@link Endpoint.receive} and implement {@link Channel}.
+ *
+ * @example
+ * ```ts
+ * import { Endpoint } from '@mcp-inflight/core';
+ * const server = new Endpoint({
+ *   role: 'server',
+ *   transport: 'stdio',
+ *   channel: { write: (message) => console.log(JSON.stringify(message)) },
+ * });
+ * server.setRequestHandler('tools/call', async (params, ctx) => {
+ *   ctx.progress(1, 2, 'half way');
+ *   return { content: [{ type: 'text', text: 'done' }] };
+ * });
+ * server.receiveText('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"t"}}}');
+ * ```
+ */
+export class Endpoint {
+  readonly role: Role;
+  readonly transport: Transport;
+  readonly channel: Channel;
+  readonly clock: Clock;
+  readonly relay: ProgressRelay;
+  /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
+  revision: Revision | undefined;
+  #handlers = new Map<string, RequestHandler>();
+  #notificationHandlers = new Map<string, NotificationHandler>();
+  #inbound: InboundRequests;
+  #outbound: OutboundRequests;
+  #closed = false;
+  #ignoredNotifications = 0;
+
+  constructor(options: EndpointOptions) {
+    this.role = options.role;
+    this.transport = options.transport;
+    this.channel = options.channel;
+    this.clock = options.clock ?? options.relay?.clock ?? systemClock;
+    this.relay = options.relay ?? new ProgressRelay({ clock: this.clock });
+    this.revision = options.revision;
+    const shared = { role: this.role, transport: this.transport, channel: this.channel, clock: this.clock, relay: this.relay };
+    this.#inbound = new InboundRequests({
+      ...shared,
+      handlerIdleMs: options.handlerIdleMs ?? Number.POSITIVE_INFINITY,
+      handlerCeilingMs: options.handlerCeilingMs ?? Number.POSITIVE_INFINITY,
+    });
+    this.#outbound = new OutboundRequests({
+      ...shared,
+      idleMs: options.idleMs ?? 60_000,
+      ceilingMs: options.ceilingMs ?? 600_000,
+    });
+    this.#handlers.set('ping', () => ({}));
+  }
+
+  /** Serves `method`. Replaces an earlier handler for it. */
+  setRequestHandler(method: string, handler: RequestHandler): this {
+    this.#handlers.set(method, handler);
+    return this;
+  }
+
+  /** Receives `method` notifications (cancel and progress are handled by the endpoint itself). */
+  setNotificationHandler(method: string, handler: NotificationHandler): this {
+    this.#notificationHandlers.set(method, handler);
+    return this;
+  }
+
+  /** Whether the endpoint has closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get stats(): EndpointStats {
+    return {
+      inboundInFlight: this.#inbound.size,
+      outboundInFlight: this.#outbound.size,
+      lateResponses: this.#outbound.lateResponses,
+      lateResults: this.#inbound.lateResults,
+      ignoredCancels: this.#inbound.ignoredCancels,
+      earlyCancelsApplied: this.#inbound.earlyCancelsApplied,
+      ignoredNotifications: this.#ignoredNotifications,
+    };
+  }
+
+  /** Takes one line or body of text: -32700 for broken JSON [J], and the endpoint keeps serving. */
+  receiveText(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.channel.write(errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the input is not valid JSON'));
+      return;
+    }
+    this.receive(value);
+  }
+
+  /** Takes one parsed JSON value: a message, or a 2025-03-26 batch array. */
+  receive(value: unknown): void {
+    if (this.#closed) return;
+    if (Array.isArray(value)) return this.#receiveBatch(value);
+    this.#receiveOne(value, undefined);
+  }
+
+  /** Sends a request and waits for its result, within its deadline. Rejects with `InflightError` or `JsonRpcError`. */
+  request(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<unknown> {
+    const revision = options.revision ?? this.revision ?? LATEST_LEGACY_REVISION;
+    if (this.role === 'server' && !isLegacy(revision)) {
+      // 2026-07-28: servers MUST NOT initiate requests [L1 S6].
+      return Promise.reject(new Error(`a 2026-07-28 server may not send requests (tried ${method})`));
+    }
+    const result = this.#outbound.send(method, params, revision, options);
+    if (method !== 'initialize') return result;
+    return result.then((value) => {
+      const negotiated = (value as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      if (isRevision(negotiated)) this.revision = negotiated;
+      return value;
+    });
+  }
+
+  /** Sends a notification. `related` ties it to an inbound request (its stream on HTTP). */
+  notify(method: string, params?: Record<string, unknown>, related?: RequestId): void {
+    if (this.#closed) return;
+    const message: JsonRpcMessage = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    this.channel.write(message, related);
+  }
+
+  /**
+   * Ends one inbound request for a local reason: its HTTP stream closed (2026-07-28: that is the cancel
+   * [CN24], so no response follows) or a shutdown. Returns whether it was in flight.
+   */
+  abortInbound(id: RequestId, cause: InflightError, suppressResponse = true): boolean {
+    return this.#inbound.abort(id, cause, suppressResponse);
+  }
+
+  /**
+   * Stops everything in flight with the shutdown cause: our outbound requests are cancelled on the wire,
+   * inbound handlers are aborted and answered with an error that says so.
+   */
+  shutdown(why = 'the endpoint is shutting down'): void {
+    const cause = new InflightError('SHUTDOWN', why);
+    this.#outbound.cancelAll(cause);
+    this.#inbound.abortAll(cause, false);
+  }
+
+  /**
+   * The transport is gone: every outbound call fails at once with `cause` (upstream closed by default),
+   * every handler is aborted with the disconnect cause, and nothing more is written.
+   */
+  close(cause: InflightError = new InflightError('UPSTREAM_CLOSED')): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#outbound.failAll(cause);
+    this.#inbound.abortAll(new InflightError('DISCONNECTED'), true);
+  }
+
+  #receiveBatch(values: unknown[]): void {
+    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid.
+    if (values.length === 0 || !(this.revision && allowsBatches(this.revision))) {
+      const why = values.length === 0 ? 'an empty batch' : 'batches are not part of this revision';
+      this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
+      return;
+    }
+    const batch = new BatchCollector(this.channel);
+    for (const value of values) this.#receiveOne(value, batch);
+    batch.seal();
+  }
+
+  #receiveOne(value: unknown, batch: BatchCollector | undefined): void {
+    // The hot path: progress skips classification and allocates nothing until it is routed.
+    const m = value as JsonRpcMessage | null;
+    if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
+      if (m.jsonrpc === '2.0' && isProgressParams(m.params, true)) this.#outbound.progress(m.params as JsonRpcMessage);
+      else this.#ignoredNotifications++; // invalid notifications are ignored [CN15]
+      return;
+    }
+    const c = classify(value);
+    switch (c.kind) {
+      case 'request':
+        return this.#onRequest(c.id, c.method, c.params, batch);
+      case 'notification':
+        return this.#onNotification(c.method, c.params);
+      case 'response':
+        return this.#outbound.response(c.id, c.result, c.error);
+      case 'invalid': {
+        const reply = errorResponse(c.id, c.code, `Invalid Request: ${c.message}`);
+        if (batch) {
+          batch.expect();
+          batch.add(reply);
+        } else this.channel.write(reply);
+      }
+    }
+  }
+
+  #onRequest(id: RequestId, method: string, params: Record<string, unknown> | undefined, batch: BatchCollector | undefined): void {
+    const reply = (message: JsonRpcMessage): void => {
+      if (batch) {
+        batch.expect();
+        batch.add(message);
+      } else this.channel.write(message, id);
+    };
+    let revision = eraOf({ params }, this.revision);
+    if (revision === undefined) {
+      const requested = metaVersionOf({ params });
+      if (requested !== undefined) {
+        return reply(
+          errorResponse(id, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+            supported: REVISIONS,
+            requested,
+          }),
+        );
+      }
+      revision = LATEST_LEGACY_REVISION; // no session yet and no envelope: serve leniently as legacy
+    }
+    const handler = this.#handlers.get(method);
+    if (!handler) return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`));
+    batch?.expect();
+    const onResult =
+      method === 'initialize'
+        ? (result: unknown) => {
+            const chosen = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+            this.revision = negotiateLegacy(chosen);
+          }
+        : undefined;
+    this.#inbound.dispatch(id, method, params, revision, handler, batch, onResult);
+  }
+
+  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
+    const revision = eraOf({ params }, this.revision);
+    if (method === 'notifications/cancelled') {
+      const requestIdOptional = revision === '2025-11-25';
+      // A malformed cancel, or one without an id (tasks use tasks/cancel), is ignored quietly [CN15].
+      if (!isCancelledParams(params, requestIdOptional) || params?.requestId === undefined) {
+        this.#ignoredNotifications++;
+        return;
+      }
+      this.#inbound.cancel(params.requestId as RequestId, params.reason as string | undefined);
+      this.#notificationHandlers.get(method)?.(params, revision);
+      return;
+    }
+    const handler = this.#notificationHandlers.get(method);
+    if (handler) handler(params, revision);
+    else this.#ignoredNotifications++;
+  }
+}

@@ -1,0 +1,214 @@
+import type { Clock } from '../clock/clock.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
+import type { Revision } from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
+import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+import type { RequestId } from '../schemas/schemas.js';
+import { isTokenOrId } from '../schemas/fast-check.js';
+import type { BatchCollector } from './batch.js';
+import type { Channel } from './channel.js';
+import type { RequestContext, RequestHandler } from './context.js';
+import { errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
+import { RecentIds } from './recent-ids.js';
+
+interface InboundEntry {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly deadline: DeadlineController;
+  readonly batch: BatchCollector | undefined;
+  route: ProgressRoute | undefined;
+  /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. */
+  suppress: boolean;
+  done: boolean;
+}
+
+/** Shared settings for {@link InboundRequests}. */
+export interface InboundSettings {
+  role: Role;
+  transport: Transport;
+  channel: Channel;
+  clock: Clock;
+  relay: ProgressRelay;
+  handlerIdleMs: number;
+  handlerCeilingMs: number;
+}
+
+/**
+ * Requests the peer sent us, in flight: dispatch off the read loop, inbound cancellation, responses
+ * suppressed after a cancel, and every entry removed when its request settles (rule 8).
+ */
+export class InboundRequests {
+  #entries = new Map<RequestId, InboundEntry>();
+  /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
+  #earlyCancels = new RecentIds(128);
+  #recentlyDone = new RecentIds(256);
+  /** Handler results or errors that came after their request had ended (absorbed). */
+  lateResults = 0;
+  /** Cancels that matched no request in flight when they arrived [CN11]. */
+  ignoredCancels = 0;
+  /** Cancels that arrived before their request and still won (rule 3). */
+  earlyCancelsApplied = 0;
+
+  constructor(readonly settings: InboundSettings) {}
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Starts a request's handler on a later microtask, so a cancel read in the same chunk still wins. */
+  dispatch(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    revision: Revision,
+    handler: RequestHandler,
+    batch: BatchCollector | undefined,
+    onResult?: (result: unknown) => void,
+  ): void {
+    const s = this.settings;
+    if (this.#entries.has(id)) {
+      this.#reply(batch, id, errorResponse(id, JsonRpcErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in flight`));
+      return;
+    }
+    if (this.#earlyCancels.take(id)) {
+      this.earlyCancelsApplied++;
+      batch?.add(undefined);
+      return;
+    }
+    const deadline = new DeadlineController({ idleMs: s.handlerIdleMs, ceilingMs: s.handlerCeilingMs, clock: s.clock });
+    const entry: InboundEntry = { id, method, deadline, batch, route: undefined, suppress: false, done: false };
+    const meta = metaOf(params);
+    const token = meta?.progressToken;
+    const mayProgress = isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
+    if (mayProgress) {
+      entry.route = s.relay.open({
+        token,
+        revision,
+        send: (p) => s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id),
+      });
+    }
+    this.#entries.set(id, entry);
+    deadline.signal.addEventListener('abort', () => this.#onAbort(entry), { once: true });
+    const ctx: RequestContext = {
+      id,
+      method,
+      revision,
+      signal: deadline.signal,
+      progressToken: mayProgress ? token : undefined,
+      meta,
+      deadline,
+      progress(progress, total, message) {
+        const route = entry.route;
+        if (!route || route.closed) return false;
+        const accepted = route.push(progress, total, message);
+        if (accepted) deadline.touch();
+        return accepted;
+      },
+      endProgress() {
+        entry.route?.close();
+      },
+    };
+    Promise.resolve()
+      .then(() => (entry.done ? undefined : handler(params, ctx)))
+      .then(
+        (result) => {
+          if (entry.done) return this.#noteLate();
+          this.#finish(entry);
+          onResult?.(result);
+          // Flush pending progress before the result; a task result keeps its route open [PG14].
+          entry.route?.settle(result);
+          this.#reply(batch, id, resultResponse(id, result ?? {}));
+        },
+        (error: unknown) => {
+          if (entry.done) return this.#noteLate();
+          this.#finish(entry);
+          entry.route?.close();
+          this.#reply(batch, id, errorResponseFor(id, error));
+        },
+      );
+  }
+
+  /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
+  cancel(id: RequestId, reason: string | undefined): void {
+    const entry = this.#entries.get(id);
+    if (entry) {
+      if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
+      entry.suppress = true;
+      entry.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
+      return;
+    }
+    this.ignoredCancels++;
+    // Remember it briefly in case its request is still on the way (rule 3), unless it just finished.
+    if (!this.#recentlyDone.has(id)) this.#earlyCancels.add(id);
+  }
+
+  /**
+   * Ends one request for a local reason: a dropped stream (`suppress`: no response can reach anyone), or
+   * shutdown (an error response names the cause).
+   */
+  abort(id: RequestId, cause: InflightError, suppress: boolean): boolean {
+    const entry = this.#entries.get(id);
+    if (!entry) return false;
+    entry.suppress = suppress;
+    entry.deadline.cancel(cause);
+    return true;
+  }
+
+  /** Ends every request in flight (connection closed, shutdown). */
+  abortAll(cause: InflightError, suppress: boolean): void {
+    for (const entry of [...this.#entries.values()]) {
+      entry.suppress = suppress;
+      entry.deadline.cancel(cause);
+    }
+  }
+
+  #onAbort(entry: InboundEntry): void {
+    if (entry.done) return;
+    this.#finish(entry);
+    entry.route?.close(); // nothing after a cancel [PG12 CN25]
+    if (entry.suppress) {
+      entry.batch?.add(undefined);
+      return;
+    }
+    const cause = InflightError.from(entry.deadline.signal.reason);
+    this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+  }
+
+  #finish(entry: InboundEntry): void {
+    entry.done = true;
+    this.#entries.delete(entry.id);
+    this.#recentlyDone.add(entry.id);
+    entry.deadline.dispose();
+  }
+
+  #noteLate(): void {
+    this.lateResults++;
+  }
+
+  #reply(batch: BatchCollector | undefined, id: RequestId, message: JsonRpcMessage): void {
+    if (batch) batch.add(message);
+    else this.settings.channel.write(message, id);
+  }
+}
+
+function jsonRpcArgs(error: { toJsonRpc(): { code: number; message: string; data?: unknown } }): [number, string, unknown] {
+  const e = error.toJsonRpc();
+  return [e.code, e.message, e.data];
+}
+
+/** The JSON-RPC error for whatever a handler threw. */
+export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage {
+  if (error instanceof InflightError) return errorResponse(id, ...jsonRpcArgs(error));
+  if (typeof error === 'object' && error !== null) {
+    const e = error as { code?: unknown; message?: unknown; data?: unknown; toJsonRpc?: unknown };
+    if (typeof e.toJsonRpc === 'function') return errorResponse(id, ...jsonRpcArgs(e as never));
+    if (typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string') {
+      return errorResponse(id, e.code, e.message, e.data);
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return errorResponse(id, JsonRpcErrorCode.InternalError, message);
+}

@@ -1,0 +1,89 @@
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
+import type { RequestId } from '../schemas/schemas.js';
+import { isTokenOrId } from '../schemas/fast-check.js';
+
+/** A JSON-RPC message as it goes on the wire (an object; batches are arrays of these). */
+export type JsonRpcMessage = Record<string, unknown>;
+
+/** What an inbound JSON value turned out to be. */
+export type Classified =
+  | { kind: 'request'; id: RequestId; method: string; params: Record<string, unknown> | undefined }
+  | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
+  | { kind: 'response'; id: RequestId; result: unknown; error: JsonRpcErrorObject | undefined }
+  | { kind: 'invalid'; id: RequestId | null; message: string; code: number };
+
+/**
+ * Sorts one parsed JSON value into request, notification, response, or invalid (with the JSON-RPC
+ * error the spec names: -32600 for a malformed envelope, -32602 for params that are not an object).
+ */
+export function classify(value: unknown): Classified {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid(null, 'a JSON-RPC message is an object');
+  }
+  const m = value as JsonRpcMessage;
+  const rawId = m.id;
+  const hasId = rawId !== undefined;
+  const idOk = isTokenOrId(rawId);
+  if (m.jsonrpc !== '2.0') return invalid(idOk ? rawId : null, 'jsonrpc must be "2.0"');
+  const method = m.method;
+  if (method !== undefined) {
+    if (typeof method !== 'string') return invalid(idOk ? rawId : null, 'method must be a string');
+    if (hasId && !idOk) return invalid(null, 'id must be a string or an integer'); // never null [J2]
+    const params = m.params;
+    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+      if (!hasId) return invalid(null, 'params must be an object'); // notifications get no reply; caller ignores
+      return { kind: 'invalid', id: rawId as RequestId, message: 'params must be an object', code: JsonRpcErrorCode.InvalidParams };
+    }
+    const p = params as Record<string, unknown> | undefined;
+    return hasId ? { kind: 'request', id: rawId as RequestId, method, params: p } : { kind: 'notification', method, params: p };
+  }
+  if (idOk && ('result' in m || isErrorObject(m.error))) {
+    return { kind: 'response', id: rawId as RequestId, result: m.result, error: m.error as JsonRpcErrorObject | undefined };
+  }
+  return invalid(idOk ? rawId : null, 'not a request, notification or response');
+}
+
+function invalid(id: RequestId | null, message: string): Classified {
+  return { kind: 'invalid', id, message, code: JsonRpcErrorCode.InvalidRequest };
+}
+
+function isErrorObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'number';
+}
+
+/** A JSON-RPC error response. `id` is null when the request's id could not be read [J6]. */
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcMessage {
+  const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: '2.0', id, error };
+}
+
+/** A JSON-RPC success response. */
+export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
+  return { jsonrpc: '2.0', id, result };
+}
+
+/** Reads `params._meta` when it is an object. */
+export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+}
+
+/**
+ * An error a peer sent back for a request, kept whole (`code`, `message`, `data`) so a proxy can pass it on
+ * unchanged.
+ */
+export class JsonRpcError extends Error {
+  override readonly name = 'JsonRpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  toJsonRpc(): JsonRpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}

@@ -1,0 +1,194 @@
+import type { Clock } from '../clock/clock.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  isLegacy,
+  PROTOCOL_VERSION_META_KEY,
+  type Revision,
+} from '../eras/eras.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
+import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+import type { ProgressParams, ProgressToken, RequestId } from '../schemas/schemas.js';
+import { TokenRegistry } from '../tokens/token-registry.js';
+import type { Channel } from './channel.js';
+import { JsonRpcError, type JsonRpcMessage, metaOf } from './messages.js';
+
+/** Options for one outbound request. */
+export interface RequestOptions {
+  /** Called with each accepted progress update (strictly increasing; none after the request ends). */
+  onprogress?: (progress: ProgressParams) => void;
+  /** Idle window that each accepted progress resets. @default the endpoint's `idleMs` (60 000) */
+  idleMs?: number;
+  /** Hard ceiling from the start. @default the endpoint's `ceilingMs` (600 000) */
+  ceilingMs?: number;
+  /** The caller's cancel; its reason travels as the cause. */
+  signal?: AbortSignal;
+  /** An enclosing deadline this request's deadline is a child of. */
+  parent?: DeadlineController;
+  /** The revision to send under. @default the session's */
+  revision?: Revision;
+  /** The inbound request this one belongs to (legacy server-to-client requests on HTTP). */
+  related?: RequestId;
+}
+
+interface Pending {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly revision: Revision;
+  readonly token: ProgressToken;
+  readonly deadline: DeadlineController;
+  readonly route: ProgressRoute;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly unlink: () => void;
+  done: boolean;
+}
+
+/** Shared settings for {@link OutboundRequests}. */
+export interface OutboundSettings {
+  role: Role;
+  transport: Transport;
+  channel: Channel;
+  clock: Clock;
+  relay: ProgressRelay;
+  idleMs: number;
+  ceilingMs: number;
+}
+
+/**
+ * Requests we sent, in flight: a minted progress token on every one (so idle reset works without a
+ * callback), progress routed by exact token, deadlines that cancel era-correctly with an honest reason,
+ * and late responses absorbed and counted (rule 4).
+ */
+export class OutboundRequests {
+  #byId = new Map<RequestId, Pending>();
+  #tokens = new TokenRegistry<Pending>();
+  #nextId = 0;
+  /** Responses that came for no request in flight (after our cancel, or unknown), absorbed. */
+  lateResponses = 0;
+  closed = false;
+
+  constructor(readonly settings: OutboundSettings) {}
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  send(method: string, params: Record<string, unknown> | undefined, revision: Revision, options: RequestOptions): Promise<unknown> {
+    const s = this.settings;
+    if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const deadline = new DeadlineController({
+        idleMs: options.idleMs ?? s.idleMs,
+        ceilingMs: options.ceilingMs ?? s.ceilingMs,
+        clock: s.clock,
+        parent: options.parent ?? options.signal,
+      });
+      // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
+      const unlink = options.parent && options.signal ? linkSignal(options.signal, deadline) : noop;
+      const onprogress = options.onprogress;
+      const pending: Pending = {
+        id,
+        method,
+        revision,
+        token: 0,
+        deadline,
+        // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
+        route: s.relay.open({ token: 0, revision, minIntervalMs: 0, send: onprogress ?? noop }),
+        resolve,
+        reject,
+        unlink,
+        done: false,
+      };
+      (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
+      this.#byId.set(id, pending);
+      if (deadline.signal.aborted) return this.#onAbort(pending, false);
+      deadline.signal.addEventListener('abort', () => this.#onAbort(pending, true), { once: true });
+      const meta: Record<string, unknown> = { ...metaOf(params), progressToken: pending.token };
+      if (!isLegacy(revision)) {
+        meta[PROTOCOL_VERSION_META_KEY] ??= revision; // required on every 2026-07-28 request [M1 M2]
+        meta[CLIENT_CAPABILITIES_META_KEY] ??= {};
+      }
+      s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
+    });
+  }
+
+  /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
+  progress(params: Record<string, unknown>): void {
+    const pending = this.#tokens.resolve(params.progressToken);
+    if (!pending) return this.settings.relay.noteLate(params.progressToken as ProgressToken, params.progress);
+    if (pending.route.push(params.progress, params.total, params.message)) pending.deadline.touch();
+  }
+
+  /** A response from the peer. */
+  response(id: RequestId, result: unknown, error: { code: number; message: string; data?: unknown } | undefined): void {
+    const pending = this.#byId.get(id);
+    if (!pending) {
+      this.lateResponses++;
+      return;
+    }
+    this.#settle(pending);
+    if (error) pending.reject(new JsonRpcError(error.code, error.message, error.data));
+    else pending.resolve(result);
+  }
+
+  /** Fails every request in flight with `cause`, sending nothing (the channel is gone). */
+  failAll(cause: InflightError): void {
+    this.closed = true;
+    for (const pending of [...this.#byId.values()]) {
+      this.#settle(pending);
+      pending.reject(cause);
+    }
+  }
+
+  /** Cancels every request in flight with `cause`, era-correctly on the wire (shutdown). */
+  cancelAll(cause: InflightError): void {
+    for (const pending of [...this.#byId.values()]) pending.deadline.cancel(cause);
+  }
+
+  #onAbort(pending: Pending, sendCancel: boolean): void {
+    if (pending.done) return;
+    this.#settle(pending);
+    const cause = InflightError.from(pending.deadline.signal.reason);
+    const s = this.settings;
+    if (sendCancel && !this.closed) {
+      // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
+      const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, { method: pending.method });
+      if (how.value === 'notification') {
+        s.channel.write({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: pending.id, reason: cause.wireReason() },
+        });
+      } else if (how.value === 'close-stream') {
+        s.channel.closeRequestStream?.(pending.id);
+      }
+    }
+    pending.reject(cause);
+  }
+
+  #settle(pending: Pending): void {
+    pending.done = true;
+    this.#byId.delete(pending.id);
+    this.#tokens.release(pending.token);
+    pending.route.close();
+    pending.deadline.dispose();
+    pending.unlink();
+  }
+}
+
+function noop(): void {}
+
+/** A caller's signal cancels a deadline that also has a parent deadline; returns the unlink. */
+function linkSignal(signal: AbortSignal, deadline: DeadlineController): () => void {
+  if (signal.aborted) {
+    deadline.cancel(signal.reason);
+    return noop;
+  }
+  const onAbort = (): void => deadline.cancel(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
