@@ -66,3 +66,4 @@ export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/e
 export { errorResponseFor } from './endpoint/inbound.js';
 export { classify, errorResponse, JsonRpcError, type JsonRpcMessage, resultResponse } from './endpoint/messages.js';
 export type { RequestOptions } from './endpoint/outbound.js';
+export { type ServerIdentity, SERVER_INFO_META_KEY, serveLifecycle } from './endpoint/lifecycle.js';

@@ -18,6 +18,11 @@ export interface DeadlineOptions {
    * does, with the parent's reason, and its ceiling is never later than the parent's.
    */
   parent?: DeadlineController | AbortSignal;
+  /**
+   * Called once, synchronously, when the deadline aborts (before the signal's listeners), with the reason.
+   * Cheaper than a signal listener: the signal's AbortController is only made when `signal` is read.
+   */
+  onAbort?: (reason: unknown) => void;
 }
 
 /**
@@ -40,32 +45,40 @@ export interface DeadlineOptions {
  * ```
  */
 export class DeadlineController {
-  /** Aborts when a limit fires, the parent aborts, or `cancel()` is called; the reason says which. */
-  readonly signal: AbortSignal;
   readonly idleMs: number;
   readonly ceilingMs: number;
   /** The instant the deadline started, on its clock. */
   readonly startedAt: number;
   readonly clock: Clock;
 
-  #controller = new AbortController();
+  // The AbortController is made on first read of `signal`: most deadlines settle without anyone
+  // listening, and an AbortController with its EventTarget is the largest part of a deadline.
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #onAbort: ((reason: unknown) => void) | undefined;
   #queue: TimerQueue;
   #timer: QueuedTimer | undefined;
   #lastActivityAt: number;
   #ceilingAt: number;
   #touches = 0;
   #parent: DeadlineController | undefined;
+  #children: Set<DeadlineController> | undefined;
   #parentSignal: AbortSignal | undefined;
+  #onParentSignal: (() => void) | undefined;
 
   constructor(options: DeadlineOptions = {}) {
     const idleMs = options.idleMs ?? Number.POSITIVE_INFINITY;
     const ceilingMs = options.ceilingMs ?? Number.POSITIVE_INFINITY;
-    if (!(idleMs > 0)) throw new RangeError(`idleMs must be a positive number of ms or Infinity, got ${idleMs}`);
-    if (!(ceilingMs > 0)) throw new RangeError(`ceilingMs must be a positive number of ms or Infinity, got ${ceilingMs}`);
+    if (!(idleMs > 0))
+      throw new RangeError(`idleMs must be a positive number of ms or Infinity, got ${idleMs}`);
+    if (!(ceilingMs > 0))
+      throw new RangeError(`ceilingMs must be a positive number of ms or Infinity, got ${ceilingMs}`);
     this.idleMs = idleMs;
     this.ceilingMs = ceilingMs;
-    this.clock = options.clock ?? (options.parent instanceof DeadlineController ? options.parent.clock : systemClock);
-    this.signal = this.#controller.signal;
+    this.clock =
+      options.clock ?? (options.parent instanceof DeadlineController ? options.parent.clock : systemClock);
+    this.#onAbort = options.onAbort;
     this.#queue = TimerQueue.for(this.clock);
     this.startedAt = this.clock.now();
     this.#lastActivityAt = this.startedAt;
@@ -73,24 +86,49 @@ export class DeadlineController {
 
     const parent = options.parent;
     if (parent instanceof DeadlineController) {
+      if (parent.#aborted) {
+        this.#abort(parent.#reason);
+        return;
+      }
       this.#parent = parent;
-      this.#parentSignal = parent.signal;
       // A child's ceiling is the earlier of its own and its parent's (grpc-style min of instants).
       this.#ceilingAt = Math.min(this.#ceilingAt, parent.#ceilingAt);
+      (parent.#children ??= new Set()).add(this);
     } else if (parent) {
+      if (parent.aborted) {
+        this.#abort(parent.reason);
+        return;
+      }
+      const onParentSignal = (): void => this.#abort(parent.reason);
       this.#parentSignal = parent;
+      this.#onParentSignal = onParentSignal;
+      parent.addEventListener('abort', onParentSignal, { once: true });
     }
-    if (this.#parentSignal?.aborted) {
-      this.#abort(this.#parentSignal.reason);
-      return;
-    }
-    this.#parentSignal?.addEventListener('abort', this.#onParentAbort, { once: true });
     this.#timer = this.#queue.schedule(this.#dueAt(), this.#onDue);
+  }
+
+  /** Aborts when a limit fires, the parent aborts, or `cancel()` is called; the reason says which. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the deadline has ended (fired, cancelled, or its parent ended). Cheaper than `signal.aborted`. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Why it ended (an `InflightError` for our own limits), or `undefined` while live. */
+  get reason(): unknown {
+    return this.#reason;
   }
 
   /** Marks activity (accepted progress): the idle window starts again. Does no timer work. */
   touch(): void {
-    if (this.signal.aborted) return;
+    if (this.#aborted) return;
     this.#lastActivityAt = this.clock.now();
     this.#touches++;
     // Progress on a sub-call is progress on the call that waits for it.
@@ -110,7 +148,7 @@ export class DeadlineController {
 
   /** Milliseconds until the deadline fires (0 once it has; Infinity if it never will). */
   remainingMs(): number {
-    if (this.signal.aborted) return 0;
+    if (this.#aborted) return 0;
     return Math.max(0, this.deadlineAt() - this.clock.now());
   }
 
@@ -119,7 +157,7 @@ export class DeadlineController {
     this.#abort(reason);
   }
 
-  /** Releases the timer entry and the parent listener without aborting. Call when the request settles. */
+  /** Releases the timer entry and the parent link without aborting. Call when the request settles. */
   dispose(): void {
     this.#release();
   }
@@ -133,8 +171,8 @@ export class DeadlineController {
    * The work itself is not stopped; pass `deadline.signal` into it for that.
    */
   race<T>(work: PromiseLike<T>): Promise<T> {
+    if (this.#aborted) return Promise.reject(this.#reason);
     const signal = this.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -162,14 +200,14 @@ export class DeadlineController {
     this.#queue.reschedule(this.#timer, this.#dueAt());
   };
 
-  /** Aborts if a limit (its own or an ancestor's) has passed; returns whether the signal is aborted. */
+  /** Aborts if a limit (its own or an ancestor's) has passed; returns whether it is aborted. */
   #fireIfDue(): boolean {
-    if (this.signal.aborted) return true;
+    if (this.#aborted) return true;
     if (!this.#timer) return false; // disposed: a released deadline never fires
     // An ancestor due at the same instant fires first, so the child ends with the ancestor's reason
     // rather than its own copy of the inherited ceiling (the heap does not order equal instants).
-    this.#parent?.#fireIfDue();
-    if (this.signal.aborted) return true;
+    if (this.#parent) this.#parent.#fireIfDue();
+    if (this.#aborted) return true;
     const now = this.clock.now();
     const idleAt = this.#lastActivityAt + this.idleMs;
     if (this.#ceilingAt <= now && this.#ceilingAt <= idleAt) {
@@ -177,21 +215,23 @@ export class DeadlineController {
     } else if (idleAt <= now) {
       this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
     }
-    return this.signal.aborted;
+    return this.#aborted;
   }
 
   #facts(now: number): { elapsedMs: number; progressCount: number } {
     return { elapsedMs: now - this.startedAt, progressCount: this.#touches };
   }
 
-  #onParentAbort = (): void => {
-    this.#abort(this.#parentSignal!.reason);
-  };
-
   #abort(reason: unknown): void {
-    if (this.signal.aborted) return;
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    const children = this.#children;
     this.#release();
-    this.#controller.abort(reason);
+    this.#onAbort?.(reason);
+    this.#controller?.abort(reason);
+    // A child never outlives its parent: it ends with the parent's reason.
+    if (children) for (const child of children) child.#abort(reason);
   }
 
   #release(): void {
@@ -199,6 +239,14 @@ export class DeadlineController {
       this.#queue.cancel(this.#timer);
       this.#timer = undefined;
     }
-    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort);
+    this.#children = undefined;
+    const parent = this.#parent;
+    if (parent) parent.#children?.delete(this);
+    this.#parent = undefined;
+    if (this.#onParentSignal) {
+      this.#parentSignal?.removeEventListener('abort', this.#onParentSignal);
+      this.#onParentSignal = undefined;
+      this.#parentSignal = undefined;
+    }
   }
 }

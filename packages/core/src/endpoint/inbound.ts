@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
-import type { Revision } from '../eras/eras.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
@@ -78,8 +78,17 @@ export class InboundRequests {
       batch?.add(undefined);
       return;
     }
-    const deadline = new DeadlineController({ idleMs: s.handlerIdleMs, ceilingMs: s.handlerCeilingMs, clock: s.clock });
+    let aborting: InboundEntry | undefined;
+    const deadline = new DeadlineController({
+      idleMs: s.handlerIdleMs,
+      ceilingMs: s.handlerCeilingMs,
+      clock: s.clock,
+      onAbort: () => {
+        if (aborting) this.#onAbort(aborting);
+      },
+    });
     const entry: InboundEntry = { id, method, deadline, batch, route: undefined, suppress: false, done: false };
+    aborting = entry;
     const meta = metaOf(params);
     const token = meta?.progressToken;
     const mayProgress = isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
@@ -91,12 +100,14 @@ export class InboundRequests {
       });
     }
     this.#entries.set(id, entry);
-    deadline.signal.addEventListener('abort', () => this.#onAbort(entry), { once: true });
     const ctx: RequestContext = {
       id,
       method,
       revision,
-      signal: deadline.signal,
+      // Read lazily: the signal's AbortController is only made for handlers that look at it.
+      get signal() {
+        return deadline.signal;
+      },
       progressToken: mayProgress ? token : undefined,
       meta,
       deadline,
@@ -120,7 +131,7 @@ export class InboundRequests {
           onResult?.(result);
           // Flush pending progress before the result; a task result keeps its route open [PG14].
           entry.route?.settle(result);
-          this.#reply(batch, id, resultResponse(id, result ?? {}));
+          this.#reply(batch, id, resultResponse(id, withResultType(result, revision)));
         },
         (error: unknown) => {
           if (entry.done) return this.#noteLate();
@@ -173,7 +184,7 @@ export class InboundRequests {
       entry.batch?.add(undefined);
       return;
     }
-    const cause = InflightError.from(entry.deadline.signal.reason);
+    const cause = InflightError.from(entry.deadline.reason);
     this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
   }
 
@@ -192,6 +203,13 @@ export class InboundRequests {
     if (batch) batch.add(message);
     else this.settings.channel.write(message, id);
   }
+}
+
+/** 2026-07-28 results carry `resultType`; a plain result is `"complete"` [L7]. */
+function withResultType(result: unknown, revision: Revision): unknown {
+  const value = result ?? {};
+  if (isLegacy(revision) || typeof value !== 'object' || Array.isArray(value) || 'resultType' in value) return value;
+  return { resultType: 'complete', ...value };
 }
 
 function jsonRpcArgs(error: { toJsonRpc(): { code: number; message: string; data?: unknown } }): [number, string, unknown] {

@@ -39,7 +39,9 @@ interface Pending {
   readonly revision: Revision;
   readonly token: ProgressToken;
   readonly deadline: DeadlineController;
-  readonly route: ProgressRoute;
+  /** Opened on the first progress, so a call that gets none costs no route. */
+  route: ProgressRoute | undefined;
+  readonly onprogress: ((progress: ProgressParams) => void) | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   readonly unlink: () => void;
@@ -81,23 +83,27 @@ export class OutboundRequests {
     if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
+      let pending: Pending | undefined;
       const deadline = new DeadlineController({
         idleMs: options.idleMs ?? s.idleMs,
         ceilingMs: options.ceilingMs ?? s.ceilingMs,
         clock: s.clock,
         parent: options.parent ?? options.signal,
+        // A callback, not a signal listener: no AbortController is made for a call nobody aborts.
+        onAbort: () => {
+          if (pending) this.#onAbort(pending, true);
+        },
       });
       // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
       const unlink = options.parent && options.signal ? linkSignal(options.signal, deadline) : noop;
-      const onprogress = options.onprogress;
-      const pending: Pending = {
+      pending = {
         id,
         method,
         revision,
         token: 0,
         deadline,
-        // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
-        route: s.relay.open({ token: 0, revision, minIntervalMs: 0, send: onprogress ?? noop }),
+        route: undefined,
+        onprogress: options.onprogress,
         resolve,
         reject,
         unlink,
@@ -105,21 +111,29 @@ export class OutboundRequests {
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
       this.#byId.set(id, pending);
-      if (deadline.signal.aborted) return this.#onAbort(pending, false);
-      deadline.signal.addEventListener('abort', () => this.#onAbort(pending, true), { once: true });
+      if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
       const meta: Record<string, unknown> = { ...metaOf(params), progressToken: pending.token };
       if (!isLegacy(revision)) {
         meta[PROTOCOL_VERSION_META_KEY] ??= revision; // required on every 2026-07-28 request [M1 M2]
         meta[CLIENT_CAPABILITIES_META_KEY] ??= {};
       }
-      s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
+      try {
+        s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
+      } catch (error) {
+        // The channel refused the write: the call can never be answered.
+        this.#settle(pending);
+        reject(new InflightError('UPSTREAM_CLOSED', 'the request could not be written', { method }, { cause: error }));
+      }
     });
   }
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
   progress(params: Record<string, unknown>): void {
     const pending = this.#tokens.resolve(params.progressToken);
-    if (!pending) return this.settings.relay.noteLate(params.progressToken as ProgressToken, params.progress);
+    const relay = this.settings.relay;
+    if (!pending) return relay.noteLate(params.progressToken as ProgressToken, params.progress);
+    // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
+    pending.route ??= relay.open({ token: pending.token, revision: pending.revision, minIntervalMs: 0, send: pending.onprogress ?? noop });
     if (pending.route.push(params.progress, params.total, params.message)) pending.deadline.touch();
   }
 
@@ -152,7 +166,7 @@ export class OutboundRequests {
   #onAbort(pending: Pending, sendCancel: boolean): void {
     if (pending.done) return;
     this.#settle(pending);
-    const cause = InflightError.from(pending.deadline.signal.reason);
+    const cause = InflightError.from(pending.deadline.reason);
     const s = this.settings;
     if (sendCancel && !this.closed) {
       // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
@@ -174,7 +188,7 @@ export class OutboundRequests {
     pending.done = true;
     this.#byId.delete(pending.id);
     this.#tokens.release(pending.token);
-    pending.route.close();
+    pending.route?.close();
     pending.deadline.dispose();
     pending.unlink();
   }

@@ -48,7 +48,12 @@ export class InflightError extends Error {
   readonly code: CancelCode;
   readonly details: InflightErrorDetails;
 
-  constructor(code: CancelCode, message?: string, details: InflightErrorDetails = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: CancelCode,
+    message?: string,
+    details: InflightErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
     super(message ?? DEFAULT_MESSAGES[code], options);
     this.code = code;
     this.details = details;
@@ -56,7 +61,9 @@ export class InflightError extends Error {
 
   /** A caller's own cancel. `why` is the text they gave, if any. */
   static cancelled(why?: string, details?: InflightErrorDetails, cause?: unknown): InflightError {
-    return new InflightError('CANCELLED', why ? `cancelled by the caller: ${why}` : undefined, details, { cause });
+    return new InflightError('CANCELLED', why ? `cancelled by the caller: ${why}` : undefined, details, {
+      cause,
+    });
   }
 
   /** The idle window passed with no activity. */
@@ -79,12 +86,18 @@ export class InflightError extends Error {
     );
   }
 
-  /** Reads any abort reason as an InflightError, keeping a foreign reason as the `cause`. */
+  /**
+   * Reads any abort reason as an InflightError, keeping a foreign reason as the `cause`. A foreign
+   * `TimeoutError` (`AbortSignal.timeout()`, p-timeout) is a fixed time bound, so it reads as CEILING; any
+   * other reason is the caller's cancel.
+   */
   static from(reason: unknown): InflightError {
     if (reason instanceof InflightError) return reason;
     if (isInflightErrorLike(reason)) {
       return new InflightError(reason.code, reason.message, reason.details ?? {}, { cause: reason });
     }
+    if (isTimeoutError(reason))
+      return new InflightError('CEILING', reason.message || undefined, {}, { cause: reason });
     const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
     return InflightError.cancelled(text, {}, reason);
   }
@@ -101,7 +114,11 @@ export class InflightError extends Error {
 
   /** The JSON-RPC error for a caller waiting on this call. */
   toJsonRpc(): JsonRpcErrorObject {
-    return { code: JSONRPC_CODE_BY_CAUSE[this.code], message: this.message, data: { cause: this.code, ...this.details } };
+    return {
+      code: JSONRPC_CODE_BY_CAUSE[this.code],
+      message: this.message,
+      data: { cause: this.code, ...this.details },
+    };
   }
 
   toJSON(): { name: string; code: CancelCode; message: string; details: InflightErrorDetails } {
@@ -109,15 +126,31 @@ export class InflightError extends Error {
   }
 }
 
-function isInflightErrorLike(value: unknown): value is { code: CancelCode; message: string; details?: InflightErrorDetails } {
+function isInflightErrorLike(
+  value: unknown,
+): value is { code: CancelCode; message: string; details?: InflightErrorDetails } {
   // Another copy of this class (a second bundle) is still the same error by shape.
   return (
     typeof value === 'object' &&
     value !== null &&
     (value as { name?: unknown }).name === 'InflightError' &&
     typeof (value as { code?: unknown }).code === 'string' &&
-    (value as { code: string }).code in JSONRPC_CODE_BY_CAUSE
+    isCancelCode((value as { code: string }).code)
   );
+}
+
+function isTimeoutError(value: unknown): value is { name: 'TimeoutError'; message: string } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'TimeoutError' &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
+}
+
+/** Own keys only: `"constructor"` or `"toString"` from a peer's `data.cause` is not a cause. */
+function isCancelCode(value: unknown): value is CancelCode {
+  return typeof value === 'string' && Object.hasOwn(JSONRPC_CODE_BY_CAUSE, value);
 }
 
 /**
@@ -127,7 +160,7 @@ function isInflightErrorLike(value: unknown): value is { code: CancelCode; messa
 export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightError | undefined {
   const data = error.data as { cause?: unknown } | undefined;
   const cause = data?.cause;
-  if (typeof cause !== 'string' || !(cause in JSONRPC_CODE_BY_CAUSE)) return undefined;
+  if (!isCancelCode(cause)) return undefined;
   const { cause: _ignored, ...details } = data as Record<string, unknown>;
-  return new InflightError(cause as CancelCode, error.message, details as InflightErrorDetails);
+  return new InflightError(cause, error.message, details as InflightErrorDetails);
 }

@@ -1,4 +1,4 @@
-import { isLegacy, type Revision, REVISIONS } from '../eras/eras.js';
+import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../eras/eras.js';
 
 /** The two transports. 2024-11-05's HTTP+SSE is out of scope; its clients reach us over stdio. */
 export type Transport = 'stdio' | 'http';
@@ -56,14 +56,11 @@ export class EraCancelPolicy {
 
   /** How `role` cancels a request it issued; `'none'` when it may not. */
   outboundCancel(role: Role, request: OutboundRequest): PolicyAnswer<CancelSignal> {
-    if (this.#legacy) {
-      if (request.method === 'initialize') return answer('none', role === 'client' ? 'CN7' : 'CN4');
-      if (request.task && this.revision === '2025-11-25') return answer('tasks/cancel', 'CN16');
-      // Legacy HTTP: a disconnect is not a cancel, so send the notification on every transport [H14].
-      return answer('notification', this.transport === 'http' ? 'H14' : 'CN1');
-    }
-    if (role === 'server') return answer('none', 'L1'); // 2026-07-28 servers issue no requests
-    if (request.task) return answer('tasks/cancel', 'T11');
+    if (!this.#legacy && role === 'server') return answer('none', 'L1'); // 2026-07-28 servers issue no requests
+    // Never `initialize`, in any revision: under 2026-07-28 it selects legacy semantics [M10], where CN7 holds.
+    if (request.method === 'initialize') return answer('none', role === 'client' ? 'CN7' : 'CN4');
+    if (request.task && this.#hasTasks) return answer('tasks/cancel', this.#legacy ? 'CN16' : 'T11');
+    if (this.#legacy) return answer('notification', this.#legacyCancelRule);
     return this.transport === 'http' ? answer('close-stream', 'CN24') : answer('notification', 'CN25');
   }
 
@@ -73,26 +70,48 @@ export class EraCancelPolicy {
   }
 
   /**
-   * Whether `role` may send `notifications/cancelled` that references a request with `referencedMethod`
-   * (one it issued, or for a 2026-07-28 server, a `subscriptions/listen` it is ending).
+   * Whether `role` may send `notifications/cancelled` that references `referenced` (a request it issued,
+   * or for a 2026-07-28 server, a `subscriptions/listen` it is ending). Pass the request itself to say it
+   * is task-augmented: tasks are cancelled with `tasks/cancel`, never this notification [CN16 T11].
    */
-  maySendCancelled(role: Role, referencedMethod: string): PolicyAnswer<boolean> {
+  maySendCancelled(role: Role, referenced: string | OutboundRequest): PolicyAnswer<boolean> {
+    const request = typeof referenced === 'string' ? { method: referenced } : referenced;
     if (this.#legacy) {
-      if (referencedMethod === 'initialize' && role === 'client') return answer(false, 'CN7');
+      // A client never cancels `initialize`; a server never issued one to reference [CN4].
+      if (request.method === 'initialize') return answer(false, role === 'client' ? 'CN7' : 'CN4');
+      if (request.task && this.#hasTasks) return answer(false, 'CN16');
       return answer(true, 'CN1');
     }
     if (role === 'server') {
       // Only to tear down a listen stream, and the schema narrows it to stdio [CN21].
-      if (referencedMethod !== 'subscriptions/listen') return answer(false, 'CN6');
+      if (request.method !== 'subscriptions/listen') return answer(false, 'CN6');
       return answer(this.transport === 'stdio', 'CN21');
     }
+    if (request.method === 'initialize') return answer(false, 'CN7');
+    if (request.task) return answer(false, 'T11');
     return this.transport === 'stdio' ? answer(true, 'CN25') : answer(false, 'CN22');
+  }
+
+  /** Tasks exist in 2025-11-25 (core) and in 2026-07-28 (the tasks extension). */
+  get #hasTasks(): boolean {
+    return this.revision === '2025-11-25' || !this.#legacy;
+  }
+
+  /**
+   * Legacy revisions cancel with the notification on every transport [CN1]; on Streamable HTTP the
+   * transport page says so too, because a disconnect is not a cancel there [H14]. (2024-11-05 HTTP+SSE
+   * has no such text.)
+   */
+  get #legacyCancelRule(): string {
+    return this.transport === 'http' && hasStreamableHttp(this.revision) ? 'H14' : 'CN1';
   }
 
   /** Whether a dropped HTTP response stream cancels its request (2026-07-28: yes; legacy: no). */
   disconnectIsCancel(): PolicyAnswer<boolean> {
     if (this.transport === 'stdio') return answer(true, 'S8'); // the one channel is gone: nothing can answer
-    return this.#legacy ? answer(false, 'H13') : answer(true, 'CN24');
+    if (!this.#legacy) return answer(true, 'CN24');
+    // 2024-11-05 HTTP+SSE does not define a disconnect; there, only the notification cancels [CN1].
+    return answer(false, hasStreamableHttp(this.revision) ? 'H13' : 'CN1');
   }
 
   /** Whether `role` may send `notifications/progress` (legacy: either side; 2026-07-28: server only). */
@@ -108,7 +127,10 @@ function answer<T>(value: T, rule: string): PolicyAnswer<T> {
 
 const INSTANCES = new Map<string, EraCancelPolicy>(
   REVISIONS.flatMap((revision) =>
-    (['stdio', 'http'] as const).map((transport) => [`${revision}|${transport}`, new EraCancelPolicy(revision, transport)]),
+    (['stdio', 'http'] as const).map((transport) => [
+      `${revision}|${transport}`,
+      new EraCancelPolicy(revision, transport),
+    ]),
   ),
 );
 

@@ -98,18 +98,22 @@ export class ProgressRoute {
       relay.noteLate(this.token, progress);
       return false;
     }
-    if (typeof progress !== 'number' || !Number.isFinite(progress)) return relay.noteDropped('not-finite', this.token, progress);
+    if (typeof progress !== 'number' || !Number.isFinite(progress))
+      return relay.noteDropped('not-finite', this.token, progress);
     if (progress <= this.#last) return relay.noteDropped('not-increasing', this.token, progress);
     if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) {
       return relay.noteDropped('bad-total', this.token, progress);
     }
-    if (message !== undefined && typeof message !== 'string') return relay.noteDropped('bad-message', this.token, progress);
+    // `message` matters only where the downstream revision has it; elsewhere it is stripped, not fatal.
+    const text = this.#withMessage ? message : undefined;
+    if (text !== undefined && typeof text !== 'string')
+      return relay.noteDropped('bad-message', this.token, progress);
     this.#last = progress;
     if (this.#hasPending) relay.noteCoalesced(this.token, this.#pendingProgress);
     this.#hasPending = true;
     this.#pendingProgress = progress;
     this.#pendingTotal = total;
-    this.#pendingMessage = message;
+    this.#pendingMessage = text;
     const now = relay.clock.now();
     if (now - this.#lastSentAt >= this.#minIntervalMs) {
       this.#sendPending(now);
@@ -169,7 +173,7 @@ export class ProgressRoute {
     this.#cancelFlushTimer();
     const params: ProgressParams = { progressToken: this.token, progress: this.#pendingProgress };
     if (this.#pendingTotal !== undefined) params.total = this.#pendingTotal;
-    if (this.#withMessage && this.#pendingMessage !== undefined) params.message = this.#pendingMessage;
+    if (this.#pendingMessage !== undefined) params.message = this.#pendingMessage;
     this.#relay.notePassed();
     try {
       this.#send(params);
@@ -225,7 +229,8 @@ export class ProgressRelay extends EventEmitter<ProgressRelayEvents> {
     this.clock = options.clock ?? systemClock;
     this.queue = TimerQueue.for(this.clock);
     this.minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
-    if (!(this.minIntervalMs >= 0)) throw new RangeError(`minIntervalMs must be >= 0, got ${this.minIntervalMs}`);
+    if (!(this.minIntervalMs >= 0))
+      throw new RangeError(`minIntervalMs must be >= 0, got ${this.minIntervalMs}`);
   }
 
   /** Opens a route for one in-flight request. */

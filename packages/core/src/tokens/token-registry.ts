@@ -1,5 +1,5 @@
-import type { ProgressToken } from '../schemas/schemas.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
+import type { ProgressToken } from '../schemas/schemas.js';
 
 /** Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active). */
 export class DuplicateTokenError extends Error {
@@ -35,7 +35,9 @@ export interface TokenLease<Owner> {
  * ```
  */
 export class TokenRegistry<Owner = unknown> {
-  #owners = new Map<ProgressToken, Owner>();
+  // Each binding is its own object, so a lease can tell its entry from a later one for the same token
+  // even when the owners are equal primitives.
+  #entries = new Map<ProgressToken, { readonly owner: Owner }>();
   #next = 0;
   readonly #prefix: string | undefined;
 
@@ -49,18 +51,22 @@ export class TokenRegistry<Owner = unknown> {
 
   /** Active tokens. */
   get size(): number {
-    return this.#owners.size;
+    return this.#entries.size;
   }
 
   /** Mints a token unique among the active ones and binds it to `owner`. */
   mint(owner: Owner): ProgressToken {
+    return this.#mint({ owner });
+  }
+
+  #mint(entry: { readonly owner: Owner }): ProgressToken {
     let token: ProgressToken;
     do {
       const n = this.#next;
       this.#next = n >= Number.MAX_SAFE_INTEGER ? 0 : n + 1;
       token = this.#prefix === undefined ? n : `${this.#prefix}${n}`;
-    } while (this.#owners.has(token));
-    this.#owners.set(token, owner);
+    } while (this.#entries.has(token));
+    this.#entries.set(token, entry);
     return token;
   }
 
@@ -70,35 +76,37 @@ export class TokenRegistry<Owner = unknown> {
    * @throws DuplicateTokenError if the token is active already.
    */
   register(token: ProgressToken, owner: Owner): void {
-    if (!isTokenOrId(token)) throw new TypeError(`a progress token is a string or an integer, got ${String(token)}`);
-    if (this.#owners.has(token)) throw new DuplicateTokenError(token);
-    this.#owners.set(token, owner);
+    if (!isTokenOrId(token))
+      throw new TypeError(`a progress token is a string or an integer, got ${String(token)}`);
+    if (this.#entries.has(token)) throw new DuplicateTokenError(token);
+    this.#entries.set(token, { owner });
   }
 
   /** The owner of an active token, or `undefined`. Never coerces: `"1"` does not find `1`. */
   resolve(token: unknown): Owner | undefined {
-    return this.#owners.get(token as ProgressToken);
+    return this.#entries.get(token as ProgressToken)?.owner;
   }
 
   /** Whether the token is active. */
   has(token: unknown): boolean {
-    return this.#owners.has(token as ProgressToken);
+    return this.#entries.has(token as ProgressToken);
   }
 
   /** Ends a token; returns whether it was active. */
   release(token: ProgressToken): boolean {
-    return this.#owners.delete(token);
+    return this.#entries.delete(token);
   }
 
   /** Mints a token and returns a handle that releases only that entry, once. */
   lease(owner: Owner): TokenLease<Owner> {
-    const token = this.mint(owner);
+    const entry = { owner };
+    const token = this.#mint(entry);
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
-      // Only our own entry: a later registration of the same token is someone else's.
-      if (this.#owners.get(token) === owner) this.#owners.delete(token);
+      // Only our own entry: a later registration of the same token is someone else's, even for an equal owner.
+      if (this.#entries.get(token) === entry) this.#entries.delete(token);
     };
     return { token, owner, release, [Symbol.dispose]: release };
   }
