@@ -2,6 +2,19 @@
 export { type Clock, MAX_TIMER_MS, systemClock, type TimerHandle, timersOf } from './clock/clock.js';
 export { DeadlineController, type DeadlineOptions } from './deadline/deadline-controller.js';
 export { type WithTimeoutOptions, withTimeout } from './deadline/with-timeout.js';
+export type { Channel } from './endpoint/channel.js';
+export type { NotificationHandler, RequestContext, RequestHandler } from './endpoint/context.js';
+export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
+export { errorResponseFor } from './endpoint/inbound.js';
+export { SERVER_INFO_META_KEY, type ServerIdentity, serveLifecycle } from './endpoint/lifecycle.js';
+export {
+  classify,
+  errorResponse,
+  JsonRpcError,
+  type JsonRpcMessage,
+  resultResponse,
+} from './endpoint/messages.js';
+export type { RequestOptions } from './endpoint/outbound.js';
 export {
   allowsBatches,
   CLIENT_CAPABILITIES_META_KEY,
@@ -59,11 +72,4 @@ export {
   requestIdSchema,
 } from './schemas/schemas.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
-export { DuplicateTokenError, TokenRegistry, type TokenLease } from './tokens/token-registry.js';
-export type { Channel } from './endpoint/channel.js';
-export type { NotificationHandler, RequestContext, RequestHandler } from './endpoint/context.js';
-export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
-export { errorResponseFor } from './endpoint/inbound.js';
-export { classify, errorResponse, JsonRpcError, type JsonRpcMessage, resultResponse } from './endpoint/messages.js';
-export type { RequestOptions } from './endpoint/outbound.js';
-export { type ServerIdentity, SERVER_INFO_META_KEY, serveLifecycle } from './endpoint/lifecycle.js';
+export { DuplicateTokenError, type TokenLease, TokenRegistry } from './tokens/token-registry.js';

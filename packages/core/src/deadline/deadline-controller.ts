@@ -93,7 +93,8 @@ export class DeadlineController {
       this.#parent = parent;
       // A child's ceiling is the earlier of its own and its parent's (grpc-style min of instants).
       this.#ceilingAt = Math.min(this.#ceilingAt, parent.#ceilingAt);
-      (parent.#children ??= new Set()).add(this);
+      parent.#children ??= new Set();
+      parent.#children.add(this);
     } else if (parent) {
       if (parent.aborted) {
         this.#abort(parent.reason);

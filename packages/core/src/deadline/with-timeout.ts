@@ -21,7 +21,11 @@ export interface WithTimeoutOptions {
  * const answer = await withTimeout(fetch('http://127.0.0.1:1/'), 5_000).catch((error) => error.code);
  * ```
  */
-export function withTimeout<T>(work: PromiseLike<T>, ms: number, options: WithTimeoutOptions = {}): Promise<T> {
+export function withTimeout<T>(
+  work: PromiseLike<T>,
+  ms: number,
+  options: WithTimeoutOptions = {},
+): Promise<T> {
   const clock = options.clock ?? systemClock;
   return pTimeout(Promise.resolve(work), {
     milliseconds: ms,

@@ -36,4 +36,7 @@ export interface RequestContext {
 export type RequestHandler = (params: Record<string, unknown> | undefined, ctx: RequestContext) => unknown;
 
 /** Receives one notification method. */
-export type NotificationHandler = (params: Record<string, unknown> | undefined, revision: Revision | undefined) => void;
+export type NotificationHandler = (
+  params: Record<string, unknown> | undefined,
+  revision: Revision | undefined,
+) => void;

@@ -100,7 +100,7 @@ describe('Endpoint', () => {
     const error = (await outcome) as InflightError;
     expect(error.code).toBe('CEILING');
     const cancel = w.toServer.find((m) => m.method === 'notifications/cancelled');
-    expect((cancel?.params as { reason: string }).reason).toMatch(/CEILING.*500 ms/);
+    expect((cancel?.params as { reason: string } | undefined)?.reason).toMatch(/CEILING.*500 ms/);
     await drain();
     expect((handlerReason as InflightError).code).toBe('CANCELLED');
     // The cancelled request gets no response (rule 3).
@@ -138,21 +138,27 @@ describe('Endpoint', () => {
     // A server that ignores the cancel still answers; we must absorb that.
     w.server.setNotificationHandler('notifications/cancelled', () => {});
     const controller = new AbortController();
-    const outcome = w.client.request('tools/call', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    const outcome = w.client
+      .request('tools/call', {}, { signal: controller.signal })
+      .catch((e: unknown) => e);
     await drain();
     controller.abort('user pressed stop');
     const error = (await outcome) as InflightError;
     expect(error.code).toBe('CANCELLED');
     expect(error.toJsonRpc().code).not.toBe(-32001);
     const cancel = w.toServer.find((m) => m.method === 'notifications/cancelled');
-    expect((cancel?.params as { reason: string }).reason).toContain('user pressed stop');
+    expect((cancel?.params as { reason: string } | undefined)?.reason).toContain('user pressed stop');
   });
 
   it('never cancels initialize (rule 6)', async () => {
     const w = pair();
     w.server.setRequestHandler('initialize', () => new Promise(() => {}));
     const controller = new AbortController();
-    const outcome = w.client.request('initialize', { protocolVersion: '2025-06-18' }, { signal: controller.signal });
+    const outcome = w.client.request(
+      'initialize',
+      { protocolVersion: '2025-06-18' },
+      { signal: controller.signal },
+    );
     const settled = outcome.catch((e: unknown) => e);
     await drain();
     controller.abort();
@@ -170,7 +176,9 @@ describe('Endpoint', () => {
       return new Promise(() => {});
     });
     const controller = new AbortController();
-    const outcome = w.client.request('tools/call', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    const outcome = w.client
+      .request('tools/call', {}, { signal: controller.signal })
+      .catch((e: unknown) => e);
     await drain();
     const sent = w.toServer[0]?.params as { _meta: Record<string, unknown> };
     expect(sent._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
@@ -202,7 +210,9 @@ describe('Endpoint', () => {
       ran++;
       return {};
     });
-    w.server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"early"}}');
+    w.server.receiveText(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"early"}}',
+    );
     w.server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}');
     w.server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}');
     w.server.receiveText('{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{}}');
@@ -239,7 +249,11 @@ describe('Endpoint', () => {
     const w = pair();
     w.server.setRequestHandler('echo', (params) => params ?? {});
     const replies: JsonRpcMessage[] = [];
-    const server = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: (m) => replies.push(m as JsonRpcMessage) } });
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: (m) => replies.push(m as JsonRpcMessage) },
+    });
     server.setRequestHandler('echo', (params) => ({ got: params?.x }));
     server.receiveText('{"jsonrpc":"2.0","id":1,"method":');
     server.receiveText('{"jsonrpc":"1.0","id":2,"method":"echo"}');
@@ -299,7 +313,11 @@ describe('Endpoint', () => {
       ctx.progress(1);
       return {};
     });
-    await Promise.all(Array.from({ length: 1000 }, () => w.client.request('tools/call', {}, { idleMs: 1000, ceilingMs: 5000 })));
+    await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        w.client.request('tools/call', {}, { idleMs: 1000, ceilingMs: 5000 }),
+      ),
+    );
     expect(w.client.stats.outboundInFlight).toBe(0);
     expect(w.server.stats.inboundInFlight).toBe(0);
     expect(w.clock.pendingTimers).toBe(0);
@@ -323,7 +341,11 @@ describe('Endpoint', () => {
 
   it('answers an unsupported _meta revision with -32022', async () => {
     const replies: JsonRpcMessage[] = [];
-    const server = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: (m) => replies.push(m as JsonRpcMessage) } });
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: (m) => replies.push(m as JsonRpcMessage) },
+    });
     server.receiveText(
       '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}',
     );

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import {
+  allowsBatches,
   eraOf,
   isLegacy,
   isRevision,
@@ -8,7 +9,6 @@ import {
   negotiateLegacy,
   REVISIONS,
   type Revision,
-  allowsBatches,
 } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
@@ -101,7 +101,13 @@ export class Endpoint {
     this.clock = options.clock ?? options.relay?.clock ?? systemClock;
     this.relay = options.relay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
-    const shared = { role: this.role, transport: this.transport, channel: this.channel, clock: this.clock, relay: this.relay };
+    const shared = {
+      role: this.role,
+      transport: this.transport,
+      channel: this.channel,
+      clock: this.clock,
+      relay: this.relay,
+    };
     this.#inbound = new InboundRequests({
       ...shared,
       handlerIdleMs: options.handlerIdleMs ?? Number.POSITIVE_INFINITY,
@@ -150,7 +156,9 @@ export class Endpoint {
     try {
       value = JSON.parse(text);
     } catch {
-      this.channel.write(errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the input is not valid JSON'));
+      this.channel.write(
+        errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the input is not valid JSON'),
+      );
       return;
     }
     this.receive(value);
@@ -182,7 +190,8 @@ export class Endpoint {
   /** Sends a notification. `related` ties it to an inbound request (its stream on HTTP). */
   notify(method: string, params?: Record<string, unknown>, related?: RequestId): void {
     if (this.#closed) return;
-    const message: JsonRpcMessage = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const message: JsonRpcMessage =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     this.channel.write(message, related);
   }
 
@@ -231,7 +240,8 @@ export class Endpoint {
     // The hot path: progress skips classification and allocates nothing until it is routed.
     const m = value as JsonRpcMessage | null;
     if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
-      if (m.jsonrpc === '2.0' && isProgressParams(m.params, true)) this.#outbound.progress(m.params as JsonRpcMessage);
+      if (m.jsonrpc === '2.0' && isProgressParams(m.params, true))
+        this.#outbound.progress(m.params as JsonRpcMessage);
       else this.#ignoredNotifications++; // invalid notifications are ignored [CN15]
       return;
     }
@@ -253,7 +263,12 @@ export class Endpoint {
     }
   }
 
-  #onRequest(id: RequestId, method: string, params: Record<string, unknown> | undefined, batch: BatchCollector | undefined): void {
+  #onRequest(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    batch: BatchCollector | undefined,
+  ): void {
     const reply = (message: JsonRpcMessage): void => {
       if (batch) {
         batch.expect();
@@ -274,7 +289,8 @@ export class Endpoint {
       revision = LATEST_LEGACY_REVISION; // no session yet and no envelope: serve leniently as legacy
     }
     const handler = this.#handlers.get(method);
-    if (!handler) return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`));
+    if (!handler)
+      return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`));
     batch?.expect();
     const onResult =
       method === 'initialize'

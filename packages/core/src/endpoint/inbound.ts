@@ -6,8 +6,8 @@ import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
-import type { RequestId } from '../schemas/schemas.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
+import type { RequestId } from '../schemas/schemas.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { RequestContext, RequestHandler } from './context.js';
@@ -70,7 +70,15 @@ export class InboundRequests {
   ): void {
     const s = this.settings;
     if (this.#entries.has(id)) {
-      this.#reply(batch, id, errorResponse(id, JsonRpcErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in flight`));
+      this.#reply(
+        batch,
+        id,
+        errorResponse(
+          id,
+          JsonRpcErrorCode.InvalidRequest,
+          `request id ${JSON.stringify(id)} is already in flight`,
+        ),
+      );
       return;
     }
     if (this.#earlyCancels.take(id)) {
@@ -87,11 +95,20 @@ export class InboundRequests {
         if (aborting) this.#onAbort(aborting);
       },
     });
-    const entry: InboundEntry = { id, method, deadline, batch, route: undefined, suppress: false, done: false };
+    const entry: InboundEntry = {
+      id,
+      method,
+      deadline,
+      batch,
+      route: undefined,
+      suppress: false,
+      done: false,
+    };
     aborting = entry;
     const meta = metaOf(params);
     const token = meta?.progressToken;
-    const mayProgress = isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
+    const mayProgress =
+      isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
     if (mayProgress) {
       entry.route = s.relay.open({
         token,
@@ -208,11 +225,14 @@ export class InboundRequests {
 /** 2026-07-28 results carry `resultType`; a plain result is `"complete"` [L7]. */
 function withResultType(result: unknown, revision: Revision): unknown {
   const value = result ?? {};
-  if (isLegacy(revision) || typeof value !== 'object' || Array.isArray(value) || 'resultType' in value) return value;
+  if (isLegacy(revision) || typeof value !== 'object' || Array.isArray(value) || 'resultType' in value)
+    return value;
   return { resultType: 'complete', ...value };
 }
 
-function jsonRpcArgs(error: { toJsonRpc(): { code: number; message: string; data?: unknown } }): [number, string, unknown] {
+function jsonRpcArgs(error: {
+  toJsonRpc(): { code: number; message: string; data?: unknown };
+}): [number, string, unknown] {
   const e = error.toJsonRpc();
   return [e.code, e.message, e.data];
 }

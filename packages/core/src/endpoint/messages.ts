@@ -1,7 +1,7 @@
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
-import type { RequestId } from '../schemas/schemas.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
+import type { RequestId } from '../schemas/schemas.js';
 
 /** A JSON-RPC message as it goes on the wire (an object; batches are arrays of these). */
 export type JsonRpcMessage = Record<string, unknown>;
@@ -33,13 +33,25 @@ export function classify(value: unknown): Classified {
     const params = m.params;
     if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
       if (!hasId) return invalid(null, 'params must be an object'); // notifications get no reply; caller ignores
-      return { kind: 'invalid', id: rawId as RequestId, message: 'params must be an object', code: JsonRpcErrorCode.InvalidParams };
+      return {
+        kind: 'invalid',
+        id: rawId as RequestId,
+        message: 'params must be an object',
+        code: JsonRpcErrorCode.InvalidParams,
+      };
     }
     const p = params as Record<string, unknown> | undefined;
-    return hasId ? { kind: 'request', id: rawId as RequestId, method, params: p } : { kind: 'notification', method, params: p };
+    return hasId
+      ? { kind: 'request', id: rawId as RequestId, method, params: p }
+      : { kind: 'notification', method, params: p };
   }
   if (idOk && ('result' in m || isErrorObject(m.error))) {
-    return { kind: 'response', id: rawId as RequestId, result: m.result, error: m.error as JsonRpcErrorObject | undefined };
+    return {
+      kind: 'response',
+      id: rawId as RequestId,
+      result: m.result,
+      error: m.error as JsonRpcErrorObject | undefined,
+    };
   }
   return invalid(idOk ? rawId : null, 'not a request, notification or response');
 }
@@ -49,11 +61,18 @@ function invalid(id: RequestId | null, message: string): Classified {
 }
 
 function isErrorObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'number';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'number'
+  );
 }
 
 /** A JSON-RPC error response. `id` is null when the request's id could not be read [J6]. */
-export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcMessage {
+export function errorResponse(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): JsonRpcMessage {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: '2.0', id, error };
 }
@@ -66,7 +85,9 @@ export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
 /** Reads `params._meta` when it is an object. */
 export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
+    ? (meta as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -84,6 +105,8 @@ export class JsonRpcError extends Error {
   }
 
   toJsonRpc(): JsonRpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }

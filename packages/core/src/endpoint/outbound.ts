@@ -13,7 +13,7 @@ import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/schemas.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
-import { JsonRpcError, type JsonRpcMessage, metaOf } from './messages.js';
+import { JsonRpcError, metaOf } from './messages.js';
 
 /** Options for one outbound request. */
 export interface RequestOptions {
@@ -78,7 +78,12 @@ export class OutboundRequests {
     return this.#byId.size;
   }
 
-  send(method: string, params: Record<string, unknown> | undefined, revision: Revision, options: RequestOptions): Promise<unknown> {
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    revision: Revision,
+    options: RequestOptions,
+  ): Promise<unknown> {
     const s = this.settings;
     if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
     const id = this.#nextId++;
@@ -122,7 +127,14 @@ export class OutboundRequests {
       } catch (error) {
         // The channel refused the write: the call can never be answered.
         this.#settle(pending);
-        reject(new InflightError('UPSTREAM_CLOSED', 'the request could not be written', { method }, { cause: error }));
+        reject(
+          new InflightError(
+            'UPSTREAM_CLOSED',
+            'the request could not be written',
+            { method },
+            { cause: error },
+          ),
+        );
       }
     });
   }
@@ -133,12 +145,21 @@ export class OutboundRequests {
     const relay = this.settings.relay;
     if (!pending) return relay.noteLate(params.progressToken as ProgressToken, params.progress);
     // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
-    pending.route ??= relay.open({ token: pending.token, revision: pending.revision, minIntervalMs: 0, send: pending.onprogress ?? noop });
+    pending.route ??= relay.open({
+      token: pending.token,
+      revision: pending.revision,
+      minIntervalMs: 0,
+      send: pending.onprogress ?? noop,
+    });
     if (pending.route.push(params.progress, params.total, params.message)) pending.deadline.touch();
   }
 
   /** A response from the peer. */
-  response(id: RequestId, result: unknown, error: { code: number; message: string; data?: unknown } | undefined): void {
+  response(
+    id: RequestId,
+    result: unknown,
+    error: { code: number; message: string; data?: unknown } | undefined,
+  ): void {
     const pending = this.#byId.get(id);
     if (!pending) {
       this.lateResponses++;
@@ -170,7 +191,9 @@ export class OutboundRequests {
     const s = this.settings;
     if (sendCancel && !this.closed) {
       // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
-      const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, { method: pending.method });
+      const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, {
+        method: pending.method,
+      });
       if (how.value === 'notification') {
         s.channel.write({
           jsonrpc: '2.0',

@@ -114,6 +114,11 @@ export class ProgressRoute {
     this.#pendingProgress = progress;
     this.#pendingTotal = total;
     this.#pendingMessage = text;
+    // Without coalescing there is no need to read the clock (the hot path of an in-process delivery).
+    if (this.#minIntervalMs === 0) {
+      this.#sendPending(this.#lastSentAt);
+      return true;
+    }
     const now = relay.clock.now();
     if (now - this.#lastSentAt >= this.#minIntervalMs) {
       this.#sendPending(now);

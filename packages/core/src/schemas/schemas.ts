@@ -31,15 +31,21 @@ export const cancelledParamsRequired = z.object({
   _meta: metaSchema,
 });
 /** `notifications/cancelled` params in 2025-11-25: `requestId` optional, for tasks [CN18a]. */
-export const cancelledParamsOptional = cancelledParamsRequired.extend({ requestId: requestIdSchema.optional() });
+export const cancelledParamsOptional = cancelledParamsRequired.extend({
+  requestId: requestIdSchema.optional(),
+});
 
 /** The progress params schema for a revision. */
-export function progressParamsSchema(revision: Revision): typeof progressParams20241105 | typeof progressParamsWithMessage {
+export function progressParamsSchema(
+  revision: Revision,
+): typeof progressParams20241105 | typeof progressParamsWithMessage {
   return hasProgressMessage(revision) ? progressParamsWithMessage : progressParams20241105;
 }
 
 /** The cancelled params schema for a revision. */
-export function cancelledParamsSchema(revision: Revision): typeof cancelledParamsRequired | typeof cancelledParamsOptional {
+export function cancelledParamsSchema(
+  revision: Revision,
+): typeof cancelledParamsRequired | typeof cancelledParamsOptional {
   return revision === '2025-11-25' ? cancelledParamsOptional : cancelledParamsRequired;
 }
 
