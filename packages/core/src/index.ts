@@ -18,6 +18,7 @@ export type { RequestOptions } from './endpoint/outbound.js';
 export {
   allowsBatches,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   DEFAULT_HTTP_REVISION,
   eraOf,
   hasProgressMessage,

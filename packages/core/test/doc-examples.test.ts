@@ -39,7 +39,10 @@ function examplesIn(text: string): string[] {
 
 describe('TSDoc examples', () => {
   const examples = sourceFiles(join(coreDir, 'src')).flatMap((file) =>
-    examplesIn(readFileSync(file, 'utf8')).map((code, i) => ({ name: `${relative(join(coreDir, 'src'), file)}#${i}`, code })),
+    examplesIn(readFileSync(file, 'utf8')).map((code, i) => ({
+      name: `${relative(join(coreDir, 'src'), file)}#${i}`,
+      code,
+    })),
   );
 
   it('every exported class and function of note carries an example', () => {

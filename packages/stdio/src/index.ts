@@ -1,1 +1,31 @@
-export {};
+// The public surface of @mcp-inflight/stdio: explicit named exports only.
+export type { ChildExit, ChildOptions, StderrMode } from './client/child.js';
+export { type CommandSpec, parseCommandLine } from './client/command-line.js';
+export {
+  CLIENT_INFO_META_KEY,
+  type ClientIdentity,
+  type ConnectOptions,
+  type ServerHandshake,
+} from './client/handshake.js';
+export { type SpawnStdioOptions, type StdioClient, spawnStdio } from './client/spawn-stdio.js';
+export type { BadInput, BadInputKind } from './connection/bad-input.js';
+export {
+  connectStdio,
+  type StdioConnection,
+  type StdioConnectionOptions,
+  type StdioConnectionStats,
+} from './connection/connect-stdio.js';
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  LineFramer,
+  type LineFramerOptions,
+  type LineFramerStats,
+} from './framing/line-framer.js';
+export {
+  DEFAULT_MAX_QUEUED_BYTES,
+  LineWriter,
+  type LineWriterOptions,
+  type LineWriterStats,
+} from './framing/line-writer.js';
+export { type ReadLinesOptions, readLines } from './framing/read-lines.js';
+export { type StdioOptions, type StdioServer, serveStdio } from './server/serve-stdio.js';

@@ -352,4 +352,78 @@ describe('Endpoint', () => {
     await drain();
     expect(replies[0]?.error).toMatchObject({ code: -32022, data: { requested: '2099-01-01' } });
   });
+
+  it('a client counts broken input instead of answering it [S5]', () => {
+    const writes: unknown[] = [];
+    const client = new Endpoint({
+      role: 'client',
+      transport: 'stdio',
+      channel: { write: (m) => writes.push(m) },
+    });
+    client.receiveText('server log line, not JSON');
+    expect(writes).toEqual([]);
+    expect(client.stats.badInput).toBe(1);
+  });
+
+  it('a throwing notification handler is reported and the endpoint keeps serving', async () => {
+    const seen: string[] = [];
+    const replies: JsonRpcMessage[] = [];
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: (m) => replies.push(m as JsonRpcMessage) },
+      onError: (_e, where) => seen.push(where),
+    });
+    server.setNotificationHandler('notifications/initialized', () => {
+      throw new Error('listener bug');
+    });
+    server.receiveText('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    server.receiveText('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    await drain();
+    expect(seen).toEqual(['notification handler for notifications/initialized']);
+    expect(server.stats.errors).toBe(1);
+    expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+  });
+
+  it('a result the channel cannot write still gets -32603', async () => {
+    const replies: JsonRpcMessage[] = [];
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: (m) => replies.push(JSON.parse(JSON.stringify(m))) },
+    });
+    server.setRequestHandler('big', () => ({ value: 10n }));
+    server.receiveText('{"jsonrpc":"2.0","id":1,"method":"big"}');
+    await drain();
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'the result could not be sent' } },
+    ]);
+  });
+
+  it('rewrites a relayed 2026-07-28 envelope to the revision it is sent under', () => {
+    const writes: JsonRpcMessage[] = [];
+    const client = new Endpoint({
+      role: 'client',
+      transport: 'stdio',
+      channel: { write: (m) => writes.push(m as JsonRpcMessage) },
+    });
+    const hostMeta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' },
+      progressToken: 'host-token',
+      custom: 1,
+    };
+    void client
+      .request('tools/call', { name: 'x', _meta: hostMeta }, { revision: '2025-06-18' })
+      .catch(() => {});
+    void client
+      .request('tools/call', { name: 'x', _meta: hostMeta }, { revision: '2026-07-28' })
+      .catch(() => {});
+    const [legacy, modern] = writes.map((m) => (m.params as { _meta: Record<string, unknown> })._meta);
+    expect(legacy).toEqual({ progressToken: 0, custom: 1 });
+    expect(modern?.['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
+    expect(modern?.progressToken).toBe(1);
+    client.close();
+  });
 });

@@ -45,6 +45,11 @@ export interface EndpointOptions {
   handlerIdleMs?: number;
   /** Hard ceiling for inbound handlers. @default Infinity */
   handlerCeilingMs?: number;
+  /**
+   * Told about failures that must not stop the endpoint: a notification handler that threw, a response
+   * the channel could not write. The endpoint keeps serving either way. @default ignore (counted in stats)
+   */
+  onError?: (error: unknown, context: string) => void;
 }
 
 /** Counters for one endpoint. */
@@ -56,6 +61,10 @@ export interface EndpointStats {
   ignoredCancels: number;
   earlyCancelsApplied: number;
   ignoredNotifications: number;
+  /** Input that was not JSON, when we are the client (a client does not answer it). */
+  badInput: number;
+  /** Errors passed to `onError` (thrown by callbacks or by the channel). */
+  errors: number;
 }
 
 /**
@@ -93,6 +102,9 @@ export class Endpoint {
   #outbound: OutboundRequests;
   #closed = false;
   #ignoredNotifications = 0;
+  #badInput = 0;
+  #errors = { count: 0 };
+  #onError: (error: unknown, context: string) => void;
 
   constructor(options: EndpointOptions) {
     this.role = options.role;
@@ -101,7 +113,14 @@ export class Endpoint {
     this.clock = options.clock ?? options.relay?.clock ?? systemClock;
     this.relay = options.relay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
+    const errors = this.#errors;
+    const onError = options.onError;
+    this.#onError = (error, context) => {
+      errors.count++;
+      onError?.(error, context);
+    };
     const shared = {
+      onError: this.#onError,
       role: this.role,
       transport: this.transport,
       channel: this.channel,
@@ -147,15 +166,24 @@ export class Endpoint {
       ignoredCancels: this.#inbound.ignoredCancels,
       earlyCancelsApplied: this.#inbound.earlyCancelsApplied,
       ignoredNotifications: this.#ignoredNotifications,
+      badInput: this.#badInput,
+      errors: this.#errors.count,
     };
   }
 
-  /** Takes one line or body of text: -32700 for broken JSON [J], and the endpoint keeps serving. */
+  /**
+   * Takes one line or body of text. A server answers broken JSON with -32700 and keeps serving; a client
+   * only counts it (it may not write responses, and a stray log line is no request) [S5].
+   */
   receiveText(text: string): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
+      if (this.role === 'client') {
+        this.#badInput++;
+        return;
+      }
       this.channel.write(
         errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the input is not valid JSON'),
       );
@@ -312,11 +340,17 @@ export class Endpoint {
         return;
       }
       this.#inbound.cancel(params.requestId as RequestId, params.reason as string | undefined);
-      this.#notificationHandlers.get(method)?.(params, revision);
-      return;
     }
     const handler = this.#notificationHandlers.get(method);
-    if (handler) handler(params, revision);
-    else this.#ignoredNotifications++;
+    if (!handler) {
+      if (method !== 'notifications/cancelled') this.#ignoredNotifications++;
+      return;
+    }
+    try {
+      handler(params, revision);
+    } catch (error) {
+      // A listener's bug must not reach the read loop.
+      this.#onError(error, `notification handler for ${method}`);
+    }
   }
 }

@@ -34,6 +34,7 @@ export interface InboundSettings {
   relay: ProgressRelay;
   handlerIdleMs: number;
   handlerCeilingMs: number;
+  onError: (error: unknown, context: string) => void;
 }
 
 /**
@@ -217,8 +218,20 @@ export class InboundRequests {
   }
 
   #reply(batch: BatchCollector | undefined, id: RequestId, message: JsonRpcMessage): void {
-    if (batch) batch.add(message);
-    else this.settings.channel.write(message, id);
+    if (batch) return batch.add(message);
+    const channel = this.settings.channel;
+    try {
+      channel.write(message, id);
+    } catch (error) {
+      // A result the channel cannot write (a BigInt, a cycle) still gets an answer [rule 10].
+      this.settings.onError(error, `writing the response to request ${JSON.stringify(id)}`);
+      if (!('result' in message)) return;
+      try {
+        channel.write(errorResponse(id, JsonRpcErrorCode.InternalError, 'the result could not be sent'), id);
+      } catch (second) {
+        this.settings.onError(second, `writing an error for request ${JSON.stringify(id)}`);
+      }
+    }
   }
 }
 

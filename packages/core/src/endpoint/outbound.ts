@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   isLegacy,
   PROTOCOL_VERSION_META_KEY,
   type Revision,
@@ -57,6 +58,7 @@ export interface OutboundSettings {
   relay: ProgressRelay;
   idleMs: number;
   ceilingMs: number;
+  onError: (error: unknown, context: string) => void;
 }
 
 /**
@@ -118,8 +120,13 @@ export class OutboundRequests {
       this.#byId.set(id, pending);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
       const meta: Record<string, unknown> = { ...metaOf(params), progressToken: pending.token };
-      if (!isLegacy(revision)) {
-        meta[PROTOCOL_VERSION_META_KEY] ??= revision; // required on every 2026-07-28 request [M1 M2]
+      if (isLegacy(revision)) {
+        // A relayed 2026-07-28 envelope must not make a legacy peer read the request as modern.
+        delete meta[PROTOCOL_VERSION_META_KEY];
+        delete meta[CLIENT_CAPABILITIES_META_KEY];
+        delete meta[CLIENT_INFO_META_KEY];
+      } else {
+        meta[PROTOCOL_VERSION_META_KEY] = revision; // required on every 2026-07-28 request [M1 M2]
         meta[CLIENT_CAPABILITIES_META_KEY] ??= {};
       }
       try {

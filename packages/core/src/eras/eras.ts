@@ -16,6 +16,9 @@ export const DEFAULT_HTTP_REVISION: Revision = '2025-03-26';
 /** `_meta` key that carries the revision on every 2026-07-28 request [M1]. */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
+/** `_meta` key for the client's name and version on 2026-07-28 requests [M4]. */
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
 /** `_meta` key for client capabilities on every 2026-07-28 request [M2]. */
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 

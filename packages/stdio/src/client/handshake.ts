@@ -1,0 +1,170 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type Endpoint,
+  InflightError,
+  isLegacy,
+  isRevision,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
+  type Revision,
+  SERVER_INFO_META_KEY,
+} from '@mcp-inflight/core';
+
+/**
+ * `_meta` key for the client's identity on 2026-07-28 requests [M4].
+ *
+ * @example
+ * ```ts
+ * import { CLIENT_INFO_META_KEY } from '@mcp-inflight/stdio';
+ * const meta = { [CLIENT_INFO_META_KEY]: { name: 'my-host', version: '1.0.0' } };
+ * ```
+ */
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
+/** Who the client says it is, and what it offers. */
+export interface ClientIdentity {
+  clientInfo: { name: string; version: string; [key: string]: unknown };
+  capabilities: Record<string, unknown>;
+}
+
+/** Options for `StdioClient.connect()`. */
+export interface ConnectOptions {
+  /**
+   * The revision to speak. A legacy revision is negotiated with `initialize`; `2026-07-28` probes with
+   * `server/discover` first and, unless `fallback` is false, falls back to `initialize` for a legacy
+   * server [M14 M15]. @default '2025-11-25'
+   */
+  revision?: Revision;
+  /** With `2026-07-28`: fall back to the newest legacy revision when the server is not modern. @default true */
+  fallback?: boolean;
+  /** Aborts the handshake. `initialize` is never cancelled on the wire [CN7]; the call just stops waiting. */
+  signal?: AbortSignal;
+  /** Limit for each handshake request (idle and ceiling). @default 30 000 */
+  timeoutMs?: number;
+  /** How long `server/discover` may take before the server is taken as legacy [stdio: Backward Compatibility]. @default 5 000 */
+  probeTimeoutMs?: number;
+}
+
+/** What the handshake settled. */
+export interface ServerHandshake {
+  /** The revision the connection speaks from now on. */
+  revision: Revision;
+  /** `modern` for 2026-07-28 (per-request `_meta`), `legacy` for an `initialize` session. */
+  era: 'legacy' | 'modern';
+  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  capabilities: Record<string, unknown>;
+  instructions: string | undefined;
+  /** The result as the server sent it (an `InitializeResult` or a `DiscoverResult`). */
+  result: Record<string, unknown>;
+}
+
+/**
+ * Negotiates a revision with a server over an existing client endpoint, as the spec's stdio
+ * backward-compatibility section describes. Sets `endpoint.revision`.
+ */
+export async function handshake(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  options: ConnectOptions,
+): Promise<ServerHandshake> {
+  const revision = options.revision ?? LATEST_LEGACY_REVISION;
+  if (isLegacy(revision)) return initialize(endpoint, identity, revision, options);
+  const discovered = await probe(endpoint, identity, options);
+  if (discovered) return discovered;
+  if (options.fallback === false) {
+    throw new Error('the server did not answer server/discover as a 2026-07-28 server, and fallback is off');
+  }
+  return initialize(endpoint, identity, LATEST_LEGACY_REVISION, options);
+}
+
+/** Probes with `server/discover`; `undefined` means "legacy server: fall back" [M14 M15]. */
+async function probe(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  options: ConnectOptions,
+): Promise<ServerHandshake | undefined> {
+  const limitMs = options.probeTimeoutMs ?? 5_000;
+  let result: Record<string, unknown>;
+  try {
+    const value = await endpoint.request(
+      'server/discover',
+      { _meta: modernMeta(identity) },
+      {
+        revision: MODERN_REVISION,
+        idleMs: limitMs,
+        ceilingMs: limitMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
+    result = asObject(value);
+  } catch (error) {
+    // A modern server that does not speak our version: do not fall back [stdio: Backward Compatibility].
+    if (error instanceof JsonRpcError && error.code === JsonRpcErrorCode.UnsupportedProtocolVersion)
+      throw error;
+    // Any other error, or silence, means legacy; but our own abort or a dead server ends the connect.
+    if (error instanceof InflightError && !error.isTimeout) throw error;
+    if (error instanceof JsonRpcError || error instanceof InflightError) return undefined;
+    throw error;
+  }
+  const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+  if (!supported.includes(MODERN_REVISION)) return undefined;
+  endpoint.revision = MODERN_REVISION;
+  const meta = asObject(result._meta);
+  return {
+    revision: MODERN_REVISION,
+    era: 'modern',
+    serverInfo: (meta[SERVER_INFO_META_KEY] ?? result.serverInfo) as ServerHandshake['serverInfo'],
+    capabilities: asObject(result.capabilities),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    result,
+  };
+}
+
+/** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */
+async function initialize(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  revision: Revision,
+  options: ConnectOptions,
+): Promise<ServerHandshake> {
+  const limitMs = options.timeoutMs ?? 30_000;
+  const value = await endpoint.request(
+    'initialize',
+    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
+    { revision, idleMs: limitMs, ceilingMs: limitMs, ...(options.signal ? { signal: options.signal } : {}) },
+  );
+  const result = asObject(value);
+  const chosen = result.protocolVersion;
+  if (!isRevision(chosen) || !isLegacy(chosen)) {
+    // The client SHOULD disconnect when it does not speak the server's choice [M17].
+    throw new Error(
+      `the server chose protocol version ${JSON.stringify(chosen)}, which this client does not speak`,
+    );
+  }
+  endpoint.revision = chosen;
+  endpoint.notify('notifications/initialized');
+  return {
+    revision: chosen,
+    era: 'legacy',
+    serverInfo: result.serverInfo as ServerHandshake['serverInfo'],
+    capabilities: asObject(result.capabilities),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    result,
+  };
+}
+
+/** The identity keys every 2026-07-28 request carries in `_meta` [M2 M4]. */
+export function modernMeta(identity: ClientIdentity): Record<string, unknown> {
+  return {
+    [CLIENT_INFO_META_KEY]: identity.clientInfo,
+    [CLIENT_CAPABILITIES_META_KEY]: identity.capabilities,
+  };
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

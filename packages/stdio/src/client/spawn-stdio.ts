@@ -1,0 +1,183 @@
+import type { ChildProcess } from 'node:child_process';
+import {
+  type Endpoint,
+  InflightError,
+  isLegacy,
+  LATEST_LEGACY_REVISION,
+  type RequestOptions,
+} from '@mcp-inflight/core';
+import {
+  connectStdio,
+  type StdioConnection,
+  type StdioConnectionOptions,
+} from '../connection/connect-stdio.js';
+import { type ChildExit, type ChildOptions, describeExit, startChild, stopChild } from './child.js';
+import { type CommandSpec, parseCommandLine } from './command-line.js';
+import {
+  type ClientIdentity,
+  type ConnectOptions,
+  handshake,
+  modernMeta,
+  type ServerHandshake,
+} from './handshake.js';
+
+/** Options for {@link spawnStdio}: the child's process options, the client's identity, and connection options. */
+export interface SpawnStdioOptions
+  extends Omit<StdioConnectionOptions, 'input' | 'output' | 'role' | 'closeOnInputEnd' | 'endOutputOnClose'>,
+    ChildOptions {
+  /** @default { name: '@mcp-inflight/stdio', version: '0.1.0' } */
+  clientInfo?: ClientIdentity['clientInfo'];
+  /** Capabilities announced in `initialize` (legacy) or in each request's `_meta` (2026-07-28). @default {} */
+  capabilities?: Record<string, unknown>;
+  /** How long `close()` waits for the child to exit after closing its stdin, before SIGTERM. @default 2 000 */
+  exitGraceMs?: number;
+  /** How long `close()` waits after SIGTERM, before SIGKILL. @default 2 000 */
+  killGraceMs?: number;
+}
+
+/** A client of a child MCP server. */
+export interface StdioClient {
+  /** The core endpoint (role `client`): set handlers for server requests, read `stats`. */
+  readonly endpoint: Endpoint;
+  readonly child: ChildProcess;
+  readonly connection: StdioConnection;
+  /** What `connect()` settled, once it has. */
+  readonly server: ServerHandshake | undefined;
+  /** Resolves when the connection is over (the child exited or closed its output, or `close()`). */
+  readonly closed: Promise<void>;
+  /** Resolves when the child has exited (or failed to start). */
+  readonly exited: Promise<ChildExit>;
+  /** The tail of the child's stderr, with `stderr: 'capture'`; otherwise empty. */
+  stderrText(): string;
+  /**
+   * Negotiates a revision: `initialize` (legacy), or a `server/discover` probe for 2026-07-28. Call it
+   * once; later calls return the same handshake, unless it failed or was aborted (then it may be retried).
+   */
+  connect(options?: ConnectOptions): Promise<ServerHandshake>;
+  /** Sends a request within its deadline; rejects with `InflightError` or `JsonRpcError`. */
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
+  /** Sends a notification. */
+  notify(method: string, params?: Record<string, unknown>): void;
+  /** Cancels what is in flight, closes the child's stdin, and waits for it to exit (escalating to signals). */
+  close(): Promise<ChildExit>;
+}
+
+/** How long after the child exits its output may still be read before every pending call fails. */
+const EXIT_DRAIN_MS = 100;
+
+/**
+ * Spawns an MCP server as a child process and returns a client for it. The child gets no shell. Its exit
+ * fails every pending call at once with UPSTREAM_CLOSED and a message naming the exit code or signal.
+ *
+ * @example
+ * ```ts
+ * import { spawnStdio } from '@mcp-inflight/stdio';
+ * const client = spawnStdio('node examples/server/dist/index.js', { stderr: 'capture' });
+ * await client.connect({ revision: '2026-07-28' }); // probes, falls back to initialize for a legacy server
+ * const result = await client.request(
+ *   'tools/call',
+ *   { name: 'work', arguments: { steps: 5, intervalMs: 100 } },
+ *   { onprogress: (p) => console.log(`${p.progress}/${p.total}`), idleMs: 2_000, ceilingMs: 30_000 },
+ * );
+ * await client.close();
+ * ```
+ */
+export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdioOptions = {}): StdioClient {
+  const spec = typeof commandLine === 'string' ? parseCommandLine(commandLine) : commandLine;
+  const { cwd, env, stderr, maxStderrBytes, clientInfo, capabilities, exitGraceMs, killGraceMs, ...rest } =
+    options;
+  const identity: ClientIdentity = {
+    clientInfo: clientInfo ?? { name: '@mcp-inflight/stdio', version: '0.1.0' },
+    capabilities: capabilities ?? {},
+  };
+  const started = startChild(spec, { cwd, env, stderr, maxStderrBytes });
+  const { child } = started;
+  const connection = connectStdio({
+    ...rest,
+    input: child.stdout!,
+    output: child.stdin!,
+    role: 'client',
+    closeOnInputEnd: false, // wait for the exit status, so the cause names it
+  });
+  const { endpoint } = connection;
+  watchExit(connection, started, spec.command);
+
+  let server: ServerHandshake | undefined;
+  let connecting: Promise<ServerHandshake> | undefined;
+  return {
+    endpoint,
+    child,
+    connection,
+    get server() {
+      return server;
+    },
+    closed: connection.closed,
+    exited: started.exited,
+    stderrText: started.stderrText,
+    connect(connectOptions = {}) {
+      connecting ??= handshake(endpoint, identity, connectOptions).then(
+        (settled) => {
+          server = settled;
+          return settled;
+        },
+        (error: unknown) => {
+          connecting = undefined; // a failed or aborted handshake may be tried again
+          throw error;
+        },
+      );
+      return connecting;
+    },
+    request(method, params, requestOptions) {
+      const revision = requestOptions?.revision ?? endpoint.revision ?? LATEST_LEGACY_REVISION;
+      // 2026-07-28 requests carry who we are in `_meta` [M2 M4]; core adds the version.
+      const withIdentity = isLegacy(revision)
+        ? params
+        : { ...params, _meta: { ...modernMeta(identity), ...metaOf(params) } };
+      return endpoint.request(method, withIdentity, requestOptions);
+    },
+    notify(method, params) {
+      endpoint.notify(method, params);
+    },
+    async close() {
+      await connection.close('the client is closing');
+      return stopChild(started, exitGraceMs ?? 2_000, killGraceMs ?? 2_000);
+    },
+  };
+}
+
+/**
+ * Fails the connection when the child is gone: once its output has ended and its exit status is known,
+ * or a short drain after exit if some grandchild keeps the pipe open.
+ */
+function watchExit(
+  connection: StdioConnection,
+  started: ReturnType<typeof startChild>,
+  commandName: string,
+): void {
+  let exit: ChildExit | undefined;
+  let outputEnded = false;
+  const settle = (): void => {
+    connection.abort(new InflightError('UPSTREAM_CLOSED', describeExit(exit, commandName)));
+  };
+  const stdout = started.child.stdout!;
+  const onOutputEnd = (): void => {
+    outputEnded = true;
+    if (exit) return settle();
+    // Output ended first: give the exit status a moment to arrive so the cause can name it.
+    setTimeout(settle, EXIT_DRAIN_MS).unref();
+  };
+  stdout.once('end', onOutputEnd);
+  stdout.once('close', () => {
+    if (!outputEnded) onOutputEnd();
+  });
+  void started.exited.then((info) => {
+    exit = info;
+    if (outputEnded || info.error) return settle();
+    setTimeout(settle, EXIT_DRAIN_MS).unref();
+  });
+}
+
+function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
+}

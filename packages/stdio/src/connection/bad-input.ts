@@ -1,0 +1,46 @@
+import { errorResponse, JsonRpcErrorCode, type JsonRpcMessage } from '@mcp-inflight/core';
+
+/** What was wrong with a line the peer wrote. */
+export type BadInputKind = 'parse-error' | 'overlong-line' | 'truncated-at-end';
+
+/** One piece of bad input, as reported to `onBadInput`. */
+export interface BadInput {
+  readonly kind: BadInputKind;
+  /** A readable account, e.g. "line of 2000000 bytes passed maxLineBytes (1048576)". */
+  readonly detail: string;
+  /** The size of the offending line (or the unfinished tail), in bytes, when known. */
+  readonly bytes?: number;
+  /** Whether an error response went back to the peer. */
+  readonly answered: boolean;
+}
+
+/** The -32700 a server sends for a line that is not JSON; the id is unreadable, so null [J6]. */
+export function parseErrorResponse(line: string): JsonRpcMessage {
+  return errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the line is not valid JSON', {
+    lineBytes: Buffer.byteLength(line),
+  });
+}
+
+/**
+ * The error a server sends for a line over the limit. It was never parsed (that is the point of the
+ * limit), so it is a parse error with an unreadable id, and `data` says why.
+ */
+export function overlongLineResponse(lineBytes: number, maxLineBytes: number): JsonRpcMessage {
+  return errorResponse(
+    null,
+    JsonRpcErrorCode.ParseError,
+    `Parse error: a line of ${lineBytes} bytes passed the limit of ${maxLineBytes} bytes and was skipped`,
+    { lineBytes, maxLineBytes },
+  );
+}
+
+/** The response for a result that cannot be written as JSON (a cycle, a BigInt): an internal error. */
+export function unserializableResponse(id: unknown, error: unknown): JsonRpcMessage {
+  const why = error instanceof Error ? error.message : String(error);
+  const safeId = typeof id === 'string' || typeof id === 'number' ? id : null;
+  return errorResponse(
+    safeId,
+    JsonRpcErrorCode.InternalError,
+    `Internal error: the response could not be serialized (${why})`,
+  );
+}

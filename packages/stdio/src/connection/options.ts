@@ -1,0 +1,64 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Endpoint, EndpointOptions, InflightError, Role } from '@mcp-inflight/core';
+import type { LineFramerStats } from '../framing/line-framer.js';
+import type { LineWriterStats } from '../framing/line-writer.js';
+import type { BadInput } from './bad-input.js';
+
+/** Options for `connectStdio`: the two streams, our role, framing limits, and any endpoint option. */
+export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | 'transport' | 'channel'> {
+  /** Where the peer's lines come from (a server's stdin; a client's view of the child's stdout). */
+  input: Readable;
+  /** Where our lines go. */
+  output: Writable;
+  /** Which side we are. */
+  role: Role;
+  /** The longest line read, in bytes; longer lines are skipped and reported. @default 16 MiB */
+  maxLineBytes?: number;
+  /** Bound on bytes waiting for a peer that does not read; passing it closes the connection. @default 64 MiB */
+  maxQueuedBytes?: number;
+  /**
+   * Whether bad lines get an error response (-32700 with a null id). A server answers; a client only
+   * counts them, because what a server prints by mistake is not a request, and a 2026-07-28 client must
+   * not write responses [S5]. @default role === 'server'
+   */
+  answerBadInput?: boolean;
+  /** Told about every bad line (not JSON, too long, unfinished at the end). */
+  onBadInput?: (event: BadInput) => void;
+  /** Told about exceptions thrown by our own notification handlers. @default process.emitWarning */
+  onError?: (error: unknown) => void;
+  /**
+   * Whether the end of `input` (or, for a client, the loss of `output`) closes the connection. Turn it
+   * off when you watch the peer some other way and call `abort()` yourself: `spawnStdio` does, to wait
+   * for the child's exit status so the cause it reports names the exit code. @default true
+   */
+  closeOnInputEnd?: boolean;
+  /** Whether `close()` ends `output` (for a server, the spec's way to start shutdown). @default true */
+  endOutputOnClose?: boolean;
+  /** Registers handlers before the first line is read. */
+  setup?: (endpoint: Endpoint) => void;
+}
+
+/** Counters of one connection: framing, parsing and writing. */
+export interface StdioConnectionStats extends LineFramerStats, LineWriterStats {
+  /** Lines that were not JSON. */
+  parseErrors: number;
+}
+
+/** One MCP connection over a pair of streams. */
+export interface StdioConnection {
+  /** The core endpoint: set handlers, send requests and notifications, read `stats`. */
+  readonly endpoint: Endpoint;
+  /** Resolves when the connection is over: the input ended, a stream failed, or `close()`/`abort()`. */
+  readonly closed: Promise<void>;
+  /** Why it ended, once it has. */
+  readonly closeReason: InflightError | undefined;
+  readonly stats: StdioConnectionStats;
+  /**
+   * Closes gracefully: in-flight outbound calls are cancelled on the wire and rejected with SHUTDOWN,
+   * in-flight handlers are aborted and answered with an error naming the shutdown, queued lines are
+   * written, then `output` is ended (unless `endOutputOnClose` is false).
+   */
+  close(why?: string): Promise<void>;
+  /** The transport is gone: fails every pending call at once with `cause` and writes nothing more. */
+  abort(cause?: InflightError): void;
+}

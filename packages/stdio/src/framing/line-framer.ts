@@ -1,0 +1,209 @@
+/**
+ * Default longest line, in bytes without its newline: 16 MiB. Generous for real messages (the official
+ * SDK's stdio reader stops at 10 MB), small enough that one runaway peer cannot take the heap.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_LINE_BYTES, serveStdio } from '@mcp-inflight/stdio';
+ * serveStdio(() => {}, { maxLineBytes: 4 * DEFAULT_MAX_LINE_BYTES }); // a server that takes huge inputs
+ * ```
+ */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 13;
+
+/** Options for a {@link LineFramer}. */
+export interface LineFramerOptions {
+  /** Receives each complete line: newline and a trailing `\r` removed, blank lines skipped. */
+  onLine: (line: string) => void;
+  /**
+   * Receives the size of a line that passed `maxLineBytes`, once, when its newline finally arrives. Its
+   * bytes were never kept, and the next line is read normally (the reader resyncs at the newline).
+   */
+  onOverlong?: (lineBytes: number) => void;
+  /** The longest line accepted, in bytes without the newline. @default 16 MiB */
+  maxLineBytes?: number;
+}
+
+/** Counters a {@link LineFramer} keeps. */
+export interface LineFramerStats {
+  /** Complete lines passed to `onLine`. */
+  lines: number;
+  /** Bytes taken in, newlines included. */
+  bytes: number;
+  /** Empty or whitespace-only lines skipped. */
+  blankLines: number;
+  /** Lines longer than `maxLineBytes`, discarded. */
+  overlongLines: number;
+  /** Bytes left without a newline when the input ended (a truncated last message), discarded. */
+  truncatedBytesAtEnd: number;
+}
+
+/**
+ * Splits a byte stream into newline-delimited lines, as MCP's stdio transport frames messages [S1]:
+ * partial lines are carried across chunks (split anywhere, even inside a UTF-8 character, since the
+ * newline byte never occurs inside one), `\r\n` is read as `\n`, blank lines are skipped, and a line
+ * longer than `maxLineBytes` is discarded as it streams in, so memory stays bounded, then reported once
+ * its newline arrives.
+ *
+ * @example
+ * ```ts
+ * import { LineFramer } from '@mcp-inflight/stdio';
+ * const framer = new LineFramer({
+ *   maxLineBytes: 1024,
+ *   onLine: (line) => console.log('line', line),
+ *   onOverlong: (bytes) => console.warn(`dropped a ${bytes}-byte line`),
+ * });
+ * framer.push('{"jsonrpc":"2.0",');
+ * framer.push('"method":"ping","id":1}\r\n');   // logs: line {"jsonrpc":"2.0","method":"ping","id":1}
+ * framer.end();
+ * ```
+ */
+export class LineFramer {
+  readonly maxLineBytes: number;
+  #onLine: (line: string) => void;
+  #onOverlong: ((lineBytes: number) => void) | undefined;
+  /** Pieces of the current line that arrived in earlier chunks. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Set while discarding an overlong line up to its newline. */
+  #skipping = false;
+  /** Bytes of the overlong line seen so far, while skipping. */
+  #skippedBytes = 0;
+  #lines = 0;
+  #bytes = 0;
+  #blankLines = 0;
+  #overlongLines = 0;
+  #truncatedBytesAtEnd = 0;
+  #ended = false;
+
+  constructor(options: LineFramerOptions) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!(this.maxLineBytes >= 1))
+      throw new RangeError(`maxLineBytes must be at least 1, got ${this.maxLineBytes}`);
+    this.#onLine = options.onLine;
+    this.#onOverlong = options.onOverlong;
+  }
+
+  get stats(): LineFramerStats {
+    return {
+      lines: this.#lines,
+      bytes: this.#bytes,
+      blankLines: this.#blankLines,
+      overlongLines: this.#overlongLines,
+      truncatedBytesAtEnd: this.#truncatedBytesAtEnd,
+    };
+  }
+
+  /** Bytes held for the current, unfinished line (0 while an overlong line is being skipped). */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** Takes the next chunk: bytes, or a string (encoded as UTF-8). Lines complete in it are delivered now. */
+  push(chunk: Uint8Array | string): void {
+    if (this.#ended) throw new Error('LineFramer.push after end()');
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : toBuffer(chunk);
+    this.#bytes += buffer.length;
+    let start = 0;
+    for (;;) {
+      const newline = buffer.indexOf(NEWLINE, start);
+      if (newline === -1) return this.#keep(buffer, start);
+      this.#completeLine(buffer, start, newline);
+      start = newline + 1;
+    }
+  }
+
+  /**
+   * The input ended. Bytes after the last newline are a message that never finished [S1]: they are
+   * discarded and counted (`truncatedBytesAtEnd`), not parsed. Returns that count.
+   */
+  end(): number {
+    if (this.#ended) return 0;
+    this.#ended = true;
+    const left = this.#skipping ? 0 : this.#pendingBytes;
+    if (this.#skipping) this.#overlongLines++;
+    this.#truncatedBytesAtEnd += left;
+    this.#reset();
+    return left;
+  }
+
+  #keep(buffer: Buffer, start: number): void {
+    const length = buffer.length - start;
+    if (length === 0) return;
+    if (this.#skipping) {
+      this.#skippedBytes += length;
+      return;
+    }
+    this.#pendingBytes += length;
+    if (this.#pendingBytes > this.maxLineBytes) {
+      // Stop holding bytes now; the line is reported when its newline comes.
+      this.#skipping = true;
+      this.#pending = [];
+      this.#skippedBytes = this.#pendingBytes;
+      this.#pendingBytes = 0;
+      return;
+    }
+    // A chunk from a stream is never reused by Node, so a view is safe to keep.
+    this.#pending.push(start === 0 ? buffer : buffer.subarray(start));
+  }
+
+  #completeLine(buffer: Buffer, start: number, newline: number): void {
+    if (this.#skipping) {
+      const total = this.#skippedBytes + (newline - start);
+      this.#reset();
+      return this.#overlong(total);
+    }
+    const lineBytes = this.#pendingBytes + (newline - start);
+    if (lineBytes > this.maxLineBytes) {
+      this.#reset();
+      return this.#overlong(lineBytes);
+    }
+    let end = newline;
+    let text: string;
+    if (this.#pending.length === 0) {
+      if (end > start && buffer[end - 1] === CARRIAGE_RETURN) end--;
+      text = buffer.toString('utf8', start, end);
+    } else {
+      this.#pending.push(buffer.subarray(start, end));
+      const joined = Buffer.concat(this.#pending, lineBytes);
+      this.#reset();
+      const cut =
+        joined.length > 0 && joined[joined.length - 1] === CARRIAGE_RETURN
+          ? joined.length - 1
+          : joined.length;
+      text = joined.toString('utf8', 0, cut);
+    }
+    if (isBlank(text)) {
+      this.#blankLines++;
+      return;
+    }
+    this.#lines++;
+    this.#onLine(text);
+  }
+
+  #overlong(lineBytes: number): void {
+    this.#overlongLines++;
+    this.#onOverlong?.(lineBytes);
+  }
+
+  #reset(): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#skipping = false;
+    this.#skippedBytes = 0;
+  }
+}
+
+function toBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/** Empty, or only JSON whitespace; checked cheaply since real lines start with `{` or `[`. */
+function isBlank(text: string): boolean {
+  if (text.length === 0) return true;
+  const first = text.charCodeAt(0);
+  if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
+  return text.trim().length === 0;
+}

@@ -1,0 +1,89 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LineWriter } from './line-writer.js';
+
+/** A real Writable with a tiny buffer whose consumer is released by hand, to create backpressure. */
+function slowSink(highWaterMark: number) {
+  const chunks: string[] = [];
+  const held: (() => void)[] = [];
+  const sink = new Writable({
+    highWaterMark,
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      chunks.push(chunk);
+      held.push(done);
+    },
+  });
+  const release = async (): Promise<void> => {
+    while (held.length > 0) {
+      held.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { sink, chunks, release, text: () => chunks.join('') };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('LineWriter', () => {
+  it('joins the lines of one tick into a single write', async () => {
+    const { sink, chunks, release } = slowSink(1 << 20);
+    const writer = new LineWriter(sink);
+    writer.writeLine('{"a":1}');
+    writer.writeLine('{"b":2}');
+    expect(chunks).toEqual([]); // never written from inside the producer's call
+    await tick();
+    await release();
+    expect(chunks).toEqual(['{"a":1}\n{"b":2}\n']);
+    expect(writer.stats).toMatchObject({ messages: 2, writeCalls: 1, drainWaits: 0 });
+  });
+
+  it('queues in order under backpressure, measures the queue, and resumes on drain', async () => {
+    const { sink, release, text } = slowSink(16);
+    const writer = new LineWriter(sink);
+    writer.writeLine('x'.repeat(32)); // passes the stream's high-water mark
+    await tick();
+    for (let i = 0; i < 100; i++) writer.writeLine(`{"n":${i}}`); // producer never blocks
+    expect(writer.stats.drainWaits).toBe(1);
+    expect(writer.stats.queuedBytes).toBeGreaterThan(0);
+    const peak = writer.stats.peakQueuedBytes;
+    expect(peak).toBe(writer.stats.queuedBytes);
+    await release();
+    await tick();
+    await release();
+    const expected = ['x'.repeat(32), ...Array.from({ length: 100 }, (_, i) => `{"n":${i}}`)];
+    expect(text()).toBe(`${expected.join('\n')}\n`);
+    expect(writer.stats.queuedBytes).toBe(0);
+    expect(writer.stats.peakQueuedBytes).toBe(peak);
+  });
+
+  it('stops and reports once when a peer that does not read lets the queue pass its bound', async () => {
+    const { sink, chunks } = slowSink(16);
+    const overflows: number[] = [];
+    const writer = new LineWriter(sink, {
+      maxQueuedBytes: 1_000,
+      onOverflow: (bytes) => overflows.push(bytes),
+    });
+    writer.writeLine('x'.repeat(32));
+    await tick();
+    for (let i = 0; i < 200; i++) writer.writeLine('y'.repeat(20));
+    expect(overflows).toHaveLength(1);
+    expect(overflows[0]).toBeGreaterThan(1_000);
+    expect(writer.stopped).toBe(true);
+    writer.writeLine('dropped');
+    await tick();
+    expect(chunks).toHaveLength(1);
+  });
+
+  it('hands everything over at close even under backpressure', async () => {
+    const { sink, release, text } = slowSink(16);
+    const writer = new LineWriter(sink);
+    writer.writeLine('x'.repeat(32));
+    await tick();
+    writer.writeLine('last');
+    writer.handOver();
+    expect(writer.stats.queuedBytes).toBe(0);
+    await release();
+    expect(text()).toBe(`${'x'.repeat(32)}\nlast\n`);
+  });
+});

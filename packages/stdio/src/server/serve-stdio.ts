@@ -1,0 +1,48 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Endpoint } from '@mcp-inflight/core';
+import {
+  connectStdio,
+  type StdioConnection,
+  type StdioConnectionOptions,
+} from '../connection/connect-stdio.js';
+
+/** Options for {@link serveStdio}: the streams (process stdio by default) and any connection option. */
+export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'output' | 'role' | 'setup'> {
+  /** @default process.stdin */
+  input?: Readable;
+  /** @default process.stdout */
+  output?: Writable;
+}
+
+/**
+ * A server on stdio: the endpoint, a promise that settles when the client goes (stdin ends), and a
+ * graceful `close()`.
+ */
+export type StdioServer = StdioConnection;
+
+/**
+ * Serves one MCP server endpoint on the process's stdin and stdout. `setup` registers handlers before
+ * the first line is read. Every revision is served on the one connection: legacy clients through
+ * `initialize`, 2026-07-28 clients per request through `_meta` (register both handshakes with core's
+ * `serveLifecycle`). When stdin ends, every handler is aborted with DISCONNECTED and `closed` resolves,
+ * so the process can exit [spec: servers SHOULD exit promptly when stdin closes]. Write logs to stderr:
+ * stdout carries only MCP messages.
+ *
+ * @example
+ * ```ts
+ * import { serveLifecycle } from '@mcp-inflight/core';
+ * import { serveStdio } from '@mcp-inflight/stdio';
+ * const server = serveStdio((endpoint) => {
+ *   serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: {} } });
+ *   endpoint.setRequestHandler('tools/call', async (params, ctx) => {
+ *     for (let step = 1; step <= 3 && !ctx.signal.aborted; step++) ctx.progress(step, 3, `step ${step}`);
+ *     return { content: [{ type: 'text', text: 'done' }] };
+ *   });
+ * });
+ * await server.closed;
+ * ```
+ */
+export function serveStdio(setup: (endpoint: Endpoint) => void, options: StdioOptions = {}): StdioServer {
+  const { input = process.stdin, output = process.stdout, ...rest } = options;
+  return connectStdio({ ...rest, input, output, role: 'server', setup });
+}
