@@ -2,7 +2,6 @@
 export type { ChildExit, ChildOptions, StderrMode } from './client/child.js';
 export { type CommandSpec, parseCommandLine } from './client/command-line.js';
 export {
-  CLIENT_INFO_META_KEY,
   type ClientIdentity,
   type ConnectOptions,
   type ServerHandshake,

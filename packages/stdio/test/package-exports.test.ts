@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const PUBLIC = [
-  'CLIENT_INFO_META_KEY',
   'DEFAULT_MAX_LINE_BYTES',
   'DEFAULT_MAX_QUEUED_BYTES',
   'LineFramer',

@@ -1,4 +1,5 @@
 import {
+  CLIENT_INFO_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
   type Endpoint,
   InflightError,
@@ -11,17 +12,6 @@ import {
   type Revision,
   SERVER_INFO_META_KEY,
 } from '@mcp-inflight/core';
-
-/**
- * `_meta` key for the client's identity on 2026-07-28 requests [M4].
- *
- * @example
- * ```ts
- * import { CLIENT_INFO_META_KEY } from '@mcp-inflight/stdio';
- * const meta = { [CLIENT_INFO_META_KEY]: { name: 'my-host', version: '1.0.0' } };
- * ```
- */
-export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 
 /** Who the client says it is, and what it offers. */
 export interface ClientIdentity {

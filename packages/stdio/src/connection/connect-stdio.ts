@@ -69,7 +69,8 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     writer.writeLine(line);
   };
   const channel: Channel = { write };
-  const endpoint = new Endpoint({ ...endpointOptions(options), role, transport: 'stdio', channel });
+  // The endpoint reports a throwing notification handler here and keeps serving.
+  const endpoint = new Endpoint({ ...endpointOptions(options), onError, role, transport: 'stdio', channel });
 
   const report = (event: BadInput): void => onBadInput?.(event);
   const framer = new LineFramer({
@@ -88,11 +89,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
           answered: answerBadInput,
         });
       }
-      try {
-        endpoint.receive(value);
-      } catch (error) {
-        onError(error); // only our own notification handlers can throw here; keep reading
-      }
+      endpoint.receive(value);
     },
     onOverlong(lineBytes) {
       if (answerBadInput) write(overlongLineResponse(lineBytes, framer.maxLineBytes));
