@@ -61,6 +61,8 @@ export class DeadlineController {
   #timer: QueuedTimer | undefined;
   #lastActivityAt: number;
   #ceilingAt: number;
+  /** The ceiling as configured, or what was left of an earlier parent ceiling, for honest messages. */
+  #ceilingLimitMs: number;
   #touches = 0;
   #parent: DeadlineController | undefined;
   #children: Set<DeadlineController> | undefined;
@@ -83,6 +85,7 @@ export class DeadlineController {
     this.startedAt = this.clock.now();
     this.#lastActivityAt = this.startedAt;
     this.#ceilingAt = this.startedAt + ceilingMs;
+    this.#ceilingLimitMs = ceilingMs;
 
     const parent = options.parent;
     if (parent instanceof DeadlineController) {
@@ -92,7 +95,10 @@ export class DeadlineController {
       }
       this.#parent = parent;
       // A child's ceiling is the earlier of its own and its parent's (grpc-style min of instants).
-      this.#ceilingAt = Math.min(this.#ceilingAt, parent.#ceilingAt);
+      if (parent.#ceilingAt < this.#ceilingAt) {
+        this.#ceilingAt = parent.#ceilingAt;
+        this.#ceilingLimitMs = Math.round(parent.#ceilingAt - this.startedAt);
+      }
       parent.#children ??= new Set();
       parent.#children.add(this);
     } else if (parent) {
@@ -212,7 +218,7 @@ export class DeadlineController {
     const now = this.clock.now();
     const idleAt = this.#lastActivityAt + this.idleMs;
     if (this.#ceilingAt <= now && this.#ceilingAt <= idleAt) {
-      this.#abort(InflightError.ceiling(this.#ceilingAt - this.startedAt, this.#facts(now)));
+      this.#abort(InflightError.ceiling(this.#ceilingLimitMs, this.#facts(now)));
     } else if (idleAt <= now) {
       this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
     }
@@ -220,7 +226,7 @@ export class DeadlineController {
   }
 
   #facts(now: number): { elapsedMs: number; progressCount: number } {
-    return { elapsedMs: now - this.startedAt, progressCount: this.#touches };
+    return { elapsedMs: Math.round(now - this.startedAt), progressCount: this.#touches };
   }
 
   #abort(reason: unknown): void {

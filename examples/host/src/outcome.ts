@@ -1,0 +1,150 @@
+import { type CancelCode, InflightError, inflightErrorFromJsonRpc, JsonRpcError } from '@mcp-inflight/core';
+
+/** How a call ended, in words a person reads. */
+export type EndKind =
+  | 'completed'
+  | 'tool-error'
+  | 'cancelled'
+  | 'idle-timeout'
+  | 'ceiling'
+  | 'disconnected'
+  | 'upstream-closed'
+  | 'shutdown'
+  | 'error';
+
+/**
+ * Why a call ended, and who ended it: `you` (Ctrl-C or a scripted cancel), `host` (this host's own
+ * limits, or its connection dropping), `server` (the server or a proxy in between answered with the
+ * cause: its idle limit, its ceiling, its upstream going away).
+ */
+export interface CallOutcome {
+  kind: EndKind;
+  by: 'you' | 'host' | 'server';
+  /** The cause code, when the call ended early. */
+  cause?: CancelCode;
+  /** The JSON-RPC error code, when the server answered with an error. */
+  code?: number;
+  /** One line: the result's text, or the error's message. */
+  detail: string;
+}
+
+const KIND_BY_CAUSE: Record<CancelCode, EndKind> = {
+  CANCELLED: 'cancelled',
+  IDLE_TIMEOUT: 'idle-timeout',
+  CEILING: 'ceiling',
+  DISCONNECTED: 'disconnected',
+  UPSTREAM_CLOSED: 'upstream-closed',
+  SHUTDOWN: 'shutdown',
+};
+
+/**
+ * The outcome of a call that returned a result: `completed`, or `tool-error` when the tool said
+ * `isError` (the call worked; the tool failed).
+ *
+ * @example
+ * ```ts
+ * import { outcomeOfResult } from './outcome.js';
+ * outcomeOfResult({ content: [{ type: 'text', text: 'done 8 steps' }] });
+ * // { kind: 'completed', by: 'server', detail: 'done 8 steps' }
+ * ```
+ */
+export function outcomeOfResult(result: unknown): CallOutcome {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as {
+    isError?: unknown;
+    content?: unknown;
+  };
+  const text = Array.isArray(r.content)
+    ? r.content
+        .map((c) =>
+          typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'text'
+            ? String((c as { text?: unknown }).text)
+            : '',
+        )
+        .filter((t) => t !== '')
+        .join(' ')
+    : '';
+  const detail = oneLine(text || JSON.stringify(result ?? null));
+  return r.isError === true
+    ? { kind: 'tool-error', by: 'server', detail }
+    : { kind: 'completed', by: 'server', detail };
+}
+
+/**
+ * The outcome of a call that failed. An {@link InflightError} is this host's own verdict (the user's
+ * cancel, its own limits, its connection); a JSON-RPC error whose `data.cause` names a cause is the far
+ * side's (a proxy's idle limit reaches us as `idle-timeout` by `server`, never as a generic failure).
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcError } from '@mcp-inflight/core';
+ * import { outcomeOfError } from './outcome.js';
+ * outcomeOfError(new JsonRpcError(-32001, 'idle limit of 800 ms passed', { cause: 'IDLE_TIMEOUT' }));
+ * // { kind: 'idle-timeout', by: 'server', cause: 'IDLE_TIMEOUT', code: -32001, detail: 'idle limit of 800 ms passed' }
+ * ```
+ */
+export function outcomeOfError(error: unknown): CallOutcome {
+  if (error instanceof InflightError) {
+    const by = error.code === 'CANCELLED' ? 'you' : 'host';
+    return { kind: KIND_BY_CAUSE[error.code], by, cause: error.code, detail: oneLine(error.message) };
+  }
+  if (error instanceof JsonRpcError) {
+    const remote = inflightErrorFromJsonRpc(error.toJsonRpc());
+    if (remote)
+      return {
+        kind: KIND_BY_CAUSE[remote.code],
+        by: 'server',
+        cause: remote.code,
+        code: error.code,
+        detail: oneLine(error.message),
+      };
+    return { kind: 'error', by: 'server', code: error.code, detail: oneLine(error.message) };
+  }
+  return {
+    kind: 'error',
+    by: 'host',
+    detail: oneLine(error instanceof Error ? error.message : String(error)),
+  };
+}
+
+/**
+ * A short sentence for an outcome, as the host prints it when a call ends.
+ *
+ * @example
+ * ```ts
+ * import { describeOutcome } from './outcome.js';
+ * describeOutcome({ kind: 'cancelled', by: 'you', cause: 'CANCELLED', detail: 'cancelled by the caller' });
+ * // 'cancelled by you'
+ * ```
+ */
+export function describeOutcome(outcome: CallOutcome): string {
+  const far = 'upstream';
+  switch (outcome.kind) {
+    case 'completed':
+      return `completed: ${outcome.detail}`;
+    case 'tool-error':
+      return `the tool reported an error: ${outcome.detail}`;
+    case 'cancelled':
+      return outcome.by === 'you' ? 'cancelled by you' : `cancelled ${far}: ${outcome.detail}`;
+    case 'idle-timeout':
+      return `${outcome.by === 'server' ? `idle limit (${far})` : 'idle limit (this host)'}: ${outcome.detail}`;
+    case 'ceiling':
+      return `${outcome.by === 'server' ? `ceiling (${far})` : 'ceiling (this host)'}: ${outcome.detail}`;
+    case 'disconnected':
+      return `disconnected: ${outcome.detail}`;
+    case 'upstream-closed':
+      return outcome.by === 'server'
+        ? `the server's upstream went away: ${outcome.detail}`
+        : `lost the connection to the server: ${outcome.detail}`;
+    case 'shutdown':
+      return `${outcome.by === 'server' ? 'the server side shut down' : 'shut down'}: ${outcome.detail}`;
+    case 'error':
+      return outcome.code === undefined
+        ? `failed: ${outcome.detail}`
+        : `server error ${outcome.code}: ${outcome.detail}`;
+  }
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
+}

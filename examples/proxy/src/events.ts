@@ -1,0 +1,157 @@
+import type { CancelCode, RequestId, Revision } from '@mcp-inflight/core';
+import type { UpstreamEvent } from './upstream-link.js';
+
+/** How one relayed call ended, as the proxy saw it. */
+export type CallOutcome =
+  /** the upstream answered with a result (a tool's own `isError` result counts: it is an answer) */
+  | 'completed'
+  /** the upstream answered with a JSON-RPC error, passed on unchanged */
+  | 'error'
+  /** the proxy cancelled the upstream call: the host cancelled or left, a limit fired, or shutdown */
+  | 'cancelled'
+  /** the upstream went away under the call; there was nothing left to cancel */
+  | 'upstream-closed';
+
+/**
+ * One relayed call, reported when it ends: which host and request it was, how it ended and why (the
+ * cause the host was told, and the `reason` the upstream was sent), and how much progress passed.
+ */
+export interface CallEvent {
+  type: 'call';
+  /** Which host connection: `stdio`, `http session <id>`, `http request` (2026-07-28 stateless). */
+  host: string;
+  /** The revision the host's request was served under. */
+  hostRevision: Revision;
+  /** The host's own request id (the upstream saw an id the proxy minted). */
+  id: RequestId;
+  method: string;
+  /** `params.name` for `tools/call`, `prompts/get`; `params.uri` for `resources/read`. */
+  name?: string;
+  /** The tool's `arguments` for `tools/call`, so a log can tell calls apart. */
+  arguments?: unknown;
+  outcome: CallOutcome;
+  /** Why it ended early (`cancelled`, `upstream-closed`). */
+  cause?: CancelCode;
+  /** The error message the host was given, or the `reason` the upstream cancel carried. */
+  message?: string;
+  /** Progress updates the upstream sent that were accepted (strictly increasing). */
+  progressIn: number;
+  /** Of those, how many were passed to the host (zero when the host asked for none). */
+  progressOut: number;
+  /** Milliseconds from the host's request to its end. */
+  ms: number;
+}
+
+/** Everything the proxy reports: calls, the upstream's life, and its own shutdown. */
+export type ProxyEvent =
+  | CallEvent
+  | UpstreamEvent
+  | { type: 'listening'; url: string }
+  | { type: 'shutdown'; why: string; inFlight: number }
+  | { type: 'stats'; stats: ProxyStats };
+
+/** Running totals over every relayed call. */
+export interface ProxyStats {
+  calls: number;
+  inFlight: number;
+  completed: number;
+  errors: number;
+  upstreamClosed: number;
+  /** Calls the proxy cancelled upstream, by the cause named to both sides. */
+  cancelled: Partial<Record<CancelCode, number>>;
+  progressIn: number;
+  progressOut: number;
+}
+
+/**
+ * A fresh set of zeroed totals.
+ *
+ * @example
+ * ```ts
+ * import { emptyStats } from './events.js';
+ * emptyStats().calls; // 0
+ * ```
+ */
+export function emptyStats(): ProxyStats {
+  return {
+    calls: 0,
+    inFlight: 0,
+    completed: 0,
+    errors: 0,
+    upstreamClosed: 0,
+    cancelled: {},
+    progressIn: 0,
+    progressOut: 0,
+  };
+}
+
+/**
+ * Adds one ended call to the totals.
+ *
+ * @example
+ * ```ts
+ * import { countCall, emptyStats } from './events.js';
+ * const stats = emptyStats();
+ * countCall(stats, { type: 'call', host: 'stdio', hostRevision: '2025-06-18', id: 1, method: 'tools/call',
+ *   outcome: 'cancelled', cause: 'IDLE_TIMEOUT', progressIn: 0, progressOut: 0, ms: 800 });
+ * stats.cancelled.IDLE_TIMEOUT; // 1
+ * ```
+ */
+export function countCall(stats: ProxyStats, event: CallEvent): void {
+  stats.progressIn += event.progressIn;
+  stats.progressOut += event.progressOut;
+  if (event.outcome === 'completed') stats.completed++;
+  else if (event.outcome === 'error') stats.errors++;
+  else if (event.outcome === 'upstream-closed') stats.upstreamClosed++;
+  else if (event.cause) stats.cancelled[event.cause] = (stats.cancelled[event.cause] ?? 0) + 1;
+}
+
+/**
+ * One human-readable log line for an event (the proxy writes these to stderr; `--log json` writes the
+ * event itself instead).
+ *
+ * @example
+ * ```ts
+ * import { formatEvent } from './events.js';
+ * formatEvent({ type: 'listening', url: 'http://127.0.0.1:3000/mcp' }); // 'proxy: listening on http://127.0.0.1:3000/mcp'
+ * ```
+ */
+export function formatEvent(event: ProxyEvent): string {
+  switch (event.type) {
+    case 'call': {
+      const args = event.arguments === undefined ? '' : ` ${clip(JSON.stringify(event.arguments), 60)}`;
+      const what = `${event.method}${event.name === undefined ? '' : ` ${event.name}`}${args}`;
+      const who = `${event.host}, ${event.hostRevision}, id ${JSON.stringify(event.id)}`;
+      const progress = `${event.progressIn} progress in, ${event.progressOut} out`;
+      const why = event.message === undefined ? '' : `: ${event.message}`;
+      const how =
+        event.outcome === 'cancelled'
+          ? `cancelled upstream (${event.cause})${why}`
+          : event.outcome === 'upstream-closed'
+            ? `failed, upstream closed${why}`
+            : event.outcome === 'error'
+              ? `upstream error${why}`
+              : 'completed';
+      return `proxy: ${what} [${who}] ${how}; ${progress}; ${Math.round(event.ms)} ms`;
+    }
+    case 'upstream-started':
+      return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})`;
+    case 'upstream-closed':
+      return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
+    case 'upstream-failed':
+      return `proxy: upstream #${event.start} failed to start: ${event.message}`;
+    case 'listening':
+      return `proxy: listening on ${event.url}`;
+    case 'shutdown':
+      return `proxy: ${event.why}; cancelling ${event.inFlight} call${event.inFlight === 1 ? '' : 's'} in flight`;
+    case 'stats': {
+      const s = event.stats;
+      const cancelled = Object.entries(s.cancelled).map(([cause, n]) => `${cause} ${n}`);
+      return `proxy: ${s.calls} calls relayed: ${s.completed} completed, ${s.errors} upstream errors, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
+    }
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

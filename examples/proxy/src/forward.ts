@@ -1,0 +1,105 @@
+import { isLegacy, type Revision } from '@mcp-inflight/core';
+
+/**
+ * The request methods a host may send that the proxy passes upstream. Lifecycle (`initialize`,
+ * `server/discover`) and `ping` are answered by the proxy itself: the upstream connection is shared, so
+ * its handshake is the proxy's, done once. Server-to-client requests and subscriptions are not relayed
+ * (see README).
+ *
+ * @example
+ * ```ts
+ * import { FORWARDED_METHODS } from './forward.js';
+ * FORWARDED_METHODS.includes('tools/call'); // true
+ * ```
+ */
+export const FORWARDED_METHODS: readonly string[] = [
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+];
+
+const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+
+/**
+ * The params to send upstream for a host's request. The host's `progressToken` is dropped (the upstream
+ * leg mints its own per call: hosts' tokens are only unique per host [PG4]), and so are the reserved
+ * `io.modelcontextprotocol/*` keys: they describe the host's leg (its revision, its capabilities), and the
+ * upstream leg writes its own envelope [M1 M2]. Other `_meta` keys pass through.
+ *
+ * @example
+ * ```ts
+ * import { upstreamParams } from './forward.js';
+ * upstreamParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
+ * // { name: 'work', _meta: { trace: 'x' } }
+ * ```
+ */
+export function upstreamParams(
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (params === undefined) return undefined;
+  const meta = params._meta;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return params;
+  const kept: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(meta)) {
+    if (key === 'progressToken' || key.startsWith(RESERVED_META_PREFIX)) continue;
+    kept[key] = value;
+    any = true;
+  }
+  const { _meta: _dropped, ...rest } = params;
+  return any ? { ...rest, _meta: kept } : rest;
+}
+
+/**
+ * The upstream's result as the host's revision expects it: `resultType` exists only from 2026-07-28
+ * [L7], so a legacy host gets a plain result; a 2026-07-28 host gets `resultType` added by its endpoint
+ * when the upstream (legacy) sent none.
+ *
+ * @example
+ * ```ts
+ * import { resultForHost } from './forward.js';
+ * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18'); // { content: [] }
+ * ```
+ */
+export function resultForHost(result: unknown, hostRevision: Revision): unknown {
+  if (!isLegacy(hostRevision) || typeof result !== 'object' || result === null || Array.isArray(result))
+    return result;
+  const r = result as Record<string, unknown>;
+  if (r.resultType !== 'complete') return result;
+  const { resultType: _dropped, ...rest } = r;
+  return rest;
+}
+
+/**
+ * The capabilities hosts are offered: the upstream's, minus what one shared upstream connection cannot
+ * carry to a particular host (its log messages, its resource-update and list-changed notifications, its
+ * tasks), so no host waits for messages that will never come.
+ *
+ * @example
+ * ```ts
+ * import { capabilitiesForHosts } from './forward.js';
+ * capabilitiesForHosts({ tools: { listChanged: true }, logging: {} }); // { tools: {} }
+ * ```
+ */
+export function capabilitiesForHosts(
+  capabilities: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(capabilities ?? {})) {
+    if (key === 'logging' || key === 'tasks') continue;
+    if (
+      (key === 'tools' || key === 'prompts' || key === 'resources') &&
+      typeof value === 'object' &&
+      value !== null
+    ) {
+      const { listChanged: _l, subscribe: _s, ...rest } = value as Record<string, unknown>;
+      out[key] = rest;
+    } else out[key] = value;
+  }
+  return out;
+}

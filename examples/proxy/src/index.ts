@@ -1,0 +1,65 @@
+// The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
+// or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
+import { formatEvent, type ProxyEvent } from './events.js';
+import { type Listener, listenHttp, listenStdio } from './listeners.js';
+import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
+import { ProxyRelay } from './relay-server.js';
+import { httpUpstream } from './upstream-http.js';
+import { UpstreamLink } from './upstream-link.js';
+import { stdioUpstream } from './upstream-stdio.js';
+
+/** How long shutdown waits for cancels and error responses to be written before closing. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+let options: ProxyOptions;
+try {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  options = parseProxyArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`proxy: ${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+// Logs go to stderr: on stdio, stdout carries only MCP messages.
+const log = (event: ProxyEvent): void => {
+  if (options.log === 'quiet') return;
+  process.stderr.write(`${options.log === 'json' ? JSON.stringify(event) : formatEvent(event)}\n`);
+};
+
+const connector =
+  options.upstream.kind === 'stdio'
+    ? stdioUpstream(options.upstream.commandLine, { revision: options.upstream.revision })
+    : httpUpstream(options.upstream.url, { revision: options.upstream.revision });
+const link = new UpstreamLink(connector, log);
+try {
+  await link.get();
+} catch (error) {
+  process.stderr.write(`proxy: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+const relay = new ProxyRelay(link, { idleMs: options.idleMs, ceilingMs: options.ceilingMs, onEvent: log });
+const listener: Listener =
+  options.listen.kind === 'stdio' ? listenStdio(relay) : await listenHttp(relay, options.listen.port);
+if (options.listen.kind === 'http') log({ type: 'listening', url: listener.url });
+
+let stopping = false;
+const stop = async (why: string): Promise<void> => {
+  if (stopping) return;
+  stopping = true;
+  // Every host is answered with SHUTDOWN and every upstream call cancelled with that reason.
+  relay.shutdown(why);
+  const graceUntil = Date.now() + SHUTDOWN_GRACE_MS;
+  while (relay.inFlight > 0 && Date.now() < graceUntil)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  await listener.close().catch(() => undefined);
+  await link.close();
+  log({ type: 'stats', stats: relay.stats });
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop('proxy received SIGINT'));
+process.once('SIGTERM', () => void stop('proxy received SIGTERM'));
+void listener.closed.then(() => stop('the host closed the connection'));

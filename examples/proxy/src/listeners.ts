@@ -1,0 +1,57 @@
+import { serveHttp } from '@mcp-inflight/http';
+import { serveStdio } from '@mcp-inflight/stdio';
+import type { ProxyRelay } from './relay-server.js';
+
+/** Where hosts reach the proxy, and how to stop taking them. */
+export interface Listener {
+  /** `stdio`, or the HTTP URL. */
+  readonly url: string;
+  /** Settles when no host can come any more (stdio: the host closed stdin). Never settles for HTTP. */
+  readonly closed: Promise<void>;
+  /** Stops listening after what is queued for hosts has been written. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves one host on the process's stdin and stdout.
+ *
+ * @example
+ * ```ts
+ * import { listenStdio } from './listeners.js';
+ * declare const relay: import('./relay-server.js').ProxyRelay;
+ * const listener = listenStdio(relay);
+ * await listener.closed; // the host went away
+ * ```
+ */
+export function listenStdio(relay: ProxyRelay): Listener {
+  const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
+  return {
+    url: 'stdio',
+    closed: connection.closed,
+    close: () => connection.close('the proxy is shutting down'),
+  };
+}
+
+/**
+ * Serves any number of hosts over Streamable HTTP on 127.0.0.1:`port` at `/mcp`: each legacy session and
+ * each 2026-07-28 request gets its own endpoint, all relayed onto the one upstream.
+ *
+ * @example
+ * ```ts
+ * import { listenHttp } from './listeners.js';
+ * declare const relay: import('./relay-server.js').ProxyRelay;
+ * const listener = await listenHttp(relay, 0);
+ * console.error(`listening on ${listener.url}`);
+ * ```
+ */
+export async function listenHttp(relay: ProxyRelay, port: number): Promise<Listener> {
+  const server = await serveHttp(
+    (endpoint, info) =>
+      relay.attach(
+        endpoint,
+        info.sessionId === undefined ? 'http request' : `http session ${info.sessionId.slice(0, 8)}`,
+      ),
+    { port, host: '127.0.0.1', path: '/mcp' },
+  );
+  return { url: server.url, closed: new Promise<void>(() => {}), close: () => server.close() };
+}

@@ -1,0 +1,129 @@
+import { isRevision, type Revision } from '@mcp-inflight/core';
+
+/** Where the proxy's one upstream is. */
+export type UpstreamTarget =
+  | { kind: 'stdio'; commandLine: string; revision: Revision | 'auto' }
+  | { kind: 'http'; url: string; revision: Revision | 'auto' };
+
+/** How hosts reach the proxy. */
+export type Listen = { kind: 'stdio' } | { kind: 'http'; port: number };
+
+/** Everything the proxy CLI takes. */
+export interface ProxyOptions {
+  upstream: UpstreamTarget;
+  listen: Listen;
+  /** `--idle-timeout MS` @default 60_000 */
+  idleMs: number;
+  /** `--max-timeout MS` @default 600_000 */
+  ceilingMs: number;
+  /** `--log text|json|quiet` (stderr) @default 'text' */
+  log: 'text' | 'json' | 'quiet';
+}
+
+/**
+ * The usage text printed for `--help` and after a bad argument.
+ *
+ * @example
+ * ```ts
+ * import { USAGE } from './options.js';
+ * process.stderr.write(USAGE);
+ * ```
+ */
+export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<command line>" | --upstream-http URL) [options]
+
+  --upstream-stdio CMD      spawn the upstream server and speak MCP on its stdin/stdout
+  --upstream-http URL       reach the upstream over Streamable HTTP
+  --upstream-revision REV   revision to speak upstream: auto (default: 2026-07-28 if the upstream
+                            offers it, else the newest legacy one) or one of 2024-11-05 .. 2026-07-28
+  --http PORT               listen on http://127.0.0.1:PORT/mcp (0 picks a free port); default: stdio
+  --idle-timeout MS         end a relayed call after MS with no progress (default 60000)
+  --max-timeout MS          end a relayed call after MS whatever progress says (default 600000)
+  --log text|json|quiet     what to write to stderr (default text)
+`;
+
+/**
+ * Reads the proxy's command line. Throws an `Error` whose message says what is wrong (the CLI prints it
+ * with {@link USAGE} and exits 2).
+ *
+ * @example
+ * ```ts
+ * import { parseProxyArgs } from './options.js';
+ * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']);
+ * // { upstream: { kind: 'stdio', commandLine: 'node server.js', revision: 'auto' }, listen: { kind: 'http', port: 0 }, idleMs: 800, ceilingMs: 600000, log: 'text' }
+ * ```
+ */
+export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
+  let upstreamStdio: string | undefined;
+  let upstreamHttp: string | undefined;
+  let upstreamRevision: Revision | 'auto' = 'auto';
+  let listen: Listen = { kind: 'stdio' };
+  let idleMs = 60_000;
+  let ceilingMs = 600_000;
+  let log: ProxyOptions['log'] = 'text';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--upstream-stdio':
+        upstreamStdio = value();
+        break;
+      case '--upstream-http':
+        upstreamHttp = value();
+        break;
+      case '--upstream-revision': {
+        const v = value();
+        if (v !== 'auto' && !isRevision(v)) throw new Error(`--upstream-revision: unknown revision ${v}`);
+        upstreamRevision = v;
+        break;
+      }
+      case '--http':
+        listen = { kind: 'http', port: integer(flag, value(), 0, 65_535) };
+        break;
+      case '--idle-timeout':
+        idleMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
+        break;
+      case '--max-timeout':
+        ceilingMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
+        break;
+      case '--log': {
+        const v = value();
+        if (v !== 'text' && v !== 'json' && v !== 'quiet')
+          throw new Error(`--log takes text, json or quiet, not ${v}`);
+        log = v;
+        break;
+      }
+      default:
+        throw new Error(`unknown argument ${flag}`);
+    }
+  }
+  if ((upstreamStdio === undefined) === (upstreamHttp === undefined)) {
+    throw new Error('give exactly one of --upstream-stdio and --upstream-http');
+  }
+  const upstream: UpstreamTarget =
+    upstreamStdio !== undefined
+      ? { kind: 'stdio', commandLine: upstreamStdio, revision: upstreamRevision }
+      : { kind: 'http', url: validUrl(upstreamHttp as string), revision: upstreamRevision };
+  return { upstream, listen, idleMs, ceilingMs, log };
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new Error(`${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+function validUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+  } catch {
+    // fall through to the error below
+  }
+  throw new Error(`--upstream-http needs an http(s) URL, not ${JSON.stringify(text)}`);
+}

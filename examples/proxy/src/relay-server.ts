@@ -1,0 +1,185 @@
+import {
+  type Clock,
+  DeadlineController,
+  type Endpoint,
+  InflightError,
+  type RequestContext,
+  type RequestId,
+  serveLifecycle,
+} from '@mcp-inflight/core';
+import { wholeMsClock } from './clock.js';
+import {
+  type CallEvent,
+  type CallOutcome,
+  countCall,
+  emptyStats,
+  type ProxyEvent,
+  type ProxyStats,
+} from './events.js';
+import { FORWARDED_METHODS, resultForHost, upstreamParams } from './forward.js';
+import type { UpstreamConnection, UpstreamLink } from './upstream-link.js';
+
+/** Options for a {@link ProxyRelay}. */
+export interface RelayOptions {
+  /** Idle limit for every relayed call: upstream progress resets it. @default 60_000 */
+  idleMs?: number;
+  /** Hard ceiling for every relayed call, from the host's request; nothing extends it. @default 600_000 */
+  ceilingMs?: number;
+  /** @default the system clock in whole milliseconds */
+  clock?: Clock;
+  /** Called with every event (ended calls, upstream life, shutdown). */
+  onEvent?: (event: ProxyEvent) => void;
+}
+
+interface InFlight {
+  readonly endpoint: Endpoint;
+  readonly id: RequestId;
+}
+
+/**
+ * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
+ * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
+ * the upstream's identity and forward every other request to the one shared upstream. Each relayed call
+ * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
+ * unique per host [PG4 J3]); upstream progress goes to the host's own token, strictly increasing,
+ * coalesced and flushed before the result [PG6 PG12]; the host's cancel, the host leaving, and the
+ * proxy's idle and ceiling limits each cancel the upstream call era-correctly on the upstream's leg, with
+ * a reason naming the cause [CN25 CN24 TO8], and the host gets the JSON-RPC error whose `data.cause`
+ * names it.
+ *
+ * @example
+ * ```ts
+ * import { ProxyRelay } from './relay-server.js';
+ * import { UpstreamLink } from './upstream-link.js';
+ * import { stdioUpstream } from './upstream-stdio.js';
+ * import { serveStdio } from '@mcp-inflight/stdio';
+ *
+ * const link = new UpstreamLink(stdioUpstream('node examples/server/dist/index.js'));
+ * await link.get();
+ * const relay = new ProxyRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
+ * serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
+ * ```
+ */
+export class ProxyRelay {
+  readonly link: UpstreamLink;
+  readonly idleMs: number;
+  readonly ceilingMs: number;
+  readonly stats: ProxyStats = emptyStats();
+  readonly #clock: Clock;
+  readonly #onEvent: (event: ProxyEvent) => void;
+  /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
+  readonly #inFlight = new Map<number, InFlight>();
+  #nextKey = 0;
+
+  constructor(link: UpstreamLink, options: RelayOptions = {}) {
+    this.link = link;
+    this.idleMs = options.idleMs ?? 60_000;
+    this.ceilingMs = options.ceilingMs ?? 600_000;
+    this.#clock = options.clock ?? wholeMsClock;
+    this.#onEvent = options.onEvent ?? (() => {});
+  }
+
+  /** Calls relayed and not yet ended. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Serves one host connection: the lifecycle from the upstream's identity, and every forwarded method. */
+  attach(endpoint: Endpoint, host: string): void {
+    serveLifecycle(endpoint, this.link.identity);
+    for (const method of FORWARDED_METHODS) {
+      endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
+    }
+  }
+
+  /**
+   * Cancels every relayed call with the shutdown cause: each host is answered with the error that says so,
+   * and each upstream call is cancelled on the wire with that reason.
+   */
+  shutdown(why: string): void {
+    this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
+    const cause = new InflightError('SHUTDOWN', why);
+    for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
+  }
+
+  async #relay(
+    endpoint: Endpoint,
+    host: string,
+    params: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+  ): Promise<unknown> {
+    const startedAt = this.#clock.now();
+    const key = this.#nextKey++;
+    this.#inFlight.set(key, { endpoint, id: ctx.id });
+    this.stats.calls++;
+    this.stats.inFlight++;
+    let progressIn = 0;
+    let progressOut = 0;
+    let upstream: UpstreamConnection | undefined;
+    // The ceiling runs from the host's request, so waiting for a (re)started upstream counts against it;
+    // its parent is the host's signal, so the host's cancel, its stream closing and shutdown end it too.
+    const call = new DeadlineController({
+      ceilingMs: this.ceilingMs,
+      clock: this.#clock,
+      parent: ctx.signal,
+    });
+    const end = (outcome: CallOutcome, error?: InflightError | Error): void => {
+      this.#inFlight.delete(key);
+      this.stats.inFlight--;
+      const event: CallEvent = {
+        type: 'call',
+        host,
+        hostRevision: ctx.revision,
+        id: ctx.id,
+        method: ctx.method,
+        outcome,
+        progressIn,
+        progressOut,
+        ms: this.#clock.now() - startedAt,
+      };
+      const name = nameOf(params);
+      if (name !== undefined) event.name = name;
+      if (ctx.method === 'tools/call' && params?.arguments !== undefined) event.arguments = params.arguments;
+      if (error instanceof InflightError) event.cause = error.code;
+      if (error)
+        event.message =
+          error instanceof InflightError && outcome === 'cancelled' ? error.wireReason() : error.message;
+      countCall(this.stats, event);
+      this.#onEvent(event);
+    };
+    try {
+      upstream = await call.race(this.link.get());
+      const result = await upstream.request(ctx.method, upstreamParams(params), {
+        onprogress: (p) => {
+          progressIn++;
+          if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
+        },
+        // When `call` ends (host cancel, host gone, shutdown, ceiling) or the idle window passes, the
+        // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with a
+        // reason naming the cause [CN25 CN24 TO5].
+        parent: call,
+        idleMs: this.idleMs,
+        ceilingMs: Number.POSITIVE_INFINITY,
+      });
+      end('completed');
+      return resultForHost(result, ctx.revision);
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      if (e instanceof InflightError && e.code === 'UPSTREAM_CLOSED') {
+        if (upstream) this.link.markDead(upstream);
+        end('upstream-closed', e);
+      } else if (e instanceof InflightError) end('cancelled', e);
+      else end('error', e);
+      // Thrown on: the host endpoint answers with e.toJsonRpc() (data.cause names the cause) or the
+      // upstream's own JSON-RPC error, unchanged; after a host cancel nothing is sent [CN9].
+      throw e;
+    } finally {
+      call.dispose();
+    }
+  }
+}
+
+function nameOf(params: Record<string, unknown> | undefined): string | undefined {
+  const name = params?.name ?? params?.uri;
+  return typeof name === 'string' ? name : undefined;
+}

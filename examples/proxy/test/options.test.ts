@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
+import { capabilitiesForHosts, resultForHost, upstreamParams } from '../src/forward.js';
+import { parseProxyArgs } from '../src/options.js';
+
+describe('parseProxyArgs', () => {
+  it('has the documented defaults', () => {
+    expect(parseProxyArgs(['--upstream-stdio', 'node "my server.js"'])).toEqual({
+      upstream: { kind: 'stdio', commandLine: 'node "my server.js"', revision: 'auto' },
+      listen: { kind: 'stdio' },
+      idleMs: 60_000,
+      ceilingMs: 600_000,
+      log: 'text',
+    });
+  });
+
+  it('reads every flag', () => {
+    const options = parseProxyArgs([
+      '--upstream-http',
+      'http://127.0.0.1:9/mcp',
+      '--upstream-revision',
+      '2026-07-28',
+      '--http',
+      '0',
+      '--idle-timeout',
+      '800',
+      '--max-timeout',
+      '3000',
+      '--log',
+      'json',
+    ]);
+    expect(options).toEqual({
+      upstream: { kind: 'http', url: 'http://127.0.0.1:9/mcp', revision: '2026-07-28' },
+      listen: { kind: 'http', port: 0 },
+      idleMs: 800,
+      ceilingMs: 3_000,
+      log: 'json',
+    });
+  });
+
+  it('says what is wrong', () => {
+    expect(() => parseProxyArgs([])).toThrow('exactly one of --upstream-stdio and --upstream-http');
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--upstream-http', 'http://x'])).toThrow(
+      'exactly one',
+    );
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--idle-timeout', '0'])).toThrow(
+      '--idle-timeout takes a whole number from 1',
+    );
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--http', '70000'])).toThrow(
+      '--http takes a whole number from 0 to 65535',
+    );
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--max-timeout', '1.5'])).toThrow('--max-timeout');
+    expect(() => parseProxyArgs(['--upstream-http', 'localhost:3000'])).toThrow('http(s) URL');
+    expect(() => parseProxyArgs(['--upstream-stdio'])).toThrow('--upstream-stdio needs a value');
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--bogus'])).toThrow('unknown argument --bogus');
+  });
+});
+
+describe('forwarding helpers', () => {
+  it('drops the host’s token and reserved keys, keeps the rest, and leaves params without _meta alone', () => {
+    const params = { name: 'w', _meta: { progressToken: 0, 'io.modelcontextprotocol/clientInfo': {}, x: 1 } };
+    expect(upstreamParams(params)).toEqual({ name: 'w', _meta: { x: 1 } });
+    expect(upstreamParams({ name: 'w', _meta: { progressToken: 'a' } })).toEqual({ name: 'w' });
+    const plain = { name: 'w' };
+    expect(upstreamParams(plain)).toBe(plain);
+    expect(upstreamParams(undefined)).toBeUndefined();
+  });
+
+  it('gives legacy hosts results without resultType, and modern hosts results as they are', () => {
+    expect(resultForHost({ resultType: 'complete', content: [] }, '2024-11-05')).toEqual({ content: [] });
+    const r = { resultType: 'complete', content: [] };
+    expect(resultForHost(r, '2026-07-28')).toBe(r);
+    const inputRequired = { resultType: 'input_required' };
+    expect(resultForHost(inputRequired, '2025-06-18')).toBe(inputRequired);
+  });
+
+  it('offers hosts only what one shared upstream can carry', () => {
+    expect(
+      capabilitiesForHosts({
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: {},
+        logging: {},
+        tasks: { list: {} },
+        completions: {},
+      }),
+    ).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
+  });
+});
+
+describe('events', () => {
+  it('formats a call and counts it', () => {
+    const event: CallEvent = {
+      type: 'call',
+      host: 'http request',
+      hostRevision: '2026-07-28',
+      id: 4,
+      method: 'tools/call',
+      name: 'work',
+      arguments: { steps: 2, intervalMs: 5000, tag: 'silent' },
+      outcome: 'cancelled',
+      cause: 'IDLE_TIMEOUT',
+      message: 'IDLE_TIMEOUT: idle limit of 800 ms passed with no progress (0 updates before)',
+      progressIn: 0,
+      progressOut: 0,
+      ms: 801.4,
+    };
+    expect(formatEvent(event)).toBe(
+      'proxy: tools/call work {"steps":2,"intervalMs":5000,"tag":"silent"} [http request, 2026-07-28, id 4] cancelled upstream (IDLE_TIMEOUT): IDLE_TIMEOUT: idle limit of 800 ms passed with no progress (0 updates before); 0 progress in, 0 out; 801 ms',
+    );
+    const stats = emptyStats();
+    countCall(stats, event);
+    countCall(stats, { ...event, outcome: 'completed', progressIn: 3, progressOut: 2 });
+    expect(stats).toMatchObject({
+      completed: 1,
+      cancelled: { IDLE_TIMEOUT: 1 },
+      progressIn: 3,
+      progressOut: 2,
+    });
+    expect(formatEvent({ type: 'stats', stats: { ...stats, calls: 2 } })).toBe(
+      'proxy: 2 calls relayed: 1 completed, 0 upstream errors, 0 upstream closed, cancelled upstream: IDLE_TIMEOUT 1; 3 progress in, 2 out',
+    );
+  });
+});
