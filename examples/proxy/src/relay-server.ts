@@ -6,8 +6,8 @@ import {
   type RequestContext,
   type RequestId,
   serveLifecycle,
+  systemClock,
 } from '@mcp-inflight/core';
-import { wholeMsClock } from './clock.js';
 import {
   type CallEvent,
   type CallOutcome,
@@ -75,7 +75,7 @@ export class ProxyRelay {
     this.link = link;
     this.idleMs = options.idleMs ?? 60_000;
     this.ceilingMs = options.ceilingMs ?? 600_000;
-    this.#clock = options.clock ?? wholeMsClock;
+    this.#clock = options.clock ?? systemClock;
     this.#onEvent = options.onEvent ?? (() => {});
   }
 

@@ -7,9 +7,9 @@ import {
   type Revision,
   SERVER_INFO_META_KEY,
   type ServerIdentity,
+  systemClock,
 } from '@mcp-inflight/core';
 import { HttpClient, TRANSPORT_FAILURE_CODE } from '@mcp-inflight/http';
-import { wholeMsClock } from './clock.js';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 import { PROXY_CLIENT_INFO } from './upstream-stdio.js';
 
@@ -19,7 +19,7 @@ export interface HttpUpstreamOptions {
   revision?: Revision | 'auto';
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** The clock of the upstream endpoint's deadlines; use the relay's. @default wholeMsClock */
+  /** The clock of the upstream endpoint's deadlines; use the relay's. @default systemClock */
   clock?: Clock;
 }
 
@@ -44,7 +44,7 @@ export function httpUpstream(url: string, options: HttpUpstreamOptions = {}): Up
       url,
       revision: options.revision ?? 'auto',
       clientInfo: PROXY_CLIENT_INFO,
-      clock: options.clock ?? wholeMsClock,
+      clock: options.clock ?? systemClock,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     let revision: Revision;

@@ -1,6 +1,5 @@
-import { type Clock, MODERN_REVISION, type Revision } from '@mcp-inflight/core';
+import { type Clock, MODERN_REVISION, type Revision, systemClock } from '@mcp-inflight/core';
 import { type StderrMode, spawnStdio } from '@mcp-inflight/stdio';
-import { wholeMsClock } from './clock.js';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 
 /**
@@ -23,7 +22,7 @@ export interface StdioUpstreamOptions {
   revision?: Revision | 'auto';
   /** Where the child's stderr goes. @default 'inherit' (the proxy's own stderr) */
   stderr?: StderrMode;
-  /** The clock of the upstream endpoint's deadlines; use the relay's. @default wholeMsClock */
+  /** The clock of the upstream endpoint's deadlines; use the relay's. @default systemClock */
   clock?: Clock;
 }
 
@@ -48,7 +47,7 @@ export function stdioUpstream(commandLine: string, options: StdioUpstreamOptions
     const client = spawnStdio(commandLine, {
       stderr: options.stderr ?? 'inherit',
       clientInfo: PROXY_CLIENT_INFO,
-      clock: options.clock ?? wholeMsClock,
+      clock: options.clock ?? systemClock,
     });
     let handshake: Awaited<ReturnType<typeof client.connect>>;
     try {
