@@ -1,8 +1,9 @@
 import { defineConfig } from 'tsup';
 
-// Core stays external (workspace dependency), so there is one copy of each core class.
+// Core stays external (workspace dependency), so there is one copy of each core class. `fetch` is the
+// entry without node:* imports (browsers, Deno, Bun, workers).
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', fetch: 'src/fetch.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -1,5 +1,6 @@
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
+import { setupConformanceServer } from './conformance.js';
 import { setupExampleServer, type WorkCounters } from './tools.js';
 
 // `node dist/index.js` serves stdio; `--http PORT` serves Streamable HTTP on 127.0.0.1:PORT at /mcp.
@@ -13,7 +14,13 @@ if (httpAt >= 0) {
     process.stderr.write('usage: index.js [--http PORT]\n');
     process.exit(2);
   }
-  const server = await serveHttp((endpoint) => setupExampleServer(endpoint, counters), { port, host: '127.0.0.1', path: '/mcp' });
+  // `--conformance` adds the tools @modelcontextprotocol/conformance calls by name.
+  const setup = args.includes('--conformance') ? setupConformanceServer : setupExampleServer;
+  const server = await serveHttp((endpoint) => setup(endpoint, counters), {
+    port,
+    host: '127.0.0.1',
+    path: '/mcp',
+  });
   process.stderr.write(`example server listening on ${server.url}\n`);
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

@@ -1,1 +1,11 @@
-export {};
+// The public surface of @mcp-inflight/http: explicit named exports only.
+
+export { HttpClient, type HttpClientOptions } from './client/http-client.js';
+export { type SseEvent, SseParser } from './client/sse-parser.js';
+export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
+export { toNodeListener } from './node/node-listener.js';
+export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node/serve-http.js';
+export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';
+export { createHttpHandler, type HttpHandler } from './server/handler.js';
+export { type HttpServerOptions, LOOPBACK_HOSTS } from './server/options.js';
+export { decodeHeaderValue, encodeHeaderValue } from './shared/header-value.js';

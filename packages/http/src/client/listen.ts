@@ -1,0 +1,56 @@
+import type { Endpoint } from '@mcp-inflight/core';
+import { mediaTypeOf, pause, pumpSse } from './read-body.js';
+import { SseParser } from './sse-parser.js';
+
+/** What a legacy GET stream needs. */
+export interface ListenOptions {
+  url: string;
+  fetch: typeof fetch;
+  endpoint: Endpoint;
+  /** Session headers for the GET (session id, protocol version). */
+  headers: () => Headers;
+  signal: AbortSignal;
+  /** Failed (re)connections in a row before giving up. */
+  attempts: number;
+}
+
+/**
+ * Keeps a legacy session's GET stream open [H19]: server requests and notifications not tied to a request
+ * arrive here and go to the endpoint. A stream that ends is reopened with `Last-Event-ID` so nothing is
+ * missed [H22]; a 405 means the server offers none, and the loop stops.
+ */
+export async function listen(options: ListenOptions): Promise<void> {
+  let lastEventId = '';
+  let retryMs = 1_000;
+  let failures = 0;
+  while (!options.signal.aborted && failures < options.attempts) {
+    const parser = new SseParser((event) => {
+      if (event.type !== 'message' || event.data === '') return;
+      try {
+        options.endpoint.receive(JSON.parse(event.data));
+      } catch {
+        // a garbled event is skipped
+      }
+    });
+    parser.lastEventId = lastEventId;
+    try {
+      const headers = options.headers();
+      headers.set('accept', 'text/event-stream');
+      if (lastEventId) headers.set('last-event-id', lastEventId);
+      const response = await options.fetch(options.url, { method: 'GET', headers, signal: options.signal });
+      if (response.status === 405) return void (await response.body?.cancel().catch(() => {}));
+      if (response.ok && response.body && mediaTypeOf(response) === 'text/event-stream') {
+        failures = 0;
+        await pumpSse(response.body, parser);
+      } else {
+        failures++;
+        await response.body?.cancel().catch(() => {});
+      }
+    } catch {
+      failures++;
+    }
+    lastEventId = parser.lastEventId;
+    retryMs = parser.retryMs ?? retryMs;
+    await pause(retryMs, options.signal).catch(() => {});
+  }
+}

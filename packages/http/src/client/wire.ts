@@ -1,0 +1,84 @@
+import {
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  MODERN_REVISION,
+  metaVersionOf,
+  type Revision,
+} from '@mcp-inflight/core';
+import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
+
+/**
+ * The JSON-RPC code of a call that failed in transport (an HTTP error without a JSON-RPC body, a broken
+ * stream that could not be resumed, a network failure); `data.httpStatus` or `data.network` says which.
+ * The spec names no code for these, so it is the first implementation-defined server error.
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcError } from '@mcp-inflight/core';
+ * import { HttpClient, TRANSPORT_FAILURE_CODE } from '@mcp-inflight/http';
+ * const client = new HttpClient({ url: 'http://127.0.0.1:3000/mcp' });
+ * try {
+ *   await client.request('tools/list');
+ * } catch (error) {
+ *   if (error instanceof JsonRpcError && error.code === TRANSPORT_FAILURE_CODE) console.log('transport failed', error.data);
+ * }
+ * ```
+ */
+export const TRANSPORT_FAILURE_CODE = -32000;
+
+/**
+ * The headers of one client request: a 2026-07-28 message carries the mirrored `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` (Base64 when needed) and no session [H30 H39 H44 H45]; a legacy one carries
+ * the session id and the negotiated revision [H36].
+ */
+export function requestHeaders(
+  base: Record<string, string>,
+  message: JsonRpcMessage | JsonRpcMessage[],
+  accept: string,
+  session: { sessionId?: string | undefined; protocolVersion?: Revision | undefined },
+): Headers {
+  const headers = new Headers(base);
+  headers.set('accept', accept);
+  const single = Array.isArray(message) ? undefined : message;
+  if (single && metaVersionOf(single) === MODERN_REVISION) {
+    headers.set('mcp-protocol-version', MODERN_REVISION);
+    if (typeof single.method === 'string') headers.set('mcp-method', single.method);
+    const field = NAME_FIELD_BY_METHOD[String(single.method)];
+    const name = field ? (single.params as Record<string, unknown> | undefined)?.[field] : undefined;
+    if (typeof name === 'string') headers.set('mcp-name', encodeHeaderValue(name));
+    return headers;
+  }
+  if (session.sessionId) headers.set('mcp-session-id', session.sessionId);
+  if (session.protocolVersion) headers.set('mcp-protocol-version', session.protocolVersion);
+  return headers;
+}
+
+/**
+ * The error for a non-2xx answer to a request: the server's JSON-RPC error when the body carries one
+ * (with `data.httpStatus` added where `data` is an object), else {@link TRANSPORT_FAILURE_CODE} with the
+ * status and the start of the body.
+ */
+export async function refusalError(response: Response): Promise<JsonRpcErrorObject> {
+  const text = await response.text().catch(() => '');
+  let error: { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  try {
+    error = (JSON.parse(text) as { error?: typeof error }).error;
+  } catch {
+    error = undefined;
+  }
+  const httpStatus = response.status;
+  if (!error || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    return {
+      code: TRANSPORT_FAILURE_CODE,
+      message: `HTTP ${httpStatus}: ${text.slice(0, 200)}`,
+      data: { httpStatus },
+    };
+  }
+  const data = error.data;
+  const plain = data === undefined || (typeof data === 'object' && data !== null && !Array.isArray(data));
+  return {
+    code: error.code,
+    message: error.message,
+    data: plain ? { ...(data as object), httpStatus } : data,
+  };
+}

@@ -1,0 +1,10 @@
+// `@mcp-inflight/http/fetch`: everything that needs only the Fetch API (no node:* imports), for browsers,
+// Deno, Bun and workers. Node users can import the same names from `@mcp-inflight/http`.
+
+export { HttpClient, type HttpClientOptions } from './client/http-client.js';
+export { type SseEvent, SseParser } from './client/sse-parser.js';
+export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
+export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';
+export { createHttpHandler, type HttpHandler } from './server/handler.js';
+export { type HttpServerOptions, LOOPBACK_HOSTS } from './server/options.js';
+export { decodeHeaderValue, encodeHeaderValue } from './shared/header-value.js';

@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { HttpHandler } from '../server/handler.js';
+
+/**
+ * Adapts a Fetch-standard {@link HttpHandler} to `node:http`. The Node response closing before it finished
+ * (the client went away) aborts the `Request`'s signal and cancels the response body, which is how the
+ * handler learns of a disconnect: the cancel on 2026-07-28, a detached stream under legacy revisions.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createHttpHandler, toNodeListener } from '@mcp-inflight/http';
+ * const handler = createHttpHandler((endpoint) => {
+ *   endpoint.setRequestHandler('tools/list', () => ({ tools: [] }));
+ * });
+ * createServer(toNodeListener(handler)).listen(3000, '127.0.0.1');
+ * ```
+ */
+export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    serve(handler, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  };
+}
+
+async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const disconnect = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) disconnect.abort(new Error('the client closed the connection'));
+  });
+  const response = await handler.handle(toRequest(req, disconnect.signal));
+  if (res.destroyed || disconnect.signal.aborted) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // Headers go out now, so an SSE client sees its stream open before the first event.
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  disconnect.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+    if (done) break;
+    if (!res.write(value) && !res.destroyed) await drained(res);
+  }
+  if (!res.destroyed) res.end();
+}
+
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  if (hasBody) {
+    init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+    init.duplex = 'half'; // a streamed request body needs this in Node's fetch
+  }
+  return new Request(url, init);
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,104 @@
+import type { Endpoint, JsonRpcMessage, RequestId, Revision } from '@mcp-inflight/core';
+import type { ResolvedServerOptions } from './options.js';
+
+/**
+ * What `setup` learns about the endpoint it configures.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, type HttpSetupInfo } from '@mcp-inflight/http';
+ * createHttpHandler((endpoint, info: HttpSetupInfo) => {
+ *   console.log(info.sessionId ? `legacy session ${info.sessionId} (${info.revision})` : 'one 2026-07-28 request');
+ * });
+ * ```
+ */
+export interface HttpSetupInfo {
+  /** 2026-07-28 for a stateless request; for a legacy session, the revision its `initialize` asked for. */
+  revision: Revision;
+  /** The legacy session's `Mcp-Session-Id`; absent for 2026-07-28. */
+  sessionId?: string;
+}
+
+/**
+ * Configures one fresh server {@link Endpoint}: register handlers on it. Called once per legacy session (at
+ * `initialize`) and once per 2026-07-28 request, so ids and tokens of different clients never meet (rule 9).
+ * Keep it cheap; state shared by all clients lives outside it.
+ *
+ * @example
+ * ```ts
+ * import { serveLifecycle } from '@mcp-inflight/core';
+ * import type { HttpSetup } from '@mcp-inflight/http';
+ * const setup: HttpSetup = (endpoint) => {
+ *   serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: {} } });
+ *   endpoint.setRequestHandler('tools/list', () => ({ tools: [] }));
+ * };
+ * ```
+ */
+export type HttpSetup = (endpoint: Endpoint, info: HttpSetupInfo) => void | Promise<void>;
+
+/**
+ * Counters for one HTTP handler.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler } from '@mcp-inflight/http';
+ * const handler = createHttpHandler(() => {});
+ * const { disconnectCancels, legacyDisconnects, droppedResults } = handler.stats;
+ * ```
+ */
+export interface HttpHandlerStats {
+  /** Legacy sessions alive. */
+  sessions: number;
+  /** 2026-07-28 requests in flight. */
+  statelessInFlight: number;
+  /** 2026-07-28 handlers aborted because their response stream closed (the era's cancel) [CN24]. */
+  disconnectCancels: number;
+  /** Legacy response streams that dropped before their response; the handler ran on [H13]. */
+  legacyDisconnects: number;
+  /** Legacy streams resumed with `Last-Event-ID` [H22]. */
+  resumedStreams: number;
+  /** Legacy results lost: their stream was gone and nobody resumed it within the window. */
+  droppedResults: number;
+  /** Messages with nowhere to go (unrelated on 2026-07-28, progress to a JSON-only client, after the end). */
+  droppedMessages: number;
+  /** Notifications accepted with 202 and ignored (2026-07-28 defines none over HTTP [H34]). */
+  ignoredNotifications: number;
+}
+
+/** Shared state of one handler. */
+export interface ServeContext {
+  readonly options: ResolvedServerOptions;
+  readonly setup: HttpSetup;
+  readonly stats: HttpHandlerStats;
+  /** 2026-07-28 endpoints in flight, for `close()`. */
+  readonly stateless: Set<Endpoint>;
+}
+
+/** What the `Accept` header allows; a missing header or a wildcard allows both. */
+export interface Accepts {
+  json: boolean;
+  sse: boolean;
+}
+
+export function acceptsOf(request: Request): Accepts {
+  const header = request.headers.get('accept');
+  if (!header) return { json: true, sse: true };
+  const types = header.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  const any = types.includes('*/*');
+  return {
+    json: any || types.includes('application/json') || types.includes('application/*'),
+    sse: any || types.includes('text/event-stream') || types.includes('text/*'),
+  };
+}
+
+/** Whether `message` is the response to request `id`. */
+export function isResponseTo(message: JsonRpcMessage, id: RequestId): boolean {
+  return message.method === undefined && message.id === id && ('result' in message || 'error' in message);
+}
+
+/** The JSON-RPC error code of a response, if it is an error. */
+export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number | undefined {
+  if (Array.isArray(message)) return undefined;
+  const error = message.error as { code?: unknown } | undefined;
+  return typeof error?.code === 'number' ? error.code : undefined;
+}

@@ -1,0 +1,173 @@
+import { JsonRpcErrorCode, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core';
+import { readJsonBody } from './body.js';
+import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
+import { LegacyServer } from './legacy.js';
+import { serveModern } from './modern.js';
+import { type HttpServerOptions, resolveServerOptions } from './options.js';
+import { errorReply, methodNotAllowed, TRANSPORT_ERROR_CODE } from './replies.js';
+
+/**
+ * A Fetch-standard MCP endpoint: `Request` in, `Response` out.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, type HttpHandler } from '@mcp-inflight/http';
+ * const handler: HttpHandler = createHttpHandler(() => {});
+ * const response = await handler.handle(new Request('http://127.0.0.1/mcp', { method: 'GET' }));
+ * console.log(response.status); // 405: no session to listen on
+ * await handler.close();
+ * ```
+ */
+export interface HttpHandler {
+  /** Serves one HTTP request to the MCP endpoint (mount it at your MCP path). */
+  handle(request: Request): Promise<Response>;
+  /** Stops serving: handlers are answered with a SHUTDOWN error, every stream and session ends. */
+  close(): Promise<void>;
+  /** Counters: sessions, disconnects per era, resumed and dropped legacy results. */
+  readonly stats: HttpHandlerStats;
+}
+
+const ALLOW = 'GET, POST, DELETE';
+
+/**
+ * Creates the Streamable HTTP server side of MCP for every revision on one endpoint. A legacy client gets a
+ * session at `initialize` (one endpoint per session); a 2026-07-28 request gets a fresh endpoint of its own.
+ * Each POSTed request gets its own reply: JSON when only the response comes, else an SSE stream of its
+ * progress then its response. A closed stream cancels a 2026-07-28 request; under legacy revisions it does
+ * not, and the result can be resumed with `Last-Event-ID`.
+ *
+ * @example
+ * ```ts
+ * import { serveLifecycle } from '@mcp-inflight/core';
+ * import { createHttpHandler } from '@mcp-inflight/http';
+ *
+ * const handler = createHttpHandler((endpoint) => {
+ *   serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: {} } });
+ *   endpoint.setRequestHandler('tools/list', () => ({ tools: [] }));
+ * });
+ * // Deno.serve(handler.handle), Bun.serve({ fetch: handler.handle }), or serveHttp() on Node
+ * ```
+ */
+export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions): HttpHandler {
+  const resolved = resolveServerOptions(options);
+  const context: ServeContext = {
+    options: resolved,
+    setup,
+    stateless: new Set(),
+    stats: {
+      sessions: 0,
+      statelessInFlight: 0,
+      disconnectCancels: 0,
+      legacyDisconnects: 0,
+      resumedStreams: 0,
+      droppedResults: 0,
+      droppedMessages: 0,
+      ignoredNotifications: 0,
+    },
+  };
+  const legacy = new LegacyServer(context);
+  let closed = false;
+
+  const handle = async (request: Request): Promise<Response> => {
+    if (closed) return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: the server is closing');
+    const host = request.headers.get('host');
+    if (host !== null && !resolved.isAllowedHost(host)) {
+      return errorReply(403, TRANSPORT_ERROR_CODE, `Forbidden: host ${JSON.stringify(host)} is not allowed`);
+    }
+    const origin = request.headers.get('origin');
+    if (origin !== null && !resolved.isAllowedOrigin(origin)) {
+      return errorReply(
+        403,
+        TRANSPORT_ERROR_CODE,
+        `Forbidden: origin ${JSON.stringify(origin)} is not allowed`,
+      ); // [H47]
+    }
+    const headers = corsHeaders(origin);
+    const modernHeader = request.headers.get('mcp-protocol-version') === MODERN_REVISION;
+    switch (request.method) {
+      case 'POST':
+        return post(request, headers);
+      case 'GET':
+        // 2026-07-28 has no GET stream and no sessions [H32].
+        if (modernHeader || !resolved.legacy) return methodNotAllowed('POST', headers);
+        return legacy.get(request, headers);
+      case 'DELETE':
+        if (modernHeader || !resolved.legacy) return methodNotAllowed('POST', headers);
+        return legacy.delete(request, headers);
+      case 'OPTIONS':
+        return preflight(headers);
+      default:
+        return methodNotAllowed(ALLOW, headers);
+    }
+  };
+
+  const post = async (request: Request, headers: Record<string, string>): Promise<Response> => {
+    const accepts = acceptsOf(request);
+    if (!accepts.json && !accepts.sse) {
+      return errorReply(
+        406,
+        TRANSPORT_ERROR_CODE,
+        'Not Acceptable: accept application/json and text/event-stream',
+        { headers },
+      );
+    }
+    const body = await readJsonBody(request, resolved.maxBodyBytes, headers);
+    if (!body.ok) return body.response;
+    const value = body.value;
+    // A request claiming 2026-07-28 (envelope or header) is stateless, whatever session header it has [H31].
+    const claimsModern =
+      request.headers.get('mcp-protocol-version') === MODERN_REVISION ||
+      (!Array.isArray(value) && metaVersionOf(value) !== undefined);
+    if (claimsModern) return serveModern(request, value, context, headers);
+    if (!resolved.legacy) {
+      return errorReply(
+        400,
+        JsonRpcErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version: this server speaks 2026-07-28 only',
+        {
+          data: {
+            supported: [MODERN_REVISION],
+            requested: request.headers.get('mcp-protocol-version') ?? '2025-03-26',
+          },
+          headers,
+        },
+      );
+    }
+    return legacy.post(request, value, headers);
+  };
+
+  return {
+    handle,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const endpoint of [...context.stateless]) endpoint.shutdown('the server is closing');
+      legacy.shutdown('the server is closing');
+    },
+    get stats() {
+      return { ...context.stats, sessions: legacy.sessions.size, statelessInFlight: context.stateless.size };
+    },
+  };
+}
+
+function corsHeaders(origin: string | null): Record<string, string> {
+  if (origin === null) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
+    vary: 'origin',
+  };
+}
+
+function preflight(headers: Record<string, string>): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...headers,
+      'access-control-allow-methods': ALLOW,
+      'access-control-allow-headers':
+        'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
+      'access-control-max-age': '600',
+    },
+  });
+}

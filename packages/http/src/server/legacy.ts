@@ -1,0 +1,241 @@
+import {
+  classify,
+  hasStreamableHttp,
+  isLegacy,
+  isRevision,
+  JsonRpcErrorCode,
+  negotiateLegacy,
+  REVISIONS,
+  type RequestId,
+} from '@mcp-inflight/core';
+import { acceptsOf, type ServeContext } from './context.js';
+import { accepted, errorReply, methodNotAllowed, TRANSPORT_ERROR_CODE } from './replies.js';
+import { LegacySession } from './session.js';
+
+const SESSION_HEADER = 'mcp-session-id';
+/** Revisions with Streamable HTTP and sessions: 2025-03-26 through 2025-11-25. */
+const LEGACY_HTTP = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
+
+/**
+ * Legacy Streamable HTTP (2025-03-26 to 2025-11-25): sessions made at `initialize` [H27], the
+ * `MCP-Protocol-Version` header [H36 H38], 2025-03-26 batches [H4], the GET stream [H19], resumption
+ * [H22], DELETE and 404 after termination [H28].
+ */
+export class LegacyServer {
+  readonly sessions = new Map<string, LegacySession>();
+  #context: ServeContext;
+
+  constructor(context: ServeContext) {
+    this.#context = context;
+  }
+
+  async post(request: Request, value: unknown, headers: Record<string, string>): Promise<Response> {
+    const single = Array.isArray(value) ? undefined : classify(value);
+    if (single?.kind === 'request' && single.method === 'initialize')
+      return this.#initialize(request, value, single.id, headers);
+    const found = this.#session(request, headers);
+    if (found instanceof Response) return found;
+    const session = found;
+    const bad = badVersionHeader(request, headers);
+    if (bad) return bad;
+    if (Array.isArray(value)) return this.#batch(request, session, value, headers);
+    if (!single || single.kind === 'invalid') {
+      return errorReply(400, single?.code ?? TRANSPORT_ERROR_CODE, `Invalid Request: ${single?.message}`, {
+        id: single?.id,
+        headers,
+      });
+    }
+    if (single.kind !== 'request') {
+      session.endpoint.receive(value);
+      if (single.kind === 'notification' && single.method === 'notifications/cancelled')
+        session.noteCancel(single.params?.requestId);
+      return accepted(headers);
+    }
+    if (session.owes(single.id)) {
+      return errorReply(
+        400,
+        TRANSPORT_ERROR_CODE,
+        `Invalid Request: id ${JSON.stringify(single.id)} is already in flight`,
+        { id: single.id, headers },
+      );
+    }
+    const stream = session.openStream({
+      requestIds: [single.id],
+      batch: false,
+      revision: session.endpoint.revision ?? '2025-03-26',
+      accepts: acceptsOf(request),
+      headers,
+      signal: request.signal,
+    });
+    session.endpoint.receive(value);
+    return stream.response;
+  }
+
+  /** GET: resume a stream by `Last-Event-ID`, or open the session's stream for unrelated messages. */
+  get(request: Request, headers: Record<string, string>): Promise<Response> | Response {
+    if (!request.headers.get(SESSION_HEADER)) return methodNotAllowed('POST', headers); // no session to listen on
+    const found = this.#session(request, headers);
+    if (found instanceof Response) return found;
+    if (!acceptsOf(request).sse)
+      return errorReply(406, TRANSPORT_ERROR_CODE, 'Not Acceptable: GET needs Accept: text/event-stream', {
+        headers,
+      });
+    const bad = badVersionHeader(request, headers);
+    if (bad) return bad;
+    const lastEventId = request.headers.get('last-event-id');
+    if (lastEventId) {
+      const resumed = found.resume(lastEventId, headers);
+      if (resumed) return resumed;
+      return errorReply(
+        400,
+        TRANSPORT_ERROR_CODE,
+        `Bad Request: nothing to resume for Last-Event-ID ${JSON.stringify(lastEventId)} (unknown, delivered or expired)`,
+        { headers },
+      );
+    }
+    return (
+      found.openStandalone(headers) ??
+      errorReply(409, TRANSPORT_ERROR_CODE, 'Conflict: this session already has a GET stream', { headers })
+    );
+  }
+
+  /** DELETE: the client ends its session [H28]; later requests with its id get 404. */
+  delete(request: Request, headers: Record<string, string>): Response {
+    if (!request.headers.get(SESSION_HEADER)) return methodNotAllowed('POST', headers);
+    const found = this.#session(request, headers);
+    if (found instanceof Response) return found;
+    found.terminate('the client ended the session');
+    return new Response(null, { status: 200, headers });
+  }
+
+  shutdown(why: string): void {
+    for (const session of [...this.sessions.values()]) session.shutdown(why);
+  }
+
+  async #initialize(
+    request: Request,
+    value: unknown,
+    id: RequestId,
+    headers: Record<string, string>,
+  ): Promise<Response> {
+    const { options, setup } = this.#context;
+    if (this.sessions.size >= options.maxSessions) {
+      return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: too many sessions', { id, headers });
+    }
+    const message = value as { params?: { protocolVersion?: unknown } };
+    // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17].
+    if (message.params?.protocolVersion === '2024-11-05') message.params.protocolVersion = '2025-03-26';
+    const revision = negotiateLegacy(message.params?.protocolVersion);
+    const sessionId = globalThis.crypto.randomUUID();
+    const session = new LegacySession(sessionId, this.#context, () => this.sessions.delete(sessionId));
+    try {
+      await setup(session.endpoint, { revision, sessionId });
+    } catch (error) {
+      options.onError(error);
+      session.terminate('setup failed');
+      return errorReply(500, JsonRpcErrorCode.InternalError, 'Internal error: the server could not set up', {
+        id,
+        headers,
+      });
+    }
+    this.sessions.set(sessionId, session);
+    const stream = session.openStream(
+      {
+        requestIds: [id],
+        batch: false,
+        revision,
+        accepts: acceptsOf(request),
+        headers: { ...headers, 'mcp-session-id': sessionId },
+        signal: request.signal,
+        // A failed initialize leaves no session behind.
+        onEnd: () => {
+          if (session.endpoint.revision === undefined) session.terminate('initialize failed');
+        },
+      },
+      true,
+    );
+    session.endpoint.receive(value);
+    return stream.response;
+  }
+
+  #batch(
+    request: Request,
+    session: LegacySession,
+    values: unknown[],
+    headers: Record<string, string>,
+  ): Promise<Response> | Response {
+    const revision = session.endpoint.revision;
+    if (revision !== '2025-03-26') {
+      return errorReply(
+        400,
+        TRANSPORT_ERROR_CODE,
+        `Invalid Request: batches are not part of ${revision} [J13]`,
+        { headers },
+      );
+    }
+    if (values.length === 0)
+      return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: an empty batch', { headers });
+    const parts = values.map(classify);
+    const requestIds = parts.flatMap((p) => (p.kind === 'request' && !session.owes(p.id) ? [p.id] : []));
+    const cancels = parts.flatMap((p) =>
+      p.kind === 'notification' && p.method === 'notifications/cancelled' ? [p.params?.requestId] : [],
+    );
+    const needsReply = parts.some((p) => p.kind === 'request' || p.kind === 'invalid');
+    if (parts.some((p) => p.kind === 'request' && p.method === 'initialize')) {
+      return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: initialize may not be batched [J10]', {
+        headers,
+      });
+    }
+    const stream = needsReply
+      ? session.openStream({
+          requestIds,
+          batch: true,
+          revision,
+          accepts: acceptsOf(request),
+          headers,
+          signal: request.signal,
+        })
+      : undefined;
+    session.receiveInto(stream, values);
+    for (const id of cancels) session.noteCancel(id);
+    return stream ? stream.response : accepted(headers);
+  }
+
+  #session(request: Request, headers: Record<string, string>): LegacySession | Response {
+    const id = request.headers.get(SESSION_HEADER);
+    if (!id) {
+      return errorReply(
+        400,
+        TRANSPORT_ERROR_CODE,
+        'Bad Request: Mcp-Session-Id is required (send initialize first)',
+        { headers },
+      );
+    }
+    const session = this.sessions.get(id);
+    if (!session || session.closed) {
+      return errorReply(
+        404,
+        TRANSPORT_ERROR_CODE,
+        'Session not found: it ended or expired; initialize a new one',
+        { headers },
+      );
+    }
+    session.touch();
+    return session;
+  }
+}
+
+/** A present `MCP-Protocol-Version` must name a legacy HTTP revision we speak, else 400 [H38]. */
+function badVersionHeader(request: Request, headers: Record<string, string>): Response | undefined {
+  const header = request.headers.get('mcp-protocol-version');
+  if (header === null || (isRevision(header) && LEGACY_HTTP.includes(header))) return undefined;
+  return errorReply(
+    400,
+    JsonRpcErrorCode.UnsupportedProtocolVersion,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)}`,
+    {
+      data: { supported: LEGACY_HTTP, requested: header },
+      headers,
+    },
+  );
+}

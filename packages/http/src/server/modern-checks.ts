@@ -1,0 +1,77 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  JsonRpcErrorCode,
+  MODERN_REVISION,
+  metaVersionOf,
+  type RequestId,
+} from '@mcp-inflight/core';
+import { decodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
+import { errorReply } from './replies.js';
+
+/**
+ * Checks a 2026-07-28 request against its headers before anything runs: the envelope names a revision we
+ * serve (else `-32022` with the supported list [H41 M19]), `MCP-Protocol-Version`, `Mcp-Method` and
+ * `Mcp-Name` are present and equal the body (else `-32020` HeaderMismatch [H40 H44 H45]), and the required
+ * client capabilities are there (else `-32602` [M3]). Every refusal is `400`. Returns the refusal, or
+ * `undefined` when the request may be served.
+ */
+export function checkModernRequest(
+  request: Request,
+  message: { id: RequestId; method: string; params: Record<string, unknown> | undefined },
+  headers: Record<string, string>,
+): Response | undefined {
+  const { id, method, params } = message;
+  const refuse = (code: number, text: string, data?: unknown) =>
+    errorReply(400, code, text, { id, data, headers });
+  const claimed = metaVersionOf(message);
+  if (claimed === undefined) {
+    return refuse(
+      JsonRpcErrorCode.InvalidParams,
+      `Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`,
+    );
+  }
+  if (claimed !== MODERN_REVISION) {
+    return refuse(JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      supported: [MODERN_REVISION],
+      requested: claimed,
+    });
+  }
+  const header = request.headers.get('mcp-protocol-version');
+  if (header !== claimed) {
+    return refuse(
+      JsonRpcErrorCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version ${show(header)} does not match _meta ${show(claimed)}`,
+    );
+  }
+  const methodHeader = request.headers.get('mcp-method');
+  if (methodHeader !== method) {
+    return refuse(
+      JsonRpcErrorCode.HeaderMismatch,
+      `Header mismatch: Mcp-Method ${show(methodHeader)} does not match body ${show(method)}`,
+    );
+  }
+  const field = NAME_FIELD_BY_METHOD[method];
+  if (field) {
+    const body = params?.[field];
+    const raw = request.headers.get('mcp-name');
+    const decoded = raw === null ? undefined : decodeHeaderValue(raw);
+    if (decoded === undefined || typeof body !== 'string' || decoded !== body) {
+      return refuse(
+        JsonRpcErrorCode.HeaderMismatch,
+        `Header mismatch: Mcp-Name ${show(raw)} does not match params.${field} ${show(body)}`,
+      );
+    }
+  }
+  const capabilities = (params?._meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+    return refuse(
+      JsonRpcErrorCode.InvalidParams,
+      `Invalid params: _meta["${CLIENT_CAPABILITIES_META_KEY}"] is required`,
+    );
+  }
+  return undefined;
+}
+
+function show(value: unknown): string {
+  return value === null || value === undefined ? '(missing)' : JSON.stringify(value);
+}

@@ -1,0 +1,114 @@
+import {
+  classify,
+  Endpoint,
+  hasStreamableHttp,
+  InflightError,
+  isLegacy,
+  JsonRpcErrorCode,
+  MODERN_REVISION,
+  REVISIONS,
+} from '@mcp-inflight/core';
+import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
+import { checkModernRequest } from './modern-checks.js';
+import { accepted, errorReply, TRANSPORT_ERROR_CODE } from './replies.js';
+import { ResponseStream } from './response-stream.js';
+
+/**
+ * Serves one 2026-07-28 POST statelessly: a fresh endpoint (so ids and tokens of different clients never
+ * meet, rule 9), the request's own response stream, and a closed stream taken as the cancel: the handler is
+ * aborted with DISCONNECTED and nothing more is written for it [CN22 CN24].
+ */
+export async function serveModern(
+  request: Request,
+  value: unknown,
+  context: ServeContext,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const { options, stats } = context;
+  if (!options.modern) {
+    const supported = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
+    return errorReply(400, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      data: { supported, requested: MODERN_REVISION },
+      headers,
+    });
+  }
+  if (Array.isArray(value)) {
+    return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: 2026-07-28 has no batches', { headers });
+  }
+  const c = classify(value);
+  if (c.kind === 'invalid')
+    return errorReply(400, c.code, `Invalid Request: ${c.message}`, { id: c.id, headers });
+  if (c.kind === 'response') {
+    return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: 2026-07-28 clients send no responses', {
+      id: c.id,
+      headers,
+    });
+  }
+  if (c.kind === 'notification') {
+    stats.ignoredNotifications++; // no client notification is defined over HTTP; a stream close is the cancel [H34]
+    return accepted(headers);
+  }
+  const refusal = checkModernRequest(request, c, headers);
+  if (refusal) return refusal;
+
+  const { id, method } = c;
+  const accepts = acceptsOf(request);
+  let endpoint: Endpoint | undefined;
+  const stream = new ResponseStream({
+    clock: options.clock,
+    keepAliveMs: options.keepAliveMs,
+    acceptsJson: accepts.json,
+    acceptsSse: accepts.sse,
+    headers,
+    // An unknown method is 404 with -32601 on 2026-07-28 [H43].
+    statusOf: (final) => (errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200),
+    onDisconnect: () => {
+      stats.disconnectCancels++;
+      const cause = new InflightError(
+        'DISCONNECTED',
+        'the client closed the response stream (the 2026-07-28 cancel)',
+        {
+          requestId: id,
+          method,
+        },
+      );
+      endpoint?.abortInbound(id, cause);
+    },
+    onEnd: () => {
+      if (!endpoint) return;
+      context.stateless.delete(endpoint);
+      stats.statelessInFlight = context.stateless.size;
+      endpoint.close(); // nothing in flight any more: drops the endpoint's tables
+    },
+  });
+  endpoint = new Endpoint({
+    role: 'server',
+    transport: 'http',
+    revision: MODERN_REVISION,
+    clock: options.clock,
+    relay: options.relay,
+    ...options.endpoint,
+    channel: {
+      write(message, related) {
+        // Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
+        if (related === id && !Array.isArray(message)) stream.send(message, isResponseTo(message, id));
+        else stats.droppedMessages++;
+      },
+    },
+  });
+  try {
+    await context.setup(endpoint, { revision: MODERN_REVISION });
+  } catch (error) {
+    options.onError(error);
+    stream.end();
+    return errorReply(500, JsonRpcErrorCode.InternalError, 'Internal error: the server could not set up', {
+      id,
+      headers,
+    });
+  }
+  context.stateless.add(endpoint);
+  stats.statelessInFlight = context.stateless.size;
+  stream.watch(request.signal);
+  if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
+  return stream.response;
+}

@@ -1,0 +1,151 @@
+import { type Clock, ProgressRelay, systemClock } from '@mcp-inflight/core';
+
+/**
+ * Host names that mean "this machine": the default `allowedHosts`, and the hosts of the default allowed
+ * origins.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, LOOPBACK_HOSTS } from '@mcp-inflight/http';
+ * createHttpHandler(() => {}, { allowedHosts: [...LOOPBACK_HOSTS, 'mcp.internal'] });
+ * ```
+ */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+/**
+ * Options for {@link createHttpHandler} (and {@link serveHttp}). Every limit has a default that is safe on
+ * a developer machine: loopback origins only, 4 MiB bodies, keep-alives every 15 s.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
+ * const options: HttpServerOptions = { allowedOrigins: ['https://app.example'], allowedHosts: '*', handlerCeilingMs: 120_000 };
+ * createHttpHandler(() => {}, options);
+ * ```
+ */
+export interface HttpServerOptions {
+  /**
+   * Browser origins allowed to call. A request with an `Origin` outside this set gets `403` [H47]; a request
+   * without `Origin` (not a browser) passes. `'*'` allows every origin.
+   * @default loopback origins (`http(s)://localhost|127.0.0.1|[::1]` on any port)
+   */
+  allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean);
+  /**
+   * Host names (without port) the `Host` header may name, against DNS rebinding; `'*'` turns the check off.
+   * @default loopback names; `serveHttp` on a non-loopback host defaults to `'*'`
+   */
+  allowedHosts?: readonly string[] | '*';
+  /** Larger POST bodies get `413`. @default 4_194_304 (4 MiB) */
+  maxBodyBytes?: number;
+  /** An SSE comment (`: keep-alive`) after this long with nothing written; 0 turns it off. @default 15_000 */
+  keepAliveMs?: number;
+  /** The SSE `retry` a 2025-11-25 priming event advertises [H16 H18]. @default 1_000 */
+  retryMs?: number;
+  /**
+   * How long a legacy request's result waits for a `Last-Event-ID` resume once it is done and its stream
+   * is gone; then it is dropped. @default 60_000
+   */
+  resumeWindowMs?: number;
+  /** Events a legacy stream keeps for replay. @default 256 */
+  maxBufferedEvents?: number;
+  /** A legacy session with no request, no stream and nothing in flight for this long ends. @default 300_000 */
+  sessionIdleMs?: number;
+  /** More concurrent legacy sessions than this get `503` at initialize. @default 10_000 */
+  maxSessions?: number;
+  /** Serve legacy revisions (sessions, `initialize`). @default true */
+  legacy?: boolean;
+  /** Serve 2026-07-28 (stateless, per-request). @default true */
+  modern?: boolean;
+  /** Idle limit for each handler (reset by its own progress). @default Infinity */
+  handlerIdleMs?: number;
+  /** Hard ceiling for each handler. @default Infinity */
+  handlerCeilingMs?: number;
+  /** Idle limit for requests the server sends (legacy only). @default 60_000 */
+  idleMs?: number;
+  /** Hard ceiling for requests the server sends (legacy only). @default 600_000 */
+  ceilingMs?: number;
+  /** Time source for every timer here. @default systemClock */
+  clock?: Clock;
+  /** One relay shared by every endpoint (sessions and stateless requests). @default a new one */
+  relay?: ProgressRelay;
+  /** Reports errors that have no caller to go to (a throwing `setup`). */
+  onError?: (error: unknown) => void;
+}
+
+/** {@link HttpServerOptions} with every default applied. */
+export interface ResolvedServerOptions {
+  isAllowedOrigin: (origin: string) => boolean;
+  isAllowedHost: (host: string) => boolean;
+  maxBodyBytes: number;
+  keepAliveMs: number;
+  retryMs: number;
+  resumeWindowMs: number;
+  maxBufferedEvents: number;
+  sessionIdleMs: number;
+  maxSessions: number;
+  legacy: boolean;
+  modern: boolean;
+  clock: Clock;
+  relay: ProgressRelay;
+  endpoint: { handlerIdleMs?: number; handlerCeilingMs?: number; idleMs?: number; ceilingMs?: number };
+  onError: (error: unknown) => void;
+}
+
+export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedServerOptions {
+  const clock = options.clock ?? options.relay?.clock ?? systemClock;
+  return {
+    isAllowedOrigin: originCheck(options.allowedOrigins),
+    isAllowedHost: hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    retryMs: options.retryMs ?? 1_000,
+    resumeWindowMs: options.resumeWindowMs ?? 60_000,
+    maxBufferedEvents: options.maxBufferedEvents ?? 256,
+    sessionIdleMs: options.sessionIdleMs ?? 300_000,
+    maxSessions: options.maxSessions ?? 10_000,
+    legacy: options.legacy ?? true,
+    modern: options.modern ?? true,
+    clock,
+    relay: options.relay ?? new ProgressRelay({ clock }),
+    endpoint: {
+      handlerIdleMs: options.handlerIdleMs,
+      handlerCeilingMs: options.handlerCeilingMs,
+      idleMs: options.idleMs,
+      ceilingMs: options.ceilingMs,
+    },
+    onError: options.onError ?? (() => {}),
+  };
+}
+
+function originCheck(allowed: HttpServerOptions['allowedOrigins']): (origin: string) => boolean {
+  if (allowed === '*') return () => true;
+  if (typeof allowed === 'function') return allowed;
+  if (allowed) {
+    const set = new Set(allowed.map((o) => o.toLowerCase()));
+    return (origin) => set.has(origin.toLowerCase());
+  }
+  return (origin) => {
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.includes(url.hostname);
+    } catch {
+      return false;
+    }
+  };
+}
+
+function hostCheck(allowed: readonly string[] | '*'): (host: string) => boolean {
+  if (allowed === '*') return () => true;
+  const set = new Set(allowed.map((h) => h.toLowerCase()));
+  return (host) => set.has(hostnameOf(host).toLowerCase());
+}
+
+/** `example.com:8080` → `example.com`; `[::1]:80` → `[::1]`. */
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end < 0 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}

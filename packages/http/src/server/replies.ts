@@ -1,0 +1,32 @@
+import { errorResponse, type RequestId } from '@mcp-inflight/core';
+
+/** Code for transport-level refusals (bad session, wrong method, too large): the spec names no other. */
+export const TRANSPORT_ERROR_CODE = -32600;
+
+/** A JSON body with a status. */
+export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** An HTTP error whose body is a JSON-RPC error response (`id` null when it could not be read [J6]). */
+export function errorReply(
+  status: number,
+  code: number,
+  message: string,
+  options: { id?: RequestId | null; data?: unknown; headers?: Record<string, string> } = {},
+): Response {
+  return jsonReply(status, errorResponse(options.id ?? null, code, message, options.data), options.headers);
+}
+
+/** `202 Accepted` with no body: the answer to notifications and responses [H7 H8]. */
+export function accepted(headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 202, headers });
+}
+
+/** `405` with the methods this endpoint does allow. */
+export function methodNotAllowed(allow: string, headers: Record<string, string> = {}): Response {
+  return errorReply(405, TRANSPORT_ERROR_CODE, 'Method not allowed', { headers: { allow, ...headers } });
+}

@@ -1,0 +1,222 @@
+import { ManualClock } from '@mcp-inflight/core/testing';
+import { describe, expect, it } from 'vitest';
+import { ResponseStream, type ResponseStreamOptions, type StreamOutcome } from './response-stream.js';
+
+const progress = (n: number) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/progress',
+  params: { progressToken: 't', progress: n },
+});
+const result = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+
+function make(overrides: Partial<ResponseStreamOptions> = {}) {
+  const clock = new ManualClock();
+  const log = { disconnects: 0, parked: 0, outcomes: [] as StreamOutcome[] };
+  const stream = new ResponseStream({
+    clock,
+    keepAliveMs: 1_000,
+    acceptsJson: true,
+    acceptsSse: true,
+    headers: { 'x-test': '1' },
+    onDisconnect: () => void log.disconnects++,
+    onParked: () => void log.parked++,
+    onEnd: (outcome) => void log.outcomes.push(outcome),
+    ...overrides,
+  });
+  return { clock, log, stream };
+}
+
+const legacyIds = (priming = false) => ({ key: '4', priming, retryMs: 500, maxBuffered: 3 });
+
+/** Reads what is queued on an SSE body so far (the stream may still be open); yields, never sleeps. */
+async function drain(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<'idle'>((r) => setImmediate(() => r('idle'))),
+    ]);
+    if (next === 'idle' || next.done) break;
+    text += decoder.decode(next.value);
+  }
+  reader.releaseLock();
+  return text;
+}
+
+describe('ResponseStream', () => {
+  it('answers with JSON when the response is the first thing written', async () => {
+    const { stream, log } = make();
+    stream.send(result, true);
+    const response = await stream.response;
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-test')).toBe('1');
+    expect(await response.json()).toEqual(result);
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('opens SSE for progress, then ends the stream with the response', async () => {
+    const { stream, log } = make();
+    stream.send(progress(1), false);
+    stream.send(result, true);
+    const response = await stream.response;
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const text = await response.text(); // completes: the stream ended
+    expect(text).toBe(`data: ${JSON.stringify(progress(1))}\n\ndata: ${JSON.stringify(result)}\n\n`);
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('maps a final message to a status (404 for -32601 on 2026-07-28)', async () => {
+    const { stream } = make({ statusOf: () => 404 });
+    stream.send({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no' } }, true);
+    expect((await stream.response).status).toBe(404);
+  });
+
+  it('opens a quiet request as SSE after keepAliveMs and keeps it alive', async () => {
+    const { stream, clock } = make();
+    clock.advance(999);
+    let opened = false;
+    void stream.response.then(() => {
+      opened = true;
+    });
+    await Promise.resolve();
+    expect(opened).toBe(false);
+    clock.advance(1);
+    const response = await stream.response;
+    clock.advance(1_000);
+    clock.advance(500); // not quiet long enough for a third
+    expect(await drain(response.body!)).toBe(': keep-alive\n\n: keep-alive\n\n');
+    stream.send(result, true);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('counts quiet time from the last write', async () => {
+    const { stream, clock } = make();
+    stream.send(progress(1), false);
+    const body = (await stream.response).body!;
+    clock.advance(800);
+    stream.send(progress(2), false);
+    clock.advance(800); // 800 ms since the last write: no keep-alive yet
+    expect(await drain(body)).not.toContain('keep-alive');
+    clock.advance(200);
+    expect(await drain(body)).toBe(': keep-alive\n\n');
+  });
+
+  it('arms nothing with keep-alives off', () => {
+    const { clock } = make({ keepAliveMs: 0 });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('drops progress for a JSON-only client and still sends the response', async () => {
+    const { stream, clock } = make({ acceptsSse: false });
+    expect(clock.pendingTimers).toBe(0); // no SSE, so no keep-alive to open one
+    stream.send(progress(1), false);
+    stream.send(result, true);
+    expect(await (await stream.response).json()).toEqual(result);
+    expect(stream.droppedMessages).toBe(1);
+  });
+
+  it('numbers legacy events and primes 2025-11-25 streams with an id and retry', async () => {
+    const { stream } = make({ eventIds: legacyIds(true) });
+    stream.send(progress(1), false);
+    stream.send(result, true);
+    const text = await (await stream.response).text();
+    expect(text.split('\n\n').filter(Boolean)).toEqual([
+      'id: 4-0\nretry: 500\ndata:',
+      `id: 4-1\ndata: ${JSON.stringify(progress(1))}`,
+      `id: 4-2\ndata: ${JSON.stringify(result)}`,
+    ]);
+  });
+
+  it('2026-07-28: a disconnect is final and reported before the end', () => {
+    const order: string[] = [];
+    const { stream } = make({ onDisconnect: () => order.push('disconnect'), onEnd: (o) => order.push(o) });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    stream.send(result, true);
+    expect(order).toEqual(['disconnect', 'closed']);
+    expect(stream.ended).toBe(true);
+    expect(stream.droppedMessages).toBe(1);
+  });
+
+  it('legacy: a detached stream keeps its events and replays those after Last-Event-ID', async () => {
+    const { stream, log } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    expect(log.disconnects).toBe(1);
+    expect(stream.ended).toBe(false);
+    stream.send(progress(2), false);
+    stream.send(result, true);
+    expect(log.parked).toBe(1);
+    const resumed = stream.attach(1, {})!;
+    expect(await resumed.text()).toBe(
+      `id: 4-2\ndata: ${JSON.stringify(progress(2))}\n\nid: 4-3\ndata: ${JSON.stringify(result)}\n\n`,
+    );
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('legacy: a resumed stream goes on live until the response', async () => {
+    const { stream } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    const resumed = stream.attach(1, {})!;
+    stream.send(result, true);
+    expect(await resumed.text()).toBe(`id: 4-2\ndata: ${JSON.stringify(result)}\n\n`);
+  });
+
+  it('legacy: keeps at most maxBuffered events, never losing the newest', async () => {
+    const { stream } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    for (let n = 2; n <= 5; n++) stream.send(progress(n), false);
+    stream.send(result, true);
+    const text = await stream.attach(0, {})!.text();
+    expect(text.match(/id: 4-\d+/g)).toEqual(['id: 4-4', 'id: 4-5', 'id: 4-6']);
+  });
+
+  it('legacy: a parked result nobody resumes is dropped at expiry', () => {
+    const { stream, log } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    stream.send(result, true);
+    stream.expire();
+    expect(log.outcomes).toEqual(['dropped']);
+    expect(stream.attach(0, {})).toBeUndefined();
+  });
+
+  it('legacy: a stream dropped before any event id cannot be resumed; its result is dropped', () => {
+    const { stream, log } = make({ eventIds: legacyIds() });
+    stream.disconnect(); // still waiting: nothing reached the client
+    stream.send(result, true);
+    expect(log.outcomes).toEqual(['dropped']);
+  });
+
+  it('legacy: ending a stream whose result is parked counts the result as dropped', () => {
+    const { stream, log } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    stream.disconnect();
+    stream.send(result, true);
+    stream.end(); // the session ended before anyone resumed
+    expect(log.outcomes).toEqual(['dropped']);
+  });
+
+  it('end() answers a waiting POST with an empty SSE stream, or 204 for a JSON-only client', async () => {
+    const sse = make();
+    sse.stream.end();
+    expect(await (await sse.stream.response).text()).toBe('');
+    expect(sse.log.outcomes).toEqual(['closed']);
+    const json = make({ acceptsSse: false });
+    json.stream.end();
+    expect((await json.stream.response).status).toBe(204);
+  });
+
+  it('the consumer cancelling the body is a disconnect', async () => {
+    const { stream, log } = make({ eventIds: legacyIds() });
+    stream.send(progress(1), false);
+    await (await stream.response).body!.cancel();
+    expect(log.disconnects).toBe(1);
+    expect(stream.attached).toBe(false);
+  });
+});

@@ -1,0 +1,284 @@
+import type { Clock, JsonRpcMessage, RequestId, TimerHandle } from '@mcp-inflight/core';
+import { messageFrame, SSE_HEADERS, SseSink } from './sse-sink.js';
+
+/** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
+export interface StreamEventIds {
+  /** This stream's key within its session; event ids encode it so a resume finds the stream [H23]. */
+  key: string;
+  /** 2025-11-25: open with an event that has an id and empty data, so the client can resume at once [H16]. */
+  priming: boolean;
+  /** The `retry` the priming event advertises (ms) [H18]. */
+  retryMs: number;
+  /** Events kept for replay; the oldest go first (a later progress value supersedes an earlier one). */
+  maxBuffered: number;
+}
+
+/** Options for one {@link ResponseStream}. */
+export interface ResponseStreamOptions {
+  clock: Clock;
+  /** An SSE comment after this long with nothing written; 0 turns keep-alives off. */
+  keepAliveMs: number;
+  /** What the request's `Accept` allows. */
+  acceptsJson: boolean;
+  acceptsSse: boolean;
+  /** Extra headers for the response (session id, CORS). */
+  headers: Record<string, string>;
+  /** Present for legacy streams, which are resumable with `Last-Event-ID`; absent for 2026-07-28 [H25]. */
+  eventIds?: StreamEventIds;
+  /** HTTP status for a final message sent as JSON. @default 200 */
+  statusOf?: (final: JsonRpcMessage | JsonRpcMessage[]) => number;
+  /** The client went away before the final message. */
+  onDisconnect: () => void;
+  /** The final is written but its connection is gone: the stream now waits for a resume (or expiry). */
+  onParked?: () => void;
+  /** The stream is over: `delivered` (final reached the client), `closed` (no final), `dropped` (final lost). */
+  onEnd?: (outcome: StreamOutcome) => void;
+}
+
+/** How a stream ended. */
+export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
+
+/**
+ * The reply to one POST (or a legacy GET stream): decides JSON or SSE at the first message (the response
+ * alone becomes a JSON body; anything before it, or a quiet spell as long as the keep-alive interval, opens
+ * SSE), writes keep-alive comments on quiet streams, and, for legacy revisions, numbers its events and keeps
+ * recent ones so a client can resume with `Last-Event-ID` after a drop [H22].
+ */
+export class ResponseStream {
+  readonly response: Promise<Response>;
+  /** The requests this stream still owes a response (several for a 2025-03-26 batch). */
+  readonly requestIds = new Set<RequestId>();
+  /** Messages that had nowhere to go (a JSON-only client's progress, writes after the end). */
+  droppedMessages = 0;
+  #options: ResponseStreamOptions;
+  #resolve!: (response: Response) => void;
+  #state: 'waiting' | 'sse' | 'ended' = 'waiting';
+  #sink: SseSink | undefined;
+  /** The sink of the request that opened the stream (a resume attaches another). */
+  #firstSink: SseSink | undefined;
+  #log: { seq: number; frame: string }[] = [];
+  #seq = 0;
+  #sawEventId = false;
+  #complete = false;
+  #lastWriteAt: number;
+  #timer: TimerHandle | undefined;
+
+  constructor(options: ResponseStreamOptions) {
+    this.#options = options;
+    this.response = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.#lastWriteAt = options.clock.now();
+    if (options.acceptsSse) this.#arm();
+  }
+
+  /** Whether the stream has ended (final delivered, closed, or dropped). */
+  get ended(): boolean {
+    return this.#state === 'ended';
+  }
+
+  /** Whether a live connection is attached. */
+  get attached(): boolean {
+    return this.#sink !== undefined;
+  }
+
+  /** Whether the client saw an event id, so it can come back with `Last-Event-ID`. */
+  get resumable(): boolean {
+    return this.#options.eventIds !== undefined && this.#sawEventId;
+  }
+
+  /**
+   * Ties the stream to the HTTP request that opened it: that request aborting (its client went away, even
+   * before any reply) is a disconnect, as long as its own connection is still the one attached.
+   */
+  watch(signal: AbortSignal): void {
+    const onAbort = (): void => {
+      if (this.#state === 'waiting' || (this.#sink !== undefined && this.#sink === this.#firstSink))
+        this.disconnect();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** Opens the SSE response now (a GET stream has nothing to wait for). */
+  open(): void {
+    if (this.#state === 'waiting') this.#open();
+  }
+
+  /** Writes one message; `final` marks the last one (the response), which ends the stream. */
+  send(message: JsonRpcMessage | JsonRpcMessage[], final: boolean): void {
+    if (this.#state === 'ended' || this.#complete) {
+      this.droppedMessages++;
+      return;
+    }
+    if (this.#state === 'waiting') {
+      if (final && this.#options.acceptsJson) {
+        this.#resolveJson(message);
+        return this.#finish('delivered');
+      }
+      if (!this.#options.acceptsSse) {
+        this.droppedMessages++; // a JSON-only client has no channel for anything but the result
+        return;
+      }
+      this.#open();
+    }
+    const ids = this.#options.eventIds;
+    const seq = ++this.#seq;
+    const frame = messageFrame(message, ids ? `${ids.key}-${seq}` : undefined);
+    if (ids) {
+      this.#log.push({ seq, frame });
+      if (this.#log.length > ids.maxBuffered) this.#log.shift();
+    }
+    if (this.#sink) {
+      this.#sink.write(frame);
+      if (ids) this.#sawEventId = true;
+      this.#lastWriteAt = this.#options.clock.now();
+    }
+    if (final) this.#completeStream();
+  }
+
+  /** Ends the stream with no final message (its request was cancelled, the session ended, shutdown). */
+  end(): void {
+    if (this.#state === 'ended') return;
+    if (this.#state === 'waiting') {
+      // Answer the POST anyway: an empty SSE stream, or 204 for a JSON-only client.
+      if (this.#options.acceptsSse) this.#open();
+      else this.#resolve(new Response(null, { status: 204, headers: this.#options.headers }));
+    }
+    // A final that was written but never reached anyone (parked) is a dropped result.
+    this.#finish(this.#complete ? 'dropped' : 'closed');
+  }
+
+  /**
+   * The connection went away before the final message. A stream without event ids (2026-07-28) is over:
+   * the owner treats this as the cancel [CN24]. A legacy stream stays, detached, so the request runs on and
+   * its events wait for a resume [H13].
+   */
+  disconnect(): void {
+    if (this.#state === 'ended') return;
+    // Nobody reads this answer any more; it only settles the handler's promise.
+    if (this.#state === 'waiting') this.#resolve(new Response(null, { status: 503 }));
+    if (!this.#options.eventIds) {
+      this.#options.onDisconnect(); // first, so the owner's abort carries its own cause
+      this.#finish('closed');
+      return;
+    }
+    this.#state = 'sse';
+    this.#detach();
+    this.#options.onDisconnect();
+  }
+
+  /**
+   * Resumes a legacy stream on a new connection: replays every kept event after `afterSeq`, then goes on
+   * live (or ends at once if the final was already written). Returns `undefined` if it cannot be resumed.
+   */
+  attach(afterSeq: number, headers: Record<string, string>): Response | undefined {
+    if (!this.resumable || this.#state === 'ended') return undefined;
+    this.#detach(); // a resume supersedes a connection whose drop we had not noticed yet
+    const sink = this.#newSink();
+    for (const entry of this.#log) if (entry.seq > afterSeq) sink.write(entry.frame);
+    this.#lastWriteAt = this.#options.clock.now();
+    this.#state = 'sse';
+    const response = new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+    if (this.#complete) {
+      sink.close();
+      this.#finish('delivered');
+    } else {
+      this.#sink = sink;
+      this.#arm();
+    }
+    return response;
+  }
+
+  /** The resume window passed: a detached final that nobody came back for is dropped. */
+  expire(): void {
+    if (this.#state !== 'ended') this.#finish(this.#complete ? 'dropped' : 'closed');
+  }
+
+  #open(): void {
+    this.#state = 'sse';
+    const sink = this.#newSink();
+    this.#sink = sink;
+    this.#firstSink = sink;
+    this.#resolve(
+      new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } }),
+    );
+    const ids = this.#options.eventIds;
+    if (ids?.priming) {
+      sink.write(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`);
+      this.#sawEventId = true;
+    }
+    this.#lastWriteAt = this.#options.clock.now();
+    this.#arm();
+  }
+
+  #newSink(): SseSink {
+    const sink: SseSink = new SseSink(() => {
+      if (this.#sink === sink) this.disconnect();
+    });
+    return sink;
+  }
+
+  #detach(): void {
+    const sink = this.#sink;
+    this.#sink = undefined;
+    sink?.close();
+    this.#clearTimer();
+  }
+
+  #resolveJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    const status = this.#options.statusOf?.(message) ?? 200;
+    const headers = { 'content-type': 'application/json', ...this.#options.headers };
+    this.#resolve(new Response(JSON.stringify(message), { status, headers }));
+  }
+
+  #completeStream(): void {
+    this.#complete = true;
+    if (this.#sink) {
+      this.#sink.close();
+      this.#sink = undefined;
+      this.#finish('delivered');
+    } else if (!this.resumable) {
+      this.#finish('dropped'); // the client never saw an event id: it cannot come back for this
+    } else {
+      this.#options.onParked?.(); // kept until attach() or expire()
+    }
+  }
+
+  #finish(outcome: StreamOutcome): void {
+    if (this.#state === 'ended') return;
+    this.#state = 'ended';
+    this.#sink?.close();
+    this.#sink = undefined;
+    this.#clearTimer();
+    this.#log = [];
+    this.#options.onEnd?.(outcome);
+  }
+
+  #arm(): void {
+    const { keepAliveMs, clock } = this.#options;
+    if (!(keepAliveMs > 0) || this.#timer) return;
+    const waitMs = Math.max(0, this.#lastWriteAt + keepAliveMs - clock.now());
+    this.#timer = clock.setTimer(() => this.#onQuiet(), waitMs);
+  }
+
+  #onQuiet(): void {
+    this.#timer = undefined;
+    const now = this.#options.clock.now();
+    if (this.#state === 'ended') return;
+    if (now - this.#lastWriteAt >= this.#options.keepAliveMs) {
+      // A quiet request opens its SSE stream so the keep-alive can flow; SSE comments are ignored by
+      // clients [TO11].
+      if (this.#state === 'waiting') this.#open();
+      if (!this.#sink) return;
+      this.#sink.write(': keep-alive\n\n');
+      this.#lastWriteAt = now;
+    }
+    if (this.#sink || this.#state === 'waiting') this.#arm();
+  }
+
+  #clearTimer(): void {
+    this.#timer?.clear();
+    this.#timer = undefined;
+  }
+}

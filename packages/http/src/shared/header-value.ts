@@ -1,0 +1,72 @@
+// The Base64 sentinel of 2026-07-28 mirrored headers (`Mcp-Name`, `Mcp-Param-*`). Shared by the client
+// (encode) and the server (decode); no node:* imports, so it runs in browsers too.
+
+/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (2026-07-28) [H45]. */
+export const NAME_FIELD_BY_METHOD: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'resources/read': 'uri',
+  'prompts/get': 'name',
+};
+
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
+/** Visible ASCII, space and tab: what a plain header value may hold (RFC 9110). */
+const SAFE = /^[\x20-\x7E\t]*$/;
+
+/**
+ * Encodes a value for a mirrored 2026-07-28 header: as-is when it is plain ASCII without edge whitespace,
+ * else `=?base64?…?=` of its UTF-8 bytes. A plain value that looks like the sentinel is encoded too, so it
+ * cannot be misread.
+ *
+ * @example
+ * ```ts
+ * import { encodeHeaderValue } from '@mcp-inflight/http';
+ * encodeHeaderValue('get_weather'); // 'get_weather'
+ * encodeHeaderValue('Hello, 世界'); // '=?base64?SGVsbG8sIOS4lueVjA==?='
+ * ```
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain =
+    SAFE.test(value) && value.trim() === value && !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
+  return plain ? value : `${PREFIX}${utf8ToBase64(value)}${SUFFIX}`;
+}
+
+/**
+ * Decodes a mirrored header value: the sentinel form to its UTF-8 text, a plain value unchanged. Returns
+ * `undefined` for a value that is neither (bad characters, broken Base64, invalid UTF-8), which the server
+ * answers with `400` and HeaderMismatch `-32020`.
+ *
+ * @example
+ * ```ts
+ * import { decodeHeaderValue } from '@mcp-inflight/http';
+ * decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?='); // 'Hello, 世界'
+ * decodeHeaderValue('get_weather'); // 'get_weather'
+ * ```
+ */
+export function decodeHeaderValue(header: string): string | undefined {
+  if (
+    header.length >= PREFIX.length + SUFFIX.length &&
+    header.startsWith(PREFIX) &&
+    header.endsWith(SUFFIX)
+  ) {
+    try {
+      return base64ToUtf8(header.slice(PREFIX.length, header.length - SUFFIX.length));
+    } catch {
+      return undefined;
+    }
+  }
+  return SAFE.test(header) ? header : undefined;
+}
+
+function utf8ToBase64(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function base64ToUtf8(encoded: string): string {
+  const binary = atob(encoded);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}

@@ -1,0 +1,123 @@
+// The Fetch handler on its own (no sockets), on a ManualClock: session expiry, limits, close().
+import { serveLifecycle } from '@mcp-inflight/core';
+import { ManualClock } from '@mcp-inflight/core/testing';
+import { describe, expect, it, vi } from 'vitest';
+import { createHttpHandler, type HttpHandler } from '../src/index.js';
+
+const URL_ = 'http://127.0.0.1/mcp';
+
+function post(handler: HttpHandler, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return handler.handle(
+    new Request(URL_, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+async function initialize(handler: HttpHandler): Promise<Response> {
+  return post(handler, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25' },
+  });
+}
+
+/** A server whose `hold` tool waits until the test releases it. */
+function holdingHandler(clock: ManualClock, options = {}) {
+  const releases: (() => void)[] = [];
+  const handler = createHttpHandler(
+    (endpoint) => {
+      serveLifecycle(endpoint, { serverInfo: { name: 'hold', version: '1' }, capabilities: { tools: {} } });
+      endpoint.setRequestHandler(
+        'tools/call',
+        () => new Promise((resolve) => releases.push(() => resolve({ content: [] }))),
+      );
+    },
+    { clock, keepAliveMs: 0, sessionIdleMs: 1_000, ...options },
+  );
+  const release = (): void => {
+    for (const resolve of releases.splice(0)) resolve();
+  };
+  return { handler, held: () => releases.length, release };
+}
+
+describe('legacy session expiry', () => {
+  it('ends an idle session after sessionIdleMs; later requests get 404', async () => {
+    const clock = new ManualClock();
+    const { handler } = holdingHandler(clock);
+    const session = (await initialize(handler)).headers.get('mcp-session-id')!;
+    clock.advance(999);
+    expect(
+      (await post(handler, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': session })).status,
+    ).toBe(200);
+    clock.advance(999); // the ping above was activity: not idle long enough yet
+    expect(handler.stats.sessions).toBe(1);
+    clock.advance(1);
+    expect(handler.stats.sessions).toBe(0);
+    expect(
+      (await post(handler, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': session })).status,
+    ).toBe(404);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('keeps a session with a request in flight, and ends it once that settles and time passes', async () => {
+    const clock = new ManualClock();
+    const { handler, held, release } = holdingHandler(clock);
+    const session = (await initialize(handler)).headers.get('mcp-session-id')!;
+    const call = post(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } },
+      { 'mcp-session-id': session },
+    );
+    await vi.waitFor(() => expect(held()).toBe(1));
+    clock.advance(5_000);
+    expect(handler.stats.sessions).toBe(1);
+    release();
+    expect((await call).status).toBe(200);
+    clock.advance(1_000);
+    expect(handler.stats.sessions).toBe(0);
+  });
+
+  it('refuses new sessions past maxSessions with 503', async () => {
+    const { handler } = holdingHandler(new ManualClock(), { maxSessions: 2 });
+    expect((await initialize(handler)).status).toBe(200);
+    expect((await initialize(handler)).status).toBe(200);
+    expect((await initialize(handler)).status).toBe(503);
+  });
+
+  it('a failed initialize leaves no session behind', async () => {
+    const handler = createHttpHandler(() => {}, { clock: new ManualClock(), keepAliveMs: 0 }); // no initialize handler
+    const response = await initialize(handler);
+    expect((await response.json()).error.code).toBe(-32601);
+    expect(handler.stats.sessions).toBe(0);
+  });
+});
+
+describe('setup and close', () => {
+  it('a throwing setup is a 500 with -32603 and reported to onError', async () => {
+    const errors: unknown[] = [];
+    const handler = createHttpHandler(
+      () => {
+        throw new Error('boom');
+      },
+      { onError: (error) => errors.push(error), keepAliveMs: 0 },
+    );
+    const response = await initialize(handler);
+    expect(response.status).toBe(500);
+    expect((await response.json()).error.code).toBe(-32603);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('after close() every request gets 503', async () => {
+    const { handler } = holdingHandler(new ManualClock());
+    await handler.close();
+    expect((await initialize(handler)).status).toBe(503);
+  });
+});
