@@ -1,15 +1,13 @@
 import {
   type Clock,
-  InflightError,
   isLegacy,
-  JsonRpcError,
   type RequestOptions,
   type Revision,
   SERVER_INFO_META_KEY,
   type ServerIdentity,
   systemClock,
 } from '@mcp-inflight/core';
-import { HttpClient, TRANSPORT_FAILURE_CODE } from '@mcp-inflight/http';
+import { HttpClient } from '@mcp-inflight/http';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 import { PROXY_CLIENT_INFO } from './upstream-stdio.js';
 
@@ -62,10 +60,9 @@ export function httpUpstream(url: string, options: HttpUpstreamOptions = {}): Up
       endpoint: client.endpoint,
       identity: identityOf(client.serverResult, revision, url),
       revision,
+      // A broken exchange already rejects with UPSTREAM_CLOSED (core's failOutbound).
       request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
-        client.request(method, params, request).catch((error: unknown) => {
-          throw asUpstreamClosed(error);
-        }),
+        client.request(method, params, request),
       closed,
       close: async () => {
         await client.close();
@@ -73,20 +70,6 @@ export function httpUpstream(url: string, options: HttpUpstreamOptions = {}): Up
       },
     };
   };
-}
-
-/**
- * The HTTP client reports a failed exchange (refused connection, a stream that ended with no response) as
- * a -32000 JSON-RPC error with no `cause`; to the proxy that is the upstream going away.
- */
-function asUpstreamClosed(error: unknown): unknown {
-  if (!(error instanceof JsonRpcError) || error.code !== TRANSPORT_FAILURE_CODE) return error;
-  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as Record<
-    string,
-    unknown
-  >;
-  if ('cause' in data || 'httpStatus' in data) return error;
-  return new InflightError('UPSTREAM_CLOSED', `the upstream is unreachable: ${error.message}`);
 }
 
 function identityOf(result: unknown, revision: Revision, url: string): ServerIdentity {

@@ -186,11 +186,12 @@ describe('legacy streams that break', () => {
     await client.close();
   });
 
-  it('fail the call with a transport error when they cannot be resumed (2026-07-28)', async () => {
+  it('fail the call with the upstream-closed cause when they cannot be resumed (2026-07-28)', async () => {
     const client = new HttpClient({ url: server.url, fetch: breakingFetch(1) });
     const call = client.request('tools/call', work(4, 40));
     await expect(call).rejects.toMatchObject({
-      code: -32000,
+      name: 'InflightError',
+      code: 'UPSTREAM_CLOSED',
       message: expect.stringContaining('stream ended'),
     });
     await client.close();

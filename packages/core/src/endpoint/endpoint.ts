@@ -232,6 +232,15 @@ export class Endpoint {
   }
 
   /**
+   * Fails one outbound request with `cause` and sends nothing: for a transport whose exchange for that
+   * request broke (an HTTP POST refused at the network, a stream that ended with no response). Returns
+   * whether it was in flight.
+   */
+  failOutbound(id: RequestId, cause: InflightError): boolean {
+    return this.#outbound.fail(id, cause);
+  }
+
+  /**
    * Stops everything in flight with the shutdown cause: our outbound requests are cancelled on the wire,
    * inbound handlers are aborted and answered with an error that says so.
    */
@@ -245,11 +254,14 @@ export class Endpoint {
    * The transport is gone: every outbound call fails at once with `cause` (upstream closed by default),
    * every handler is aborted with the disconnect cause, and nothing more is written.
    */
-  close(cause: InflightError = new InflightError('UPSTREAM_CLOSED')): void {
+  close(
+    cause: InflightError = new InflightError('UPSTREAM_CLOSED'),
+    inboundCause: InflightError = new InflightError('DISCONNECTED'),
+  ): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#outbound.failAll(cause);
-    this.#inbound.abortAll(new InflightError('DISCONNECTED'), true);
+    this.#inbound.abortAll(inboundCause, true);
   }
 
   #receiveBatch(values: unknown[]): void {

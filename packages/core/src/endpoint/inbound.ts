@@ -71,15 +71,14 @@ export class InboundRequests {
   ): void {
     const s = this.settings;
     if (this.#entries.has(id)) {
-      this.#reply(
-        batch,
+      // Not related to `id`: on HTTP that would land on (and end) the first request's stream.
+      const reply = errorResponse(
         id,
-        errorResponse(
-          id,
-          JsonRpcErrorCode.InvalidRequest,
-          `request id ${JSON.stringify(id)} is already in flight`,
-        ),
+        JsonRpcErrorCode.InvalidRequest,
+        `request id ${JSON.stringify(id)} is already in flight`,
       );
+      if (batch) batch.add(reply);
+      else s.channel.write(reply);
       return;
     }
     if (this.#earlyCancels.take(id)) {

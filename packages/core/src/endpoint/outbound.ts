@@ -177,6 +177,15 @@ export class OutboundRequests {
     else pending.resolve(result);
   }
 
+  /** Fails one request with `cause`, sending nothing: its exchange broke and no answer can come. */
+  fail(id: RequestId, cause: InflightError): boolean {
+    const pending = this.#byId.get(id);
+    if (!pending) return false;
+    this.#settle(pending);
+    pending.reject(cause);
+    return true;
+  }
+
   /** Fails every request in flight with `cause`, sending nothing (the channel is gone). */
   failAll(cause: InflightError): void {
     this.closed = true;

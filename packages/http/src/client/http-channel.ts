@@ -1,6 +1,7 @@
 import {
   type Channel,
   type Endpoint,
+  InflightError,
   type JsonRpcMessage,
   MODERN_REVISION,
   metaVersionOf,
@@ -9,7 +10,7 @@ import {
 } from '@mcp-inflight/core';
 import { mediaTypeOf, pause, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
-import { refusalError, requestHeaders, TRANSPORT_FAILURE_CODE } from './wire.js';
+import { refusalError, requestHeaders } from './wire.js';
 
 /** What the channel needs from its client. */
 export interface HttpChannelOptions {
@@ -237,9 +238,11 @@ export class HttpChannel implements Channel {
     data: Record<string, unknown> = {},
   ): void {
     if (controller.signal.aborted || this.#cancelled.has(id)) return;
+    // No answer can come: the upstream is gone for this call (the same cause a closed stdio pipe gives).
+    const detail = Object.keys(data).length > 0 ? ` (${JSON.stringify(data)})` : '';
     this.#options
       .endpoint()
-      .receive({ jsonrpc: '2.0', id, error: { code: TRANSPORT_FAILURE_CODE, message, data } });
+      .failOutbound(id, new InflightError('UPSTREAM_CLOSED', `${message}${detail}`, { requestId: id }));
   }
 
   #track(controller: AbortController): AbortController {
