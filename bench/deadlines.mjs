@@ -10,8 +10,17 @@ const touches = 1_000_000;
 
 function inflight() {
   let armed = 0;
-  const clock = { now: () => systemClock.now(), setTimer: (fn, ms) => { armed++; return systemClock.setTimer(fn, ms); } };
-  const list = Array.from({ length: deadlines }, () => new DeadlineController({ idleMs: 60_000, ceilingMs: 600_000, clock }));
+  const clock = {
+    now: () => systemClock.now(),
+    setTimer: (fn, ms) => {
+      armed++;
+      return systemClock.setTimer(fn, ms);
+    },
+  };
+  const list = Array.from(
+    { length: deadlines },
+    () => new DeadlineController({ idleMs: 60_000, ceilingMs: 600_000, clock }),
+  );
   const armedBefore = armed;
   const t0 = performance.now();
   for (let i = 0; i < touches; i++) list[i % deadlines].touch();

@@ -42,7 +42,8 @@ async function inflight() {
   const r = await run(
     () => client.request('tools/call', { name: 't', arguments: {} }),
     () => {
-      for (const text of parked) client.receiveText(`{"jsonrpc":"2.0","id":${JSON.parse(text).id},"result":{"content":[]}}`);
+      for (const text of parked)
+        client.receiveText(`{"jsonrpc":"2.0","id":${JSON.parse(text).id},"result":{"content":[]}}`);
     },
   );
   return r;
@@ -62,7 +63,15 @@ async function sdkV1(json) {
   const parked = [];
   b.onmessage = (m) => {
     if (m.method === 'initialize') {
-      b.send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } });
+      b.send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: {
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'p', version: '1' },
+        },
+      });
     } else if (m.id !== undefined) parked.push(JSON.stringify(m));
   };
   await b.start();

@@ -12,14 +12,28 @@ function report(ms, received) {
   if (received !== n) throw new Error(`${config}: received ${received} of ${n}`);
   globalThis.gc?.();
   const heapMB = process.memoryUsage().heapUsed / 1e6;
-  console.log(JSON.stringify({ config, n, ratePerSec: Math.round((n / ms) * 1000), ms: +ms.toFixed(1), heapMB: +heapMB.toFixed(1) }));
+  console.log(
+    JSON.stringify({
+      config,
+      n,
+      ratePerSec: Math.round((n / ms) * 1000),
+      ms: +ms.toFixed(1),
+      heapMB: +heapMB.toFixed(1),
+    }),
+  );
 }
 
 async function floor() {
   let received = 0;
   const t0 = performance.now();
   for (let i = 1; i <= n; i++) {
-    const m = JSON.parse(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 0, progress: i, total: n } }));
+    const m = JSON.parse(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 0, progress: i, total: n },
+      }),
+    );
     if (m.params.progress === i) received++;
   }
   report(performance.now() - t0, received);
@@ -34,7 +48,12 @@ async function inflight() {
     relay,
     channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
   });
-  client = new Endpoint({ role: 'client', transport: 'stdio', relay, channel: { write: (m) => server.receiveText(JSON.stringify(m)) } });
+  client = new Endpoint({
+    role: 'client',
+    transport: 'stdio',
+    relay,
+    channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
+  });
   server.setRequestHandler('tools/call', (_p, ctx) => {
     for (let i = 1; i <= n; i++) ctx.progress(i, n);
     return { content: [] };
@@ -42,12 +61,16 @@ async function inflight() {
   let received = 0;
   let first = 0;
   let last = 0;
-  await client.request('tools/call', { name: 'flood' }, {
-    onprogress: () => {
-      if (received++ === 0) first = performance.now();
-      last = performance.now();
+  await client.request(
+    'tools/call',
+    { name: 'flood' },
+    {
+      onprogress: () => {
+        if (received++ === 0) first = performance.now();
+        last = performance.now();
+      },
     },
-  });
+  );
   report(last - first, received);
 }
 
@@ -65,7 +88,10 @@ async function sdkV1() {
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const progressToken = req.params._meta?.progressToken;
     for (let i = 1; i <= n; i++) {
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: n } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: i, total: n },
+      });
     }
     return { content: [] };
   });
