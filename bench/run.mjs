@@ -32,7 +32,7 @@ const table = [];
 
 // A. Progress throughput.
 const progress = Object.fromEntries(
-  ['floor', 'inflight', 'sdk-v1'].map((c) => [c, measure('progress.mjs', c, '100000')]),
+  ['floor', 'inflight', 'sdk-v1', 'sdk-v2'].map((c) => [c, measure('progress.mjs', c, '100000')]),
 );
 results.progress = progress;
 const rate = (c) => median(progress[c], 'ratePerSec');
@@ -73,6 +73,28 @@ for (const c of Object.keys(deadlines)) {
 }
 table.push(
   `   ns/touch inflight / sdk-v1-style = ${ratio(median(deadlines.inflight, 'nsPerTouch'), median(deadlines['sdk-v1-style'], 'nsPerTouch'))}`,
+);
+
+// D. A proxy on core Endpoints: flood absorption and the cancel trip it adds.
+const proxy = Object.fromEntries(
+  ['flood-direct', 'flood-proxied', 'cancel-direct', 'cancel-proxied'].map((c) => [
+    c,
+    measure('proxy.mjs', c, '100000'),
+  ]),
+);
+results.proxy = proxy;
+const absorbed = median(proxy['flood-proxied'], 'absorbedPerSec');
+table.push('', 'D. proxy (host -> proxy -> upstream, in one process, every hop JSON)');
+table.push(
+  `   flood: upstream writes 100,000 updates; the proxy absorbs ${absorbed}/s [${range(proxy['flood-proxied'], 'absorbedPerSec')}] and passes ${median(proxy['flood-proxied'], 'receivedByHost')} to the host`,
+);
+table.push(
+  `   an SDK v1 upstream writes at most ${rate('sdk-v1')}/s (A): the proxy absorbs ${ratio(absorbed, rate('sdk-v1'))} that (goal >= 1x)`,
+);
+const tripDirect = median(proxy['cancel-direct'], 'cancelTripMedianUs');
+const tripProxied = median(proxy['cancel-proxied'], 'cancelTripMedianUs');
+table.push(
+  `   cancel trip host abort -> upstream handler aborted: direct ${tripDirect} us, proxied ${tripProxied} us (median of 2,000): the proxy adds ${(tripProxied - tripDirect).toFixed(1)} us (goal well under 1,000 us)`,
 );
 
 console.log(table.join('\n'));

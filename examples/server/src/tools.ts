@@ -1,5 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Endpoint, InflightError, JsonRpcError, JsonRpcErrorCode, serveLifecycle } from '@mcp-inflight/core';
+import {
+  type Endpoint,
+  InflightError,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  serveLifecycle,
+} from '@mcp-inflight/core';
 import { z } from 'zod';
 
 /** Counts of `work` calls, shared by every connection of one server process. */
@@ -18,7 +24,8 @@ const workArgs = z.object({
 const TOOLS = [
   {
     name: 'work',
-    description: 'Sleeps intervalMs per step for `steps` steps, reporting progress after each; honours cancellation.',
+    description:
+      'Sleeps intervalMs per step for `steps` steps, reporting progress after each; honours cancellation.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -51,10 +58,14 @@ export function setupExampleServer(endpoint: Endpoint, counters: WorkCounters): 
   endpoint.setRequestHandler('tools/call', async (params, ctx) => {
     const name = params?.name;
     if (name === 'status') return text(JSON.stringify(counters));
-    if (name !== 'work') throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
+    if (name !== 'work')
+      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
     const parsed = workArgs.safeParse(params?.arguments ?? {});
     if (!parsed.success) {
-      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Invalid arguments for work: ${parsed.error.message}`);
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid arguments for work: ${parsed.error.message}`,
+      );
     }
     const { steps, intervalMs, tag } = parsed.data;
     counters.running++;

@@ -1,6 +1,6 @@
 import {
-  CLIENT_INFO_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type Endpoint,
   InflightError,
   isLegacy,
