@@ -136,7 +136,7 @@ describe.each(HOSTS)('$name as a host of the proxy, SDK v1 McpServer upstream', 
     expect(textOf(result)).toBe('progress: done 5 steps');
     expect(seen.length).toBeGreaterThanOrEqual(3); // 80 ms apart: coalescing (50 ms) keeps nearly all
     // The SDK v1 client drops a progress that reaches it in the same read as the result (it retires the
-    // token before running notification handlers, sdk-study §3), so the last one may be 4 or 5 here; the
+    // token before running notification handlers), so the last one may be 4 or 5 here; the
     // wire order itself (5 before the result) is checked below with a client that reads in order.
     expect(seen.at(-1)).toMatchObject({ total: 5, message: `progress step ${seen.at(-1)?.progress} of 5` });
     expect(seen.at(-1)!.progress).toBeGreaterThanOrEqual(4);

@@ -9,7 +9,7 @@ import {
   type Transport,
 } from './era-cancel-policy.js';
 
-// Every answer cites the rule it rests on (keys of mcp-rules.md §12), and the test checks that citation.
+// Every answer cites the rule it rests on (keys of packages/core/RULES.md), and the test checks that citation.
 const R1105: Revision = '2024-11-05';
 const R0326: Revision = '2025-03-26';
 const R0618: Revision = '2025-06-18';

@@ -15,7 +15,7 @@ export interface ParamsFixture {
   readonly json: string;
   /** The revisions whose schema accepts these params. */
   readonly validIn: readonly Revision[];
-  /** The rule keys (mcp-rules.md §12) the verdict rests on. */
+  /** The rule keys (packages/core/RULES.md) the verdict rests on. */
   readonly rules: readonly string[];
 }
 

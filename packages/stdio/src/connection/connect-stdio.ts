@@ -28,7 +28,7 @@ export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } fr
  * ```ts
  * import { createConnection } from 'node:net';
  * import { connectStdio } from '@mcp-inflight/stdio';
- * const socket = createConnection('/tmp/mcp.sock');
+ * const socket = createConnection('./mcp.sock');
  * const connection = connectStdio({ input: socket, output: socket, role: 'client', idleMs: 30_000 });
  * const result = await connection.endpoint.request('initialize', {
  *   protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'me', version: '1.0.0' },
