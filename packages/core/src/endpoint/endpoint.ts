@@ -336,7 +336,7 @@ export class Endpoint {
       method === 'initialize'
         ? (result: unknown) => {
             const chosen = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-            this.revision = negotiateLegacy(chosen);
+            this.revision = negotiateLegacy(chosen, this.transport);
           }
         : undefined;
     this.#inbound.dispatch(id, method, params, revision, handler, batch, onResult);

@@ -1,10 +1,4 @@
-import {
-  DEFAULT_HTTP_REVISION,
-  LATEST_LEGACY_REVISION,
-  MODERN_REVISION,
-  negotiateLegacy,
-  REVISIONS,
-} from '../eras/eras.js';
+import { LATEST_LEGACY_REVISION, MODERN_REVISION, negotiateLegacy, REVISIONS } from '../eras/eras.js';
 import type { Endpoint } from './endpoint.js';
 
 /** Who a server says it is, and what it offers. */
@@ -12,12 +6,6 @@ export interface ServerIdentity {
   serverInfo: { name: string; version: string; [key: string]: unknown };
   capabilities: Record<string, unknown>;
   instructions?: string;
-}
-
-/** 2024-11-05 has no Streamable HTTP: its clients reaching us over HTTP are offered 2025-03-26 [M17]. */
-function legacyFor(endpoint: Endpoint, requested: unknown): string {
-  const chosen = negotiateLegacy(requested ?? LATEST_LEGACY_REVISION);
-  return chosen === '2024-11-05' && endpoint.transport === 'http' ? DEFAULT_HTTP_REVISION : chosen;
 }
 
 /** `_meta` key for the server's identity on 2026-07-28 results [M20]. */
@@ -38,7 +26,7 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
-    protocolVersion: legacyFor(endpoint, params?.protocolVersion),
+    protocolVersion: negotiateLegacy(params?.protocolVersion ?? LATEST_LEGACY_REVISION, endpoint.transport),
     capabilities: identity.capabilities,
     serverInfo: identity.serverInfo,
     ...extra,

@@ -90,8 +90,10 @@ export function revisionOfHeader(header: string | null | undefined): Revision | 
 
 /**
  * What a legacy server answers to `initialize` asking for `requested`: the same revision when it is a
- * legacy one we speak [M17], else the newest legacy revision.
+ * legacy one we speak [M17], else the newest legacy revision. Over HTTP, 2024-11-05 (which has no
+ * Streamable HTTP) is offered 2025-03-26 instead.
  */
-export function negotiateLegacy(requested: unknown): Revision {
-  return isRevision(requested) && isLegacy(requested) ? requested : LATEST_LEGACY_REVISION;
+export function negotiateLegacy(requested: unknown, transport: 'stdio' | 'http' = 'stdio'): Revision {
+  const chosen = isRevision(requested) && isLegacy(requested) ? requested : LATEST_LEGACY_REVISION;
+  return chosen === '2024-11-05' && transport === 'http' ? DEFAULT_HTTP_REVISION : chosen;
 }

@@ -123,9 +123,10 @@ export class LegacyServer {
       return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: too many sessions', { id, headers });
     }
     const message = value as { params?: { protocolVersion?: unknown } };
-    // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17].
-    if (message.params?.protocolVersion === '2024-11-05') message.params.protocolVersion = '2025-03-26';
-    const revision = negotiateLegacy(message.params?.protocolVersion);
+    // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17], also by a handler of the
+    // application's own, which sees the revision this session will speak.
+    const revision = negotiateLegacy(message.params?.protocolVersion, 'http');
+    if (message.params?.protocolVersion === '2024-11-05') message.params.protocolVersion = revision;
     const sessionId = globalThis.crypto.randomUUID();
     const session = new LegacySession(sessionId, this.#context, () => this.sessions.delete(sessionId));
     try {
