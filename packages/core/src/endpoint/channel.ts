@@ -17,4 +17,9 @@ export interface Channel {
    * without per-request streams leave it out.
    */
   closeRequestStream?(id: RequestId): void;
+  /**
+   * An inbound request ended with no response and none will follow (the peer cancelled it, a cancel came
+   * before it, its stream was dropped) [CN9]. HTTP ends that request's stream here; stdio has nothing to do.
+   */
+  suppressed?(id: RequestId): void;
 }

@@ -426,4 +426,26 @@ describe('Endpoint', () => {
     expect(modern?.progressToken).toBe(1);
     client.close();
   });
+
+  it('tells the channel when a request ends with no response (peer cancel, early cancel, dropped stream)', async () => {
+    const suppressed: unknown[] = [];
+    const replies: JsonRpcMessage[] = [];
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'http',
+      channel: { write: (m) => replies.push(m as JsonRpcMessage), suppressed: (id) => suppressed.push(id) },
+    });
+    server.setRequestHandler('wait', () => new Promise(() => {}));
+    server.receiveText('{"jsonrpc":"2.0","id":1,"method":"wait"}');
+    server.receiveText('{"jsonrpc":"2.0","id":2,"method":"wait"}');
+    await drain();
+    server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}');
+    server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}');
+    server.receiveText('{"jsonrpc":"2.0","id":3,"method":"wait"}');
+    server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":42}}');
+    server.abortInbound(2, new InflightError('DISCONNECTED'));
+    await drain();
+    expect(suppressed).toEqual([1, 3, 2]);
+    expect(replies).toEqual([]);
+  });
 });

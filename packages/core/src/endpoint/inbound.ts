@@ -84,6 +84,7 @@ export class InboundRequests {
     if (this.#earlyCancels.take(id)) {
       this.earlyCancelsApplied++;
       batch?.add(undefined);
+      s.channel.suppressed?.(id);
       return;
     }
     let aborting: InboundEntry | undefined;
@@ -199,6 +200,7 @@ export class InboundRequests {
     entry.route?.close(); // nothing after a cancel [PG12 CN25]
     if (entry.suppress) {
       entry.batch?.add(undefined);
+      this.settings.channel.suppressed?.(entry.id);
       return;
     }
     const cause = InflightError.from(entry.deadline.reason);
