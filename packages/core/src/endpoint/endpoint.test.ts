@@ -442,7 +442,9 @@ describe('Endpoint', () => {
     server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}');
     server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}');
     server.receiveText('{"jsonrpc":"2.0","id":3,"method":"wait"}');
-    server.receiveText('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":42}}');
+    server.receiveText(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":42}}',
+    );
     server.abortInbound(2, new InflightError('DISCONNECTED'));
     await drain();
     expect(suppressed).toEqual([1, 3, 2]);

@@ -5,6 +5,7 @@ import {
   isLegacy,
   isRevision,
   LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
   metaVersionOf,
   negotiateLegacy,
   REVISIONS,
@@ -176,6 +177,7 @@ export class Endpoint {
    * only counts it (it may not write responses, and a stray log line is no request) [S5].
    */
   receiveText(text: string): void {
+    if (this.#closed) return;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -267,6 +269,7 @@ export class Endpoint {
   #receiveBatch(values: unknown[]): void {
     // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid.
     if (values.length === 0 || !(this.revision && allowsBatches(this.revision))) {
+      if (this.role === 'client') return void this.#badInput++; // a client answers no batch it did not send
       const why = values.length === 0 ? 'an empty batch' : 'batches are not part of this revision';
       this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
       return;
@@ -280,7 +283,8 @@ export class Endpoint {
     // The hot path: progress skips classification and allocates nothing until it is routed.
     const m = value as JsonRpcMessage | null;
     if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
-      if (m.jsonrpc === '2.0' && isProgressParams(m.params, true))
+      // `message` is checked by the route for the revisions that have it (2024-11-05 ignores it).
+      if (m.jsonrpc === '2.0' && isProgressParams(m.params, false))
         this.#outbound.progress(m.params as JsonRpcMessage);
       else this.#ignoredNotifications++; // invalid notifications are ignored [CN15]
       return;
@@ -294,13 +298,24 @@ export class Endpoint {
       case 'response':
         return this.#outbound.response(c.id, c.result, c.error);
       case 'invalid': {
-        const reply = errorResponse(c.id, c.code, `Invalid Request: ${c.message}`);
-        if (batch) {
-          batch.expect();
-          batch.add(reply);
-        } else this.channel.write(reply);
+        // Only something that tried to be a request is answered: never a response (two endpoints would
+        // answer each other's errors forever), never a notification [CN15], and never by a 2026-07-28
+        // client, which writes no responses [S5].
+        if (!c.answerable || (this.role === 'client' && this.revision === MODERN_REVISION)) {
+          this.#ignoredNotifications++;
+          return;
+        }
+        this.#write(errorResponse(c.id, c.code, `Invalid Request: ${c.message}`), batch, undefined);
       }
     }
+  }
+
+  /** Writes a reply, or adds it to the batch it belongs to. */
+  #write(message: JsonRpcMessage, batch: BatchCollector | undefined, related: RequestId | undefined): void {
+    if (batch) {
+      batch.expect();
+      batch.add(message);
+    } else this.channel.write(message, related);
   }
 
   #onRequest(
@@ -309,12 +324,7 @@ export class Endpoint {
     params: Record<string, unknown> | undefined,
     batch: BatchCollector | undefined,
   ): void {
-    const reply = (message: JsonRpcMessage): void => {
-      if (batch) {
-        batch.expect();
-        batch.add(message);
-      } else this.channel.write(message, id);
-    };
+    const reply = (message: JsonRpcMessage): void => this.#write(message, batch, id);
     let revision = eraOf({ params }, this.revision);
     if (revision === undefined) {
       const requested = metaVersionOf({ params });
@@ -345,9 +355,9 @@ export class Endpoint {
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {
     const revision = eraOf({ params }, this.revision);
     if (method === 'notifications/cancelled') {
-      const requestIdOptional = revision === '2025-11-25';
-      // A malformed cancel, or one without an id (tasks use tasks/cancel), is ignored quietly [CN15].
-      if (!isCancelledParams(params, requestIdOptional) || params?.requestId === undefined) {
+      // A malformed cancel, or one without an id (2025-11-25 allows that shape only for tasks, which use
+      // tasks/cancel [CN16]), is ignored quietly [CN15].
+      if (!params || !isCancelledParams(params, false)) {
         this.#ignoredNotifications++;
         return;
       }

@@ -20,6 +20,8 @@ interface InboundEntry {
   readonly deadline: DeadlineController;
   readonly batch: BatchCollector | undefined;
   route: ProgressRoute | undefined;
+  /** The last progress a handler reported without a route (for its own idle limit). */
+  lastProgress: number;
   /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. */
   suppress: boolean;
   done: boolean;
@@ -46,6 +48,8 @@ export class InboundRequests {
   /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
   #earlyCancels = new RecentIds(128);
   #recentlyDone = new RecentIds(256);
+  /** Routes of 2025-11-25 tasks that outlived their response; closed by endProgress or on close. */
+  #taskRoutes = new Set<ProgressRoute>();
   /** Handler results or errors that came after their request had ended (absorbed). */
   lateResults = 0;
   /** Cancels that matched no request in flight when they arrived [CN11]. */
@@ -81,10 +85,11 @@ export class InboundRequests {
       else s.channel.write(reply);
       return;
     }
-    if (this.#earlyCancels.take(id)) {
+    // `initialize` may not be cancelled [CN7], so an early cancel for its id does not apply.
+    if (method !== 'initialize' && this.#earlyCancels.take(id)) {
       this.earlyCancelsApplied++;
       batch?.add(undefined);
-      s.channel.suppressed?.(id);
+      this.#suppressed(id);
       return;
     }
     let aborting: InboundEntry | undefined;
@@ -102,6 +107,7 @@ export class InboundRequests {
       deadline,
       batch,
       route: undefined,
+      lastProgress: Number.NEGATIVE_INFINITY,
       suppress: false,
       done: false,
     };
@@ -118,6 +124,7 @@ export class InboundRequests {
       });
     }
     this.#entries.set(id, entry);
+    const taskRoutes = this.#taskRoutes;
     const ctx: RequestContext = {
       id,
       method,
@@ -131,15 +138,27 @@ export class InboundRequests {
       deadline,
       progress(progress, total, message) {
         const route = entry.route;
-        if (!route || route.closed) return false;
-        const accepted = route.push(progress, total, message);
-        if (accepted) deadline.touch();
-        return accepted;
+        if (route) {
+          if (route.closed) return false;
+          const accepted = route.push(progress, total, message);
+          if (accepted) deadline.touch();
+          return accepted;
+        }
+        // Nobody asked for notifications, but the handler's own idle limit still sees its liveness.
+        if (entry.done || typeof progress !== 'number' || !(progress > entry.lastProgress)) return false;
+        if (!Number.isFinite(progress)) return false;
+        entry.lastProgress = progress;
+        deadline.touch();
+        return false;
       },
       endProgress() {
         entry.route?.close();
+        if (entry.route) taskRoutes.delete(entry.route);
       },
     };
+    // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
+    const taskAugmented =
+      revision === '2025-11-25' && typeof params?.task === 'object' && params.task !== null;
     Promise.resolve()
       .then(() => (entry.done ? undefined : handler(params, ctx)))
       .then(
@@ -147,8 +166,11 @@ export class InboundRequests {
           if (entry.done) return this.#noteLate();
           this.#finish(entry);
           onResult?.(result);
-          // Flush pending progress before the result; a task result keeps its route open [PG14].
-          entry.route?.settle(result);
+          // Flush pending progress before the result; a task's route stays open until it ends [PG14].
+          const route = entry.route;
+          if (route && taskAugmented) {
+            if (!route.settle(result)) taskRoutes.add(route);
+          } else route?.finish();
           this.#reply(batch, id, resultResponse(id, withResultType(result, revision)));
         },
         (error: unknown) => {
@@ -157,7 +179,8 @@ export class InboundRequests {
           entry.route?.close();
           this.#reply(batch, id, errorResponseFor(id, error));
         },
-      );
+      )
+      .catch((error: unknown) => s.onError(error, `settling request ${JSON.stringify(id)}`));
   }
 
   /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
@@ -186,12 +209,11 @@ export class InboundRequests {
     return true;
   }
 
-  /** Ends every request in flight (connection closed, shutdown). */
+  /** Ends every request in flight (connection closed, shutdown), and the progress of open tasks. */
   abortAll(cause: InflightError, suppress: boolean): void {
-    for (const entry of [...this.#entries.values()]) {
-      entry.suppress = suppress;
-      entry.deadline.cancel(cause);
-    }
+    for (const entry of [...this.#entries.values()]) this.abort(entry.id, cause, suppress);
+    for (const route of this.#taskRoutes) route.close();
+    this.#taskRoutes.clear();
   }
 
   #onAbort(entry: InboundEntry): void {
@@ -200,7 +222,7 @@ export class InboundRequests {
     entry.route?.close(); // nothing after a cancel [PG12 CN25]
     if (entry.suppress) {
       entry.batch?.add(undefined);
-      this.settings.channel.suppressed?.(entry.id);
+      this.#suppressed(entry.id);
       return;
     }
     const cause = InflightError.from(entry.deadline.reason);
@@ -212,6 +234,15 @@ export class InboundRequests {
     this.#entries.delete(entry.id);
     this.#recentlyDone.add(entry.id);
     entry.deadline.dispose();
+  }
+
+  /** Tells the channel no response will come for `id`; a channel that throws must not stop us. */
+  #suppressed(id: RequestId): void {
+    try {
+      this.settings.channel.suppressed?.(id);
+    } catch (error) {
+      this.settings.onError(error, `ending request ${JSON.stringify(id)} with no response`);
+    }
   }
 
   #noteLate(): void {
@@ -251,8 +282,16 @@ function jsonRpcArgs(error: {
   return [e.code, e.message, e.data];
 }
 
-/** The JSON-RPC error for whatever a handler threw. */
+/** The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails). */
 export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage {
+  try {
+    return describeError(id, error);
+  } catch {
+    return errorResponse(id, JsonRpcErrorCode.InternalError, 'Internal error');
+  }
+}
+
+function describeError(id: RequestId, error: unknown): JsonRpcMessage {
   if (error instanceof InflightError) return errorResponse(id, ...jsonRpcArgs(error));
   if (typeof error === 'object' && error !== null) {
     const e = error as { code?: unknown; message?: unknown; data?: unknown; toJsonRpc?: unknown };

@@ -11,7 +11,14 @@ export type Classified =
   | { kind: 'request'; id: RequestId; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'response'; id: RequestId; result: unknown; error: JsonRpcErrorObject | undefined }
-  | { kind: 'invalid'; id: RequestId | null; message: string; code: number };
+  | {
+      kind: 'invalid';
+      id: RequestId | null;
+      message: string;
+      code: number;
+      /** False for what tried to be a notification or a response: those are never answered [CN15]. */
+      answerable: boolean;
+    };
 
 /**
  * Sorts one parsed JSON value into request, notification, response, or invalid (with the JSON-RPC
@@ -22,22 +29,27 @@ export function classify(value: unknown): Classified {
     return invalid(null, 'a JSON-RPC message is an object');
   }
   const m = value as JsonRpcMessage;
+  // Something without a method that carries `result` or `error` meant to be a response; one with a method
+  // and no id meant to be a notification. Neither gets an answer, whatever else is wrong with it.
+  const answerable = m.method !== undefined ? m.id !== undefined : !('result' in m || 'error' in m);
   const rawId = m.id;
   const hasId = rawId !== undefined;
   const idOk = isTokenOrId(rawId);
-  if (m.jsonrpc !== '2.0') return invalid(idOk ? rawId : null, 'jsonrpc must be "2.0"');
+  if (m.jsonrpc !== '2.0') return invalid(idOk ? rawId : null, 'jsonrpc must be "2.0"', answerable);
   const method = m.method;
   if (method !== undefined) {
-    if (typeof method !== 'string') return invalid(idOk ? rawId : null, 'method must be a string');
-    if (hasId && !idOk) return invalid(null, 'id must be a string or an integer'); // never null [J2]
+    if (typeof method !== 'string')
+      return invalid(idOk ? rawId : null, 'method must be a string', answerable);
+    if (hasId && !idOk) return invalid(null, 'id must be a string or an integer', answerable); // never null [J2]
     const params = m.params;
     if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-      if (!hasId) return invalid(null, 'params must be an object'); // notifications get no reply; caller ignores
+      if (!hasId) return invalid(null, 'params must be an object', false);
       return {
         kind: 'invalid',
         id: rawId as RequestId,
         message: 'params must be an object',
         code: JsonRpcErrorCode.InvalidParams,
+        answerable: true,
       };
     }
     const p = params as Record<string, unknown> | undefined;
@@ -53,11 +65,11 @@ export function classify(value: unknown): Classified {
       error: m.error as JsonRpcErrorObject | undefined,
     };
   }
-  return invalid(idOk ? rawId : null, 'not a request, notification or response');
+  return invalid(idOk ? rawId : null, 'not a request, notification or response', answerable);
 }
 
-function invalid(id: RequestId | null, message: string): Classified {
-  return { kind: 'invalid', id, message, code: JsonRpcErrorCode.InvalidRequest };
+function invalid(id: RequestId | null, message: string, answerable = true): Classified {
+  return { kind: 'invalid', id, message, code: JsonRpcErrorCode.InvalidRequest, answerable };
 }
 
 function isErrorObject(value: unknown): boolean {

@@ -46,6 +46,8 @@ interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   readonly unlink: () => void;
+  /** Whether the request asked for a task (`params.task`), which changes how it is cancelled. */
+  readonly task: boolean;
   done: boolean;
 }
 
@@ -114,6 +116,7 @@ export class OutboundRequests {
         resolve,
         reject,
         unlink,
+        task: typeof params?.task === 'object' && params.task !== null,
         done: false,
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
@@ -204,12 +207,18 @@ export class OutboundRequests {
     if (pending.done) return;
     this.#settle(pending);
     const cause = InflightError.from(pending.deadline.reason);
+    // The caller learns first: a channel that throws below must not leave the call hanging.
+    pending.reject(cause);
+    if (!sendCancel || this.closed) return;
     const s = this.settings;
-    if (sendCancel && !this.closed) {
-      // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
-      const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, {
-        method: pending.method,
-      });
+    // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
+    // A task-augmented call is cancelled with tasks/cancel, which needs the task id from its result; ended
+    // before that, nothing may be sent [CN16].
+    const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, {
+      method: pending.method,
+      task: pending.task,
+    });
+    try {
       if (how.value === 'notification') {
         s.channel.write({
           jsonrpc: '2.0',
@@ -219,8 +228,9 @@ export class OutboundRequests {
       } else if (how.value === 'close-stream') {
         s.channel.closeRequestStream?.(pending.id);
       }
+    } catch (error) {
+      s.onError(error, `cancelling request ${JSON.stringify(pending.id)}`);
     }
-    pending.reject(cause);
   }
 
   #settle(pending: Pending): void {

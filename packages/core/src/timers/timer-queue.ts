@@ -77,12 +77,21 @@ export class TimerQueue {
     this.#armed = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
     const now = this.clock.now();
-    // Fire everything due; a fired callback may schedule more, which the loop also sees.
+    // Fire everything due; a fired callback may schedule more, which the loop also sees. A callback that
+    // throws must not strand the others or leave the queue unarmed: the first error is rethrown after.
+    let failed = false;
+    let failure: unknown;
     for (let top = this.#heap[0]; top && top.dueAt <= now; top = this.#heap[0]) {
       this.#removeAt(0);
-      top.fire();
+      try {
+        top.fire();
+      } catch (error) {
+        if (!failed) failure = error;
+        failed = true;
+      }
     }
     this.#rearm();
+    if (failed) throw failure;
   };
 
   #rearm(): void {
@@ -93,7 +102,9 @@ export class TimerQueue {
       this.#armedFor = Number.POSITIVE_INFINITY;
       return;
     }
-    if (this.#armed && this.#armedFor === top.dueAt) return;
+    // An armed timer that is due no later than the new top serves it: when it fires early it re-arms.
+    // So settling requests oldest-first does no timer work at all.
+    if (this.#armed && this.#armedFor <= top.dueAt) return;
     this.#armed?.clear();
     this.#armedFor = top.dueAt;
     const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - this.clock.now()));

@@ -95,8 +95,12 @@ function sendThrough(
   v2: boolean,
   request: RequestLike,
   resultSchema: unknown,
-  sdk: SdkRequestOptions,
+  sdkOptions: SdkRequestOptions,
 ): Promise<unknown> {
+  // The client never cancels initialize [CN7], and SDK v1 would on an aborted signal: for initialize the SDK
+  // gets no signal, and a limit or a caller's stop only ends the wait here.
+  const { signal: _never, ...withoutSignal } = sdkOptions;
+  const sdk = request.method === 'initialize' ? withoutSignal : sdkOptions;
   const callTool = client.callTool as ((...args: unknown[]) => Promise<unknown>) | undefined;
   if (request.method === 'tools/call' && resultSchema === undefined && typeof callTool === 'function') {
     // v1: callTool(params, resultSchema?, options); v2: callTool(params, options).
