@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runHost, startProxy } from './legs.js';
+import { missingLegs, type ProxyLeg, runHost, startProxy } from './legs.js';
 import { DEMO_CALLS, DEMO_ERAS, DEMO_LIMITS, hostCallArgs } from './scenario.js';
 import { readServerStatus } from './status.js';
 import { type HostCallFacts, summarize } from './summary.js';
@@ -16,6 +16,17 @@ process.on('SIGINT', () => {
   interrupted = true;
 });
 
+// A leg that is not built, or a proxy that will not start, is one line and a way out, not a stack trace.
+function fail(why: string): never {
+  process.stderr.write(`demo: ${why}\n`);
+  process.exit(1);
+}
+const missing = missingLegs();
+if (missing.length > 0)
+  fail(
+    `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: run \`pnpm build\` at the repository root first`,
+  );
+
 out('mcp-inflight demo: host -> proxy -> server, all on this machine');
 out(`  server  examples/server, spawned by the proxy, speaking ${DEMO_ERAS.upstream} over stdio`);
 out(
@@ -25,14 +36,21 @@ out(`  host    examples/host, speaking ${DEMO_ERAS.host} over Streamable HTTP, f
 for (const call of DEMO_CALLS) out(`          ${call.label.padEnd(10)}${call.story}`);
 out();
 
-const proxy = await startProxy([
-  '--upstream-revision',
-  DEMO_ERAS.upstream,
-  '--idle-timeout',
-  String(DEMO_LIMITS.idleMs),
-  '--max-timeout',
-  String(DEMO_LIMITS.ceilingMs),
-]);
+let proxy: ProxyLeg;
+try {
+  proxy = await startProxy([
+    '--upstream-revision',
+    DEMO_ERAS.upstream,
+    '--idle-timeout',
+    String(DEMO_LIMITS.idleMs),
+    '--max-timeout',
+    String(DEMO_LIMITS.ceilingMs),
+  ]);
+} catch (error) {
+  fail(
+    `${(error as Error).message} (if the examples are out of date, run \`pnpm build\` at the repository root)`,
+  );
+}
 const dir = mkdtempSync(join(tmpdir(), 'mcp-inflight-demo-'));
 let exitCode = 1;
 try {

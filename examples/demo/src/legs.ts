@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ProxyCallFacts } from './summary.js';
@@ -20,6 +21,22 @@ export function legPaths(from: string | URL = import.meta.url): {
 } {
   const at = (leg: string) => fileURLToPath(new URL(`../../${leg}/dist/index.js`, from));
   return { server: at('server'), proxy: at('proxy'), host: at('host') };
+}
+
+/**
+ * The legs not built yet, as paths from the repository root (`examples/proxy/dist/index.js`): running
+ * the demo before `pnpm build` is the usual first-run mistake, so it is checked for by name.
+ *
+ * @example
+ * ```ts
+ * import { missingLegs } from './legs.js';
+ * missingLegs(); // [] once `pnpm build` has run
+ * ```
+ */
+export function missingLegs(paths = legPaths()): string[] {
+  return Object.entries(paths)
+    .filter(([, path]) => !existsSync(path))
+    .map(([leg]) => `examples/${leg}/dist/index.js`);
 }
 
 /**
@@ -73,6 +90,7 @@ export function startProxy(extraArgs: string[], paths = legPaths()): Promise<Pro
   );
   const calls: ProxyCallFacts[] = [];
   const otherLines: string[] = [];
+  let failedUpstream: string | undefined;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async (): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -84,9 +102,9 @@ export function startProxy(extraArgs: string[], paths = legPaths()): Promise<Pro
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stderr! });
     lines.on('line', (line) => {
-      let event: { type?: string; url?: string } | undefined;
+      let event: { type?: string; url?: string; message?: string } | undefined;
       try {
-        event = JSON.parse(line) as { type?: string; url?: string };
+        event = JSON.parse(line) as { type?: string; url?: string; message?: string };
       } catch {
         otherLines.push(line);
         return;
@@ -94,10 +112,17 @@ export function startProxy(extraArgs: string[], paths = legPaths()): Promise<Pro
       if (event.type === 'listening' && typeof event.url === 'string')
         resolve({ url: event.url, child, calls, otherLines, stop });
       else if (event.type === 'call') calls.push(event as ProxyCallFacts);
+      else if (event.type === 'upstream-failed') failedUpstream = event.message;
     });
-    void exited.then((code) =>
-      reject(new Error(`the proxy exited (code ${code}) before listening:\n${otherLines.join('\n')}`)),
-    );
+    // One line that says why, for a person: the proxy's own last words, not a dump of its stderr.
+    void exited.then((code) => {
+      const said = [...otherLines]
+        .reverse()
+        .find((l) => l.startsWith('proxy: '))
+        ?.slice('proxy: '.length);
+      const why = said ?? failedUpstream ?? otherLines.at(-1) ?? 'it gave no reason';
+      reject(new Error(`the proxy exited with code ${code} before listening: ${why}`));
+    });
   });
 }
 

@@ -27,7 +27,8 @@ export interface HostClient extends RequestSender {
 /**
  * Connects to the server or proxy the options name: spawns it on stdio, or reaches it over HTTP. With
  * `revision: 'auto'` it speaks 2026-07-28 when the server offers it and the newest legacy revision
- * otherwise. `idleMs` and `ceilingMs` become the default limits of every call.
+ * otherwise; a pinned revision is spoken or the connect fails. `idleMs` and `ceilingMs` become the
+ * default limits of every call.
  *
  * @example
  * ```ts
@@ -49,8 +50,10 @@ export async function connectHost(
       ceilingMs,
     });
     try {
+      // Only `auto` may fall back to a legacy revision; a pinned 2026-07-28 fails on a legacy server.
       const settled = await client.connect({
         revision: options.revision === 'auto' ? MODERN_REVISION : options.revision,
+        fallback: options.revision === 'auto',
       });
       return {
         revision: settled.revision,

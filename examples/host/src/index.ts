@@ -5,6 +5,7 @@ import { systemClock } from '@mcp-inflight/core';
 import { type HostOptions, parseHostArgs, USAGE } from './args.js';
 import { connectHost, type HostClient } from './connect.js';
 import { Display } from './display.js';
+import { describeOutcome, outcomeOfError } from './outcome.js';
 import { exitCodeFor, toReport } from './report.js';
 import { runCalls } from './runner.js';
 
@@ -29,9 +30,15 @@ try {
 }
 
 if (options.list) {
-  const listed = (await client.request('tools/list', {}, {})) as {
-    tools?: Array<{ name: string; description?: string }>;
-  };
+  let listed: { tools?: Array<{ name: string; description?: string }> };
+  try {
+    listed = (await client.request('tools/list', {}, {})) as typeof listed;
+  } catch (error) {
+    // One sentence, as for a failed call: a server with no tools answers -32601, which is no crash.
+    process.stderr.write(`host: could not list tools: ${describeOutcome(outcomeOfError(error))}\n`);
+    await client.close().catch(() => undefined);
+    process.exit(1);
+  }
   for (const tool of listed.tools ?? [])
     process.stdout.write(`${tool.name}${tool.description ? `  ${tool.description}` : ''}\n`);
   await client.close();

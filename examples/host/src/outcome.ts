@@ -144,7 +144,23 @@ export function describeOutcome(outcome: CallOutcome): string {
   }
 }
 
+/**
+ * A message as one short line for a person. A trailing `({...})` that parses as a JSON object is dropped:
+ * the HTTP adapter appends its error data that way (`fetch failed ({"network":true})`), and that is wire
+ * detail, not a sentence.
+ */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = withoutTrailingJson(text.replace(/\s+/g, ' ').trim());
   return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
+}
+
+function withoutTrailingJson(text: string): string {
+  const at = text.lastIndexOf(' ({');
+  if (at < 0 || !text.endsWith('})')) return text;
+  try {
+    JSON.parse(text.slice(at + 2, -1));
+  } catch {
+    return text; // words in parentheses, not data
+  }
+  return text.slice(0, at);
 }

@@ -87,7 +87,10 @@ export function renderLine(view: CallView, options: RenderOptions): string {
       : view.total === undefined
         ? `${view.progress}`
         : `${view.progress}/${view.total}  ${Math.round((fraction ?? 0) * 100)}%`;
-  const head = `${view.label.padEnd(options.labelWidth ?? 0)}  [${bar(fraction, 20, options.tty, view.updates)}]  ${numbers}  ${elapsed}`;
+  // Before the first update the bar is empty: a marker at the start would read as 5% done.
+  const drawn =
+    view.progress === undefined ? bar(0, 20, options.tty) : bar(fraction, 20, options.tty, view.updates);
+  const head = `${view.label.padEnd(options.labelWidth ?? 0)}  [${drawn}]  ${numbers}  ${elapsed}`;
   const tail = view.outcome ? endText(view) : (view.message ?? '');
   const line = tail ? `${head}  ${tail}` : head;
   const clipped = line.length > width ? `${line.slice(0, Math.max(0, width - 3))}...` : line;

@@ -14,6 +14,8 @@ const SERVER = fileURLToPath(new URL('../../server/dist/index.js', import.meta.u
 const PROXY = fileURLToPath(new URL('../../proxy/dist/index.js', import.meta.url));
 const quote = (w: string) => `'${w.replaceAll("'", "'\\''")}'`;
 const SERVER_CMD = `${quote(process.execPath)} ${quote(SERVER)}`;
+const NO_TOOLS = fileURLToPath(new URL('./fixtures/legacy-no-tools.mjs', import.meta.url));
+const NO_TOOLS_CMD = `${quote(process.execPath)} ${quote(NO_TOOLS)}`;
 
 interface Run {
   child: ChildProcess;
@@ -174,6 +176,21 @@ describe('the host CLI', () => {
       expect(listed.out).toMatch(/^work {2}Sleeps intervalMs per step/m);
       expect(listed.out).toMatch(/^status {2}Counts of work calls/m);
     });
+  });
+
+  it('a pinned 2026-07-28 does not fall back to a legacy revision over stdio', async () => {
+    const { code, out } = await host(['--stdio', NO_TOOLS_CMD, '--revision', '2026-07-28', '--list']).done;
+    expect(code).toBe(1);
+    expect(out).toMatch(/^host: could not connect: .*server\/discover.*$/m);
+    // `auto` may fall back: the same server is reached as 2025-06-18.
+    const auto = await host(['--stdio', NO_TOOLS_CMD, '--tool', 'work']).done;
+    expect(auto.out).toMatch(/^host: 1 call to stdio: .* \(2025-06-18\); Ctrl-C cancels$/m);
+  });
+
+  it('--list against a server that refuses tools/list says so in one line and exits 1', async () => {
+    const { code, out } = await host(['--stdio', NO_TOOLS_CMD, '--list']).done;
+    expect(code).toBe(1);
+    expect(out.trim()).toBe('host: could not list tools: server error -32601: Method not found: tools/list');
   });
 
   it('says what is wrong with its arguments and exits 2', async () => {

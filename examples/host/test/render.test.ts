@@ -41,6 +41,14 @@ describe('renderLine', () => {
     expect(bar(undefined, 5, false, 2)).toBe('..#..');
   });
 
+  it('draws an empty bar while a call waits for its first update (no marker that reads as 5%)', () => {
+    const waiting: CallView = { label: 'w', tool: 'work', updates: 0, startedAt: 0 };
+    const line = renderLine(waiting, { now: 100, tty: true });
+    expect(line).toContain(`[${'\u2591'.repeat(20)}]  waiting`);
+    expect(line).not.toContain('\u2588');
+    expect(renderLine(waiting, { now: 100, tty: false })).toBe(`w  [${'.'.repeat(20)}]  waiting  0.1 s`);
+  });
+
   it('says why a call ended, coloured on a terminal only', () => {
     const ended: CallView = {
       ...running,
@@ -61,6 +69,23 @@ describe('renderLine', () => {
 });
 
 describe('outcomes', () => {
+  it('shows people sentences, not the raw JSON an adapter appends to a message', () => {
+    const lost = outcomeOfError(
+      new InflightError('UPSTREAM_CLOSED', 'the request failed: fetch failed ({"network":true})'),
+    );
+    expect(lost.detail).toBe('the request failed: fetch failed');
+    const relayed = outcomeOfError(
+      new JsonRpcError(-32000, 'the request failed: fetch failed ({"network":true})', {
+        cause: 'UPSTREAM_CLOSED',
+      }),
+    );
+    expect(describeOutcome(relayed)).toBe(
+      "the server's upstream went away: the request failed: fetch failed",
+    );
+    // Parentheses that are words stay.
+    expect(outcomeOfError(new Error('spawn failed (exit code 1)')).detail).toBe('spawn failed (exit code 1)');
+  });
+
   it('tells a result from a tool error', () => {
     expect(outcomeOfResult({ content: [{ type: 'text', text: 'done 8 steps' }] })).toEqual({
       kind: 'completed',

@@ -143,13 +143,18 @@ export function formatEvent(event: ProxyEvent): string {
     case 'listening':
       return `proxy: listening on ${event.url}`;
     case 'shutdown':
-      return `proxy: ${event.why}; cancelling ${event.inFlight} call${event.inFlight === 1 ? '' : 's'} in flight`;
+      return `proxy: ${event.why}; cancelling ${count(event.inFlight, 'call')} in flight`;
     case 'stats': {
       const s = event.stats;
       const cancelled = Object.entries(s.cancelled).map(([cause, n]) => `${cause} ${n}`);
-      return `proxy: ${s.calls} calls relayed: ${s.completed} completed, ${s.errors} upstream errors, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
+      return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
     }
   }
+}
+
+/** `1 call`, `2 calls`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function clip(text: string, max: number): string {

@@ -37,13 +37,22 @@ const link = new UpstreamLink(connector, log);
 try {
   await link.get();
 } catch (error) {
-  process.stderr.write(`proxy: ${(error as Error).message}\n`);
+  // The text log has just said why (the upstream-failed line); say it here only when it did not.
+  if (options.log !== 'text') process.stderr.write(`proxy: ${(error as Error).message}\n`);
   process.exit(1);
 }
 
 const relay = new ProxyRelay(link, { idleMs: options.idleMs, ceilingMs: options.ceilingMs, onEvent: log });
-const listener: Listener =
-  options.listen.kind === 'stdio' ? listenStdio(relay) : await listenHttp(relay, options.listen.port);
+let listener: Listener;
+try {
+  listener =
+    options.listen.kind === 'stdio' ? listenStdio(relay) : await listenHttp(relay, options.listen.port);
+} catch (error) {
+  // A port in use is a mistake to name, not a crash to show.
+  process.stderr.write(`proxy: cannot listen: ${(error as Error).message}\n`);
+  await link.close();
+  process.exit(1);
+}
 if (options.listen.kind === 'http') log({ type: 'listening', url: listener.url });
 
 let stopping = false;

@@ -17,7 +17,7 @@ import {
   type ProxyStats,
 } from './events.js';
 import { FORWARDED_METHODS, resultForHost, upstreamParams } from './forward.js';
-import type { UpstreamConnection, UpstreamLink } from './upstream-link.js';
+import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyRelay}. */
 export interface RelayOptions {
@@ -115,7 +115,6 @@ export class ProxyRelay {
     this.stats.inFlight++;
     let progressIn = 0;
     let progressOut = 0;
-    let upstream: UpstreamConnection | undefined;
     // The ceiling runs from the host's request, so waiting for a (re)started upstream counts against it;
     // its parent is the host's signal, so the host's cancel, its stream closing and shutdown end it too.
     const call = new DeadlineController({
@@ -148,7 +147,7 @@ export class ProxyRelay {
       this.#onEvent(event);
     };
     try {
-      upstream = await call.race(this.link.get());
+      const upstream = await call.race(this.link.get());
       const result = await upstream.request(ctx.method, upstreamParams(params), {
         onprogress: (p) => {
           progressIn++;
@@ -165,10 +164,10 @@ export class ProxyRelay {
       return resultForHost(result, ctx.revision);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
-      if (e instanceof InflightError && e.code === 'UPSTREAM_CLOSED') {
-        if (upstream) this.link.markDead(upstream);
-        end('upstream-closed', e);
-      } else if (e instanceof InflightError) end('cancelled', e);
+      // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business
+      // (it watches the connection itself), since over HTTP one broken exchange leaves the rest working.
+      if (e instanceof InflightError && e.code === 'UPSTREAM_CLOSED') end('upstream-closed', e);
+      else if (e instanceof InflightError) end('cancelled', e);
       else end('error', e);
       // Thrown on: the host endpoint answers with e.toJsonRpc() (data.cause names the cause) or the
       // upstream's own JSON-RPC error, unchanged; after a host cancel nothing is sent [CN9].

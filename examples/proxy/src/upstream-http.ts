@@ -25,7 +25,8 @@ export interface HttpUpstreamOptions {
  * Connects to an upstream MCP server over Streamable HTTP. On 2026-07-28 every relayed call is its own
  * POST and a cancel closes that POST's stream [CN24]; on a legacy revision the calls share a session and a
  * cancel is a `notifications/cancelled` POST [H14]. A call whose HTTP exchange fails (the server is gone,
- * the stream broke with no response) fails with UPSTREAM_CLOSED, and the proxy's next call connects afresh.
+ * the stream broke with no response) fails with UPSTREAM_CLOSED on its own; HTTP has no connection to
+ * lose, so the other calls go on and the next call simply tries again. `closed` settles only on `close()`.
  *
  * @example
  * ```ts
@@ -60,7 +61,7 @@ export function httpUpstream(url: string, options: HttpUpstreamOptions = {}): Up
       endpoint: client.endpoint,
       identity: identityOf(client.serverResult, revision, url),
       revision,
-      // A broken exchange already rejects with UPSTREAM_CLOSED (core's failOutbound).
+      // A broken exchange rejects that one request with UPSTREAM_CLOSED (core's failOutbound).
       request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
         client.request(method, params, request),
       closed,

@@ -31,7 +31,10 @@ export interface UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<unknown>;
-  /** Settles when the connection is gone (the process exited, the session ended). */
+  /**
+   * Settles when the connection is gone for every call (the process exited). Not when one call's
+   * exchange broke: that call alone fails with UPSTREAM_CLOSED, and the connection stays in use.
+   */
   readonly closed: Promise<void>;
   /** Ends the connection (kills a child process, ends an HTTP session). */
   close(): Promise<void>;
@@ -53,8 +56,9 @@ export type UpstreamEvent =
 
 /**
  * The proxy's one upstream, shared by every host. It connects on first use, keeps the connection while
- * it lives, and after the upstream dies hands the *next* call a fresh connection (in-flight calls on the
- * dead one have already failed with UPSTREAM_CLOSED). Concurrent callers share one connect attempt; a
+ * it lives, and after the connection is gone (`closed`: a stdio child exited) hands the *next* call a
+ * fresh one (in-flight calls on the dead one have already failed with UPSTREAM_CLOSED). A single call
+ * failing is never taken as the connection dying. Concurrent callers share one connect attempt; a
  * failed attempt fails those callers with UPSTREAM_CLOSED naming why, and the next call tries again.
  *
  * @example
@@ -106,13 +110,6 @@ export class UpstreamLink {
     return this.#connecting;
   }
 
-  /** Forgets `connection` if it is the current one (a call on it saw UPSTREAM_CLOSED). */
-  markDead(connection: UpstreamConnection): void {
-    if (this.#current !== connection) return;
-    this.#current = undefined;
-    void connection.close().catch(() => {});
-  }
-
   /** Closes the current connection and refuses new ones. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -148,8 +145,13 @@ export class UpstreamLink {
       revision: connection.revision,
       serverInfo: connection.identity.serverInfo,
     });
+    // Only the connection itself going away (a stdio child exiting) makes it dead. One call failing with
+    // UPSTREAM_CLOSED is not enough: over HTTP that is one broken exchange, and the other calls on the
+    // same upstream are fine, so closing it would fail them all (and cancel them upstream on 2026-07-28).
     void connection.closed.then(() => {
       if (this.#current === connection) this.#current = undefined;
+      // Reaps what is left: a child that closed its output but has not exited yet is stopped.
+      void connection.close().catch(() => {});
       if (!this.#closed) this.#onEvent({ type: 'upstream-closed', start });
     });
     return connection;

@@ -17,7 +17,8 @@ export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: 
 export interface StdioUpstreamOptions {
   /**
    * The revision to speak: `auto` probes with `server/discover` and falls back to `initialize` for a
-   * legacy server [M14 M15]; a legacy revision goes straight to `initialize`. @default 'auto'
+   * legacy server [M14 M15]; `2026-07-28` probes and fails if the server is not modern; a legacy revision
+   * goes straight to `initialize`. @default 'auto'
    */
   revision?: Revision | 'auto';
   /** Where the child's stderr goes. @default 'inherit' (the proxy's own stderr) */
@@ -51,7 +52,12 @@ export function stdioUpstream(commandLine: string, options: StdioUpstreamOptions
     });
     let handshake: Awaited<ReturnType<typeof client.connect>>;
     try {
-      handshake = await client.connect({ revision: wanted === 'auto' ? MODERN_REVISION : wanted });
+      // Only `auto` may fall back to a legacy revision: a pinned 2026-07-28 that the server does not speak
+      // is a failure to report, not something to paper over.
+      handshake = await client.connect({
+        revision: wanted === 'auto' ? MODERN_REVISION : wanted,
+        fallback: wanted === 'auto',
+      });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;

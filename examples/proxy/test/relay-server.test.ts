@@ -1,5 +1,5 @@
 // The proxy's relay on real core endpoints joined in memory, timed by a ManualClock (no sleeping).
-import { JsonRpcError, type Revision, type Transport } from '@mcp-inflight/core';
+import { InflightError, JsonRpcError, type Revision, type Transport } from '@mcp-inflight/core';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { CallEvent, ProxyEvent } from '../src/events.js';
@@ -315,6 +315,33 @@ describe('the upstream going away', () => {
     await expect(next).resolves.toMatchObject({ content: [{ text: 'again done' }] });
     expect(p.link.starts).toBe(2);
     expect(p.events.filter((e) => e.type === 'upstream-closed')).toHaveLength(1);
+  });
+
+  it('one broken HTTP exchange fails only its own call: the others on that upstream complete', async () => {
+    const p = proxy({ upstreamTransport: 'http', upstreamRevision: '2026-07-28' });
+    const h1 = p.host('http', '2026-07-28', 'a');
+    const h2 = p.host('stdio', '2025-06-18', 'b');
+    const broken = h1.client.request('tools/call', work(10, 100, 'broken'), {});
+    const other = h2.client.request('tools/call', work(3, 100, 'other'), {});
+    await settle();
+    // What the HTTP client does when one POST's socket drops: fail that request alone (core's failOutbound).
+    const sent = p.upstreamWires[0]?.toServer.find(
+      (m) => (m.params as { arguments?: { tag?: string } } | undefined)?.arguments?.tag === 'broken',
+    );
+    p.upstreams[0]?.endpoint.failOutbound(
+      sent?.id as number,
+      new InflightError('UPSTREAM_CLOSED', 'the request failed: fetch failed'),
+    );
+    await expect(broken).rejects.toMatchObject({ data: { cause: 'UPSTREAM_CLOSED' } });
+    for (let i = 0; i < 3; i++) {
+      p.clock.advance(100);
+      await settle();
+    }
+    await expect(other).resolves.toMatchObject({ content: [{ text: 'other done' }] });
+    // The upstream was never taken for dead: no fresh connection, no upstream-closed event.
+    expect(p.upstreams[0]?.endpoint.closed).toBe(false);
+    expect(p.link.starts).toBe(1);
+    expect(p.events.filter((e) => e.type === 'upstream-closed')).toEqual([]);
   });
 
   it('a failed reconnect fails the call with UPSTREAM_CLOSED naming why', async () => {

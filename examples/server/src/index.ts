@@ -1,26 +1,39 @@
+// The example server: `work` and `status` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
+// README.md.
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
+import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { setupConformanceServer } from './conformance.js';
 import { setupExampleServer, type WorkCounters } from './tools.js';
 
-// `node dist/index.js` serves stdio; `--http PORT` serves Streamable HTTP on 127.0.0.1:PORT at /mcp.
-const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
-const args = process.argv.slice(2);
-const httpAt = args.indexOf('--http');
+let options: ServerOptions;
+try {
+  options = parseServerArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`example server: ${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (options.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
-if (httpAt >= 0) {
-  const port = Number(args[httpAt + 1]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write('usage: index.js [--http PORT]\n');
-    process.exit(2);
+const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
+const setup = options.conformance ? setupConformanceServer : setupExampleServer;
+
+if (options.httpPort !== undefined) {
+  let server: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    server = await serveHttp((endpoint) => setup(endpoint, counters), {
+      port: options.httpPort,
+      host: '127.0.0.1',
+      path: '/mcp',
+    });
+  } catch (error) {
+    // A port in use is a mistake to name, not a crash to show.
+    process.stderr.write(`example server: cannot listen: ${(error as Error).message}\n`);
+    process.exit(1);
   }
-  // `--conformance` adds the tools @modelcontextprotocol/conformance calls by name.
-  const setup = args.includes('--conformance') ? setupConformanceServer : setupExampleServer;
-  const server = await serveHttp((endpoint) => setup(endpoint, counters), {
-    port,
-    host: '127.0.0.1',
-    path: '/mcp',
-  });
   process.stderr.write(`example server listening on ${server.url}\n`);
   const stop = (): void => {
     void server.close().then(() => process.exit(0));
@@ -28,6 +41,6 @@ if (httpAt >= 0) {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } else {
-  const server = serveStdio((endpoint) => setupExampleServer(endpoint, counters));
+  const server = serveStdio((endpoint) => setup(endpoint, counters));
   await server.closed;
 }

@@ -1,0 +1,83 @@
+// The example server's command line: --help, bad arguments and a port in use are each one clear message
+// and an exit code, never a silent stdio server or a stack trace.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { spawnStdio } from '@mcp-inflight/stdio';
+import { expect, it } from 'vitest';
+
+const SERVER = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  // stdin closed at once: a server that wrongly starts on stdio then exits 0 with nothing said.
+  const child = spawn(process.execPath, [SERVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk) => {
+    out += String(chunk);
+  });
+  child.stderr.on('data', (chunk) => {
+    err += String(chunk);
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
+}
+
+it('--help prints the usage and exits 0 instead of serving stdio', async () => {
+  const { code, out } = await run(['--help']);
+  expect(code).toBe(0);
+  expect(out).toMatch(/^usage: mcp-inflight-example-server/);
+  expect(out).toContain('--http PORT');
+  expect(out).toContain('--conformance');
+});
+
+it('an unknown argument is named, with the usage, and exits 2', async () => {
+  const { code, err } = await run(['--htp', '3000']);
+  expect(code).toBe(2);
+  expect(err).toMatch(/^example server: unknown argument --htp$/m);
+  expect(err).toContain('usage: mcp-inflight-example-server');
+});
+
+it('a port in use is one line and exit 1, not a stack trace', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as { port: number }).port;
+  try {
+    const { code, err } = await run(['--http', String(port)]);
+    expect(code).toBe(1);
+    expect(err.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^example server: .*EADDRINUSE.*${port}`)),
+    ]);
+  } finally {
+    taken.close();
+  }
+});
+
+it('--conformance adds the conformance tools on stdio too, and work still works', async () => {
+  const client = spawnStdio(
+    { command: process.execPath, args: [SERVER, '--conformance'] },
+    { stderr: 'ignore' },
+  );
+  try {
+    await client.connect({ revision: '2025-06-18' });
+    const listed = (await client.request('tools/list', {}, {})) as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((t) => t.name)).toEqual([
+      'work',
+      'status',
+      'test_simple_text',
+      'test_error_handling',
+      'test_tool_with_progress',
+    ]);
+    const done = await client.request(
+      'tools/call',
+      { name: 'work', arguments: { steps: 1, intervalMs: 1 } },
+      {},
+    );
+    expect(done).toEqual({ content: [{ type: 'text', text: 'done 1 steps' }] });
+    const text = await client.request('tools/call', { name: 'test_simple_text', arguments: {} }, {});
+    expect(text).toEqual({
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    });
+  } finally {
+    await client.close();
+  }
+});
