@@ -12,6 +12,7 @@ export {
   errorResponse,
   JsonRpcError,
   type JsonRpcMessage,
+  metaOf,
   resultResponse,
 } from './endpoint/messages.js';
 export type { RequestOptions } from './endpoint/outbound.js';

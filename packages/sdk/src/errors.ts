@@ -9,6 +9,11 @@ import {
 const CODES = new Set<string>(CANCEL_CODES);
 // v1 McpError prefixes its message with "MCP error <code>: "; the cause's own text is what we keep.
 const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
+
+/** A v1 McpError's message without its "MCP error <code>: " prefix (an SDK adds it again when it writes). */
+export function withoutMcpPrefix(message: string): string {
+  return message.replace(MCP_ERROR_PREFIX, '');
+}
 const WIRE_REASON = /^([A-Z_]+): ([\s\S]*)$/;
 
 /**
@@ -53,11 +58,7 @@ export function isConnectionClosed(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (code === 'CONNECTION_CLOSED') return true;
   // v1's _onclose rejects with exactly this; a peer's -32000 error with other text is not our link closing.
-  return (
-    code === -32000 &&
-    typeof message === 'string' &&
-    message.replace(MCP_ERROR_PREFIX, '') === 'Connection closed'
-  );
+  return code === -32000 && typeof message === 'string' && withoutMcpPrefix(message) === 'Connection closed';
 }
 
 /**
@@ -79,7 +80,7 @@ export function inflightErrorFromSdk(error: unknown, closedAs: 'DISCONNECTED' | 
     // A cause the peer named comes first: a proxy's UPSTREAM_CLOSED is not our own link closing.
     const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     if (typeof code === 'number' && typeof message === 'string') {
-      const mapped = inflightErrorFromJsonRpc({ code, message: message.replace(MCP_ERROR_PREFIX, ''), data });
+      const mapped = inflightErrorFromJsonRpc({ code, message: withoutMcpPrefix(message), data });
       if (mapped) return mapped;
     }
   }

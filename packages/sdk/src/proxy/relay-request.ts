@@ -1,6 +1,6 @@
 import type { DeadlineController, Revision } from '@mcp-inflight/core';
 import { InflightError } from '@mcp-inflight/core';
-import { inflightErrorFromAbort, WireError } from '../errors.js';
+import { inflightErrorFromAbort, WireError, withoutMcpPrefix } from '../errors.js';
 import { passthroughSchema } from '../host/call-with-deadline.js';
 import { deadlineCall } from '../host/deadline-call.js';
 import { absorbLateMessages } from '../host/late-messages.js';
@@ -110,10 +110,7 @@ function toHostError(error: unknown): unknown {
     const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     if (typeof code === 'number' && typeof message === 'string') {
       // Keep the upstream's error, minus v1's "MCP error <code>: " prefix, which the host's SDK adds again.
-      return new WireError(
-        { code, message: message.replace(/^MCP error -?\d+: /, ''), data },
-        { cause: error },
-      );
+      return new WireError({ code, message: withoutMcpPrefix(message), data }, { cause: error });
     }
   }
   return error;

@@ -67,9 +67,8 @@ class RouteReporter implements ProgressReporter {
   }
 
   finish(): void {
-    if (this.#route.closed) return;
-    this.#route.flush();
-    this.close();
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    this.#route.finish();
   }
 
   close(): void {

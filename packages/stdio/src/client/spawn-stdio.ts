@@ -4,6 +4,7 @@ import {
   InflightError,
   isLegacy,
   LATEST_LEGACY_REVISION,
+  metaOf,
   type RequestOptions,
 } from '@mcp-inflight/core';
 import {
@@ -175,9 +176,4 @@ function watchExit(
     if (outputEnded || info.error) return settle();
     setTimeout(settle, EXIT_DRAIN_MS).unref();
   });
-}
-
-function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> {
-  const meta = params?._meta;
-  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
 }
