@@ -2,7 +2,7 @@
 // Deno, Bun and workers. Node users can import the same names from `@mcp-inflight/http`.
 
 export { HttpClient, type HttpClientOptions } from './client/http-client.js';
-export { type SseEvent, SseParser } from './client/sse-parser.js';
+export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';
 export { createHttpHandler, type HttpHandler } from './server/handler.js';

@@ -1,7 +1,7 @@
 // The public surface of @mcp-inflight/http: explicit named exports only.
 
 export { HttpClient, type HttpClientOptions } from './client/http-client.js';
-export { type SseEvent, SseParser } from './client/sse-parser.js';
+export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
 export { toNodeListener } from './node/node-listener.js';
 export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node/serve-http.js';

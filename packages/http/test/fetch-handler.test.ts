@@ -1,5 +1,5 @@
 // The Fetch handler on its own (no sockets), on a ManualClock: session expiry, limits, close().
-import { serveLifecycle } from '@mcp-inflight/core';
+import { InflightError, serveLifecycle } from '@mcp-inflight/core';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { createHttpHandler, type HttpHandler } from '../src/index.js';
@@ -119,5 +119,39 @@ describe('setup and close', () => {
     const { handler } = holdingHandler(new ManualClock());
     await handler.close();
     expect((await initialize(handler)).status).toBe(503);
+  });
+});
+
+describe('a request the application ends with no response (Channel.suppressed)', () => {
+  it('2026-07-28: its stream ends and its endpoint is let go', async () => {
+    const handler = createHttpHandler(
+      (endpoint) => {
+        endpoint.setRequestHandler('tools/call', (_params, ctx) => {
+          // e.g. a proxy whose upstream vanished drops the call: no response will follow [CN9]
+          queueMicrotask(() => endpoint.abortInbound(ctx.id, new InflightError('UPSTREAM_CLOSED')));
+          return new Promise(() => {});
+        });
+      },
+      { clock: new ManualClock(), keepAliveMs: 0 },
+    );
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'x',
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    };
+    const response = await post(handler, body, {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'x',
+    });
+    expect(await response.text()).toBe('');
+    expect(handler.stats.statelessInFlight).toBe(0);
   });
 });

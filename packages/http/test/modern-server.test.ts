@@ -211,3 +211,25 @@ describe('modern-only and legacy-only servers', () => {
     }
   });
 });
+
+describe('initialize with the 2026-07-28 envelope and headers', () => {
+  it('selects a legacy session, as any initialize does [M10]', async () => {
+    const body = modernRequest(9, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'confused', version: '1' },
+    });
+    const response = await raw.post(body, modernHeaders('initialize'));
+    expect(response.status).toBe(200);
+    const session = response.headers.get('mcp-session-id');
+    expect(session).toBeTruthy();
+    const reply = await response.json();
+    expect(reply.result.protocolVersion).toBe('2025-06-18');
+    expect(reply.result.resultType).toBeUndefined(); // a legacy InitializeResult
+    const ping = await raw.post(
+      { jsonrpc: '2.0', id: 10, method: 'ping' },
+      raw.legacy(session!, '2025-06-18'),
+    );
+    expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 10, result: {} });
+  });
+});

@@ -1,5 +1,6 @@
 import {
   type Channel,
+  type Clock,
   type Endpoint,
   InflightError,
   type JsonRpcMessage,
@@ -8,8 +9,8 @@ import {
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
-import { mediaTypeOf, pause, pumpSse } from './read-body.js';
-import { SseParser } from './sse-parser.js';
+import { mediaTypeOf, settleWithin } from './read-body.js';
+import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';
 
 /** What the channel needs from its client. */
@@ -17,12 +18,18 @@ export interface HttpChannelOptions {
   url: string;
   fetch: typeof fetch;
   headers: Record<string, string>;
-  /** Legacy resumes (GET with `Last-Event-ID`) tried for one request before giving up. */
+  clock: Clock;
+  /** Legacy resumes (GET with `Last-Event-ID`) in a row that bring nothing before giving up. */
   resumeAttempts: number;
+  /** The largest SSE event read; a larger one fails its request. */
+  maxEventSize: number;
   /** The session's endpoint (set right after construction). */
   endpoint: () => Endpoint;
-  /** The server said this session no longer exists (404): the next call starts a new one [H29]. */
-  onSessionGone: () => void;
+  /**
+   * The server said session `stale` no longer exists (404) [H28]: start a new one with `initialize`
+   * [H29]. Several requests may report the same session; one renewal must serve them all.
+   */
+  renewSession: (stale: string) => Promise<void>;
 }
 
 /**
@@ -42,6 +49,10 @@ export class HttpChannel implements Channel {
   #all = new Set<AbortController>();
   /** Requests we cancelled with the legacy notification: their streams are no longer awaited. */
   #cancelled = new Set<RequestId>();
+  /** Notification and response POSTs the endpoint wrote that have not been answered yet. */
+  #sending = new Set<Promise<void>>();
+  /** The latest session renewal, shared by every request that found that session gone. */
+  #renewal: { stale: string; done: Promise<void> } | undefined;
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
@@ -53,19 +64,21 @@ export class HttpChannel implements Channel {
   }
 
   write(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    if (Array.isArray(message)) return void this.post(message).catch(() => {});
-    if (message.method !== undefined && message.id !== undefined) return void this.#exchange(message);
+    if (!Array.isArray(message) && message.method !== undefined && message.id !== undefined)
+      return void this.#exchange(message);
     const cancelled =
-      message.method === 'notifications/cancelled'
+      !Array.isArray(message) && message.method === 'notifications/cancelled'
         ? (message.params as { requestId?: RequestId }).requestId
         : undefined;
     if (cancelled !== undefined && this.#inflight.has(cancelled)) this.#cancelled.add(cancelled);
     // A legacy cancel is the notification; the old stream is let go once it is sent, to free the connection.
-    void this.post(message)
+    const sending = this.post(message)
       .catch(() => {})
       .finally(() => {
+        this.#sending.delete(sending);
         if (cancelled !== undefined) this.closeRequestStream(cancelled);
       });
+    this.#sending.add(sending);
   }
 
   /** The 2026-07-28 cancel: close that request's stream and send nothing [CN24]. */
@@ -88,6 +101,15 @@ export class HttpChannel implements Channel {
     } finally {
       this.#all.delete(controller);
     }
+  }
+
+  /**
+   * Waits, at most `ms` on the client's clock, for the notifications and responses already written to be
+   * answered: a cancel sent just before the client closes must still reach the server (legacy [H14]).
+   */
+  flush(ms: number): Promise<void> {
+    if (this.#sending.size === 0) return Promise.resolve();
+    return settleWithin(Promise.allSettled([...this.#sending]), ms, this.#options.clock);
   }
 
   /** Aborts every fetch in flight (the client is closing). */
@@ -123,18 +145,28 @@ export class HttpChannel implements Channel {
     const controller = this.#track(new AbortController());
     this.#inflight.set(id, controller);
     const state = { answered: false };
+    const legacy = metaVersionOf(message) !== MODERN_REVISION;
     try {
-      const response = await this.#options.fetch(
-        this.#options.url,
-        this.#init('POST', message, controller.signal),
-      );
+      const response = await this.#send(message, controller, legacy);
+      if (!response) return;
       const session = response.headers.get('mcp-session-id');
       if (message.method === 'initialize' && session) this.sessionId = session;
       if (!response.ok) return await this.#refused(id, response);
       const type = mediaTypeOf(response);
       if (type === 'text/event-stream' && response.body) {
-        const legacy = metaVersionOf(message) !== MODERN_REVISION;
-        return await this.#readStream(id, response.body, controller, state, legacy);
+        const failure = await readReplyStream(response.body, {
+          resumable: legacy,
+          resumeAttempts: this.#options.resumeAttempts,
+          maxEventSize: this.#options.maxEventSize,
+          clock: this.#options.clock,
+          signal: controller.signal,
+          resume: (lastEventId) =>
+            this.#options.fetch(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
+          onValue: (value) => this.#deliver(id, value, state),
+          finished: () => state.answered || this.#cancelled.has(id),
+        });
+        if (failure) this.#fail(id, controller, failure);
+        return;
       }
       if (type === 'application/json') {
         this.#deliver(id, await response.json(), state);
@@ -148,12 +180,8 @@ export class HttpChannel implements Channel {
         `the server answered ${response.status} with ${type || 'no body'} instead of a response`,
       );
     } catch (error) {
-      this.#fail(
-        id,
-        controller,
-        `the request failed: ${error instanceof Error ? error.message : String(error)}`,
-        { network: true },
-      );
+      const why = error instanceof Error ? error.message : String(error);
+      this.#fail(id, controller, `the request failed: ${why}`, { network: true });
     } finally {
       if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
       this.#cancelled.delete(id);
@@ -161,55 +189,52 @@ export class HttpChannel implements Channel {
     }
   }
 
-  async #readStream(
-    id: RequestId,
-    body: ReadableStream<Uint8Array>,
+  /**
+   * POSTs a request. A 404 to one that carried a session means the server ended that session and did not
+   * process the request [H28]: it is sent again, once, in a new session [H29]. `undefined` when the
+   * request was failed or let go meanwhile.
+   */
+  async #send(
+    message: JsonRpcMessage,
     controller: AbortController,
-    state: { answered: boolean },
     legacy: boolean,
-  ): Promise<void> {
-    let parser = this.#parser(id, state);
-    await pumpSse(body, parser).catch(() => {});
-    // Legacy: a stream that broke before its response is resumed from the last event id [H22 H23].
-    for (
-      let attempt = 0;
-      !state.answered && !controller.signal.aborted && !this.#cancelled.has(id);
-      attempt++
-    ) {
-      const lastEventId = parser.lastEventId;
-      if (!legacy || !lastEventId || attempt >= this.#options.resumeAttempts) {
-        return this.#fail(id, controller, 'the response stream ended before the response arrived');
-      }
-      await pause(parser.retryMs ?? 1_000, controller.signal);
-      const retryMs = parser.retryMs;
-      parser = this.#parser(id, state);
-      parser.lastEventId = lastEventId;
-      parser.retryMs = retryMs;
-      try {
-        const response = await this.#options.fetch(
-          this.#options.url,
-          this.#init('GET', {}, controller.signal, lastEventId),
+  ): Promise<Response | undefined> {
+    const id = message.id as RequestId;
+    for (let renewed = false; ; renewed = true) {
+      const session = legacy && message.method !== 'initialize' ? this.sessionId : undefined;
+      const response = await this.#options.fetch(
+        this.#options.url,
+        this.#init('POST', message, controller.signal),
+      );
+      if (response.status !== 404 || session === undefined) return response;
+      await response.body?.cancel().catch(() => {});
+      if (renewed) {
+        this.#fail(
+          id,
+          controller,
+          `the server answered 404 for session ${session} too, right after it began`,
         );
-        if (response.ok && response.body && mediaTypeOf(response) === 'text/event-stream')
-          await pumpSse(response.body, parser);
-        else await response.body?.cancel().catch(() => {});
-      } catch {
-        // a failed resume is one attempt spent; the loop decides whether to try again
+        return undefined;
       }
+      try {
+        await this.#renew(session);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.#fail(id, controller, `the server ended the session (404) and a new one failed: ${why}`);
+        return undefined;
+      }
+      if (controller.signal.aborted || this.#cancelled.has(id)) return undefined;
     }
   }
 
-  #parser(id: RequestId, state: { answered: boolean }): SseParser {
-    return new SseParser((event) => {
-      if (event.type !== 'message') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(event.data);
-      } catch {
-        return; // a garbled event is skipped; the stream goes on
-      }
-      this.#deliver(id, value, state);
-    });
+  /** One renewal per ended session, however many requests found it gone. */
+  #renew(stale: string): Promise<void> {
+    if (this.#renewal?.stale === stale) return this.#renewal.done;
+    if (this.sessionId !== stale) return Promise.resolve(); // already replaced: just send again
+    this.sessionId = undefined;
+    const done = this.#options.renewSession(stale);
+    this.#renewal = { stale, done };
+    return done;
   }
 
   #deliver(id: RequestId, value: unknown, state: { answered: boolean }): void {
@@ -220,13 +245,9 @@ export class HttpChannel implements Channel {
     this.#options.endpoint().receive(value);
   }
 
-  /** A non-2xx answer to a request: its JSON-RPC error, or one made from the status; a 404 ends the session. */
+  /** A non-2xx answer to a request: its JSON-RPC error, or one made from the status. */
   async #refused(id: RequestId, response: Response): Promise<void> {
     const error = await refusalError(response);
-    if (response.status === 404 && this.sessionId) {
-      this.sessionId = undefined;
-      this.#options.onSessionGone();
-    }
     this.#options.endpoint().receive({ jsonrpc: '2.0', id, error });
   }
 

@@ -1,4 +1,6 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type Clock,
   Endpoint,
   hasStreamableHttp,
@@ -7,10 +9,15 @@ import {
   type ProgressRelay,
   type RequestOptions,
   type Revision,
+  systemClock,
 } from '@mcp-inflight/core';
 import { HttpChannel } from './http-channel.js';
 import { listen } from './listen.js';
 import { probeRevision } from './negotiate.js';
+import { DEFAULT_MAX_EVENT_SIZE } from './sse-parser.js';
+
+/** How long close() waits for notifications already sent (a cancel) to be answered before aborting them. */
+const CLOSE_FLUSH_MS = 1_000;
 
 /**
  * Options for an {@link HttpClient}.
@@ -43,19 +50,27 @@ export interface HttpClientOptions {
   clientInfo?: { name: string; version: string; [key: string]: unknown };
   /** What we offer the server. @default {} */
   capabilities?: Record<string, unknown>;
-  /** Legacy resumes with `Last-Event-ID` for one request whose stream broke. @default 2 */
+  /**
+   * Legacy resumes with `Last-Event-ID` in a row that bring no new event before a request whose stream
+   * broke is given up (a server that polls [H17] brings one each time, and is followed to the end).
+   * @default 2
+   */
   resumeAttempts?: number;
+  /**
+   * The largest SSE event accepted, in characters of text (bytes, for ASCII JSON). A larger one fails its
+   * request with `UPSTREAM_CLOSED` rather than being buffered; on the GET stream it is skipped.
+   * @default 16 MiB
+   */
+  maxEventSize?: number;
   /**
    * Legacy sessions: keep the GET stream open for server requests and notifications that belong to no
    * request (list changes, pings) [H19]. @default false
    */
   listen?: boolean;
+  /** Time for deadlines, resume pauses and the close() flush. @default systemClock */
   clock?: Clock;
   relay?: ProgressRelay;
 }
-
-const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
-const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
 /**
  * An MCP client over Streamable HTTP, built on core's {@link Endpoint}: progress routed per request, idle and
@@ -92,14 +107,11 @@ export class HttpClient {
       url: String(options.url),
       fetch: fetchFn,
       headers: options.headers ?? {},
+      clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
+      maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
       endpoint: () => this.endpoint,
-      onSessionGone: () => {
-        this.#listening?.abort();
-        this.#connecting = undefined;
-        this.endpoint.revision = undefined;
-        this.#channel.protocolVersion = undefined;
-      },
+      renewSession: () => this.#renewSession(),
     });
     this.endpoint = new Endpoint({
       role: 'client',
@@ -143,21 +155,35 @@ export class HttpClient {
     return this.endpoint.request(method, modern ? this.#envelope(params) : params, options);
   }
 
-  /** POSTs a notification; resolves once the server accepted it (202). */
+  /**
+   * POSTs a notification; resolves once the server accepted it (202).
+   * @throws on 2026-07-28, which defines no client-to-server notifications over HTTP [H34]; a request is
+   * cancelled there by aborting its `signal` (its stream closes).
+   */
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     await this.connect();
+    if (this.endpoint.revision === MODERN_REVISION) {
+      throw new Error(
+        `2026-07-28 defines no client-to-server notifications over Streamable HTTP (tried ${method}); ` +
+          'to cancel a request, abort its signal',
+      );
+    }
     const message = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     await this.#channel.post(message);
   }
 
-  /** Ends everything in flight, then DELETEs the legacy session (a 405 answer is fine [H28]). */
+  /**
+   * Ends everything in flight, then DELETEs the legacy session (a 405 answer is fine [H28]). A cancel sent
+   * just before (legacy: a POST) is given up to 1 s to reach the server first.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const sessionId = this.#channel.sessionId;
     this.#listening?.abort();
     this.endpoint.close();
+    await this.#channel.flush(CLOSE_FLUSH_MS);
     this.#channel.abortAll();
+    const sessionId = this.#channel.sessionId;
     if (!sessionId) return;
     const headers = this.#channel.headersFor({}, 'application/json, text/event-stream');
     await this.#channel
@@ -180,6 +206,23 @@ export class HttpClient {
     if (!hasStreamableHttp(wanted))
       throw new RangeError(`${wanted} has no Streamable HTTP; use stdio for it`);
     return this.#initialize(wanted);
+  }
+
+  /** The server ended our session (404) [H28]: a new one at the same revision, which requests wait for [H29]. */
+  #renewSession(): Promise<void> {
+    const revision = this.endpoint.revision;
+    this.#listening?.abort();
+    this.#channel.protocolVersion = undefined; // initialize goes out bare, as the first one did
+    if (this.#closed) return Promise.reject(new Error('the client is closed'));
+    if (revision === undefined) return Promise.reject(new Error('no session was ever started'));
+    const renewing = this.#initialize(revision);
+    const connecting = renewing.catch((error: unknown) => {
+      if (this.#connecting === connecting) this.#connecting = undefined;
+      throw error;
+    });
+    connecting.catch(() => {}); // its failure reaches the requests that wait on `renewing`
+    this.#connecting = connecting;
+    return renewing.then(() => {});
   }
 
   async #initialize(revision: Revision): Promise<Revision> {
@@ -216,6 +259,8 @@ export class HttpClient {
       headers: () => this.#channel.headersFor({}, 'text/event-stream'),
       signal: stop.signal,
       attempts: this.#options.resumeAttempts ?? 2,
+      clock: this.#options.clock ?? systemClock,
+      maxEventSize: this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
     });
   }
 

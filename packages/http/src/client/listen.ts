@@ -1,4 +1,4 @@
-import type { Endpoint } from '@mcp-inflight/core';
+import type { Clock, Endpoint } from '@mcp-inflight/core';
 import { mediaTypeOf, pause, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
 
@@ -12,6 +12,10 @@ export interface ListenOptions {
   signal: AbortSignal;
   /** Failed (re)connections in a row before giving up. */
   attempts: number;
+  /** Time for the pauses between reconnections. */
+  clock: Clock;
+  /** The largest event read; a larger one is skipped, and the stream goes on. */
+  maxEventSize: number;
 }
 
 /**
@@ -24,14 +28,17 @@ export async function listen(options: ListenOptions): Promise<void> {
   let retryMs = 1_000;
   let failures = 0;
   while (!options.signal.aborted && failures < options.attempts) {
-    const parser = new SseParser((event) => {
-      if (event.type !== 'message' || event.data === '') return;
-      try {
-        options.endpoint.receive(JSON.parse(event.data));
-      } catch {
-        // a garbled event is skipped
-      }
-    });
+    const parser = new SseParser(
+      (event) => {
+        if (event.type !== 'message' || event.data === '') return;
+        try {
+          options.endpoint.receive(JSON.parse(event.data));
+        } catch {
+          // a garbled event is skipped
+        }
+      },
+      { maxEventSize: options.maxEventSize },
+    );
     parser.lastEventId = lastEventId;
     try {
       const headers = options.headers();
@@ -51,6 +58,6 @@ export async function listen(options: ListenOptions): Promise<void> {
     }
     lastEventId = parser.lastEventId;
     retryMs = parser.retryMs ?? retryMs;
-    await pause(retryMs, options.signal).catch(() => {});
+    await pause(retryMs, options.signal, options.clock).catch(() => {});
   }
 }

@@ -1,6 +1,10 @@
+import type { Clock } from '@mcp-inflight/core';
 import type { SseParser } from './sse-parser.js';
 
-/** Reads a fetch body to its end into `parser`. Rejects if the connection breaks or the fetch is aborted. */
+/**
+ * Reads a fetch body to its end into `parser`. Rejects if the connection breaks, the fetch is aborted or
+ * the parser throws; the body is then cancelled, so its connection goes.
+ */
 export async function pumpSse(body: ReadableStream<Uint8Array>, parser: SseParser): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -11,6 +15,9 @@ export async function pumpSse(body: ReadableStream<Uint8Array>, parser: SseParse
       parser.push(decoder.decode(value, { stream: true }));
     }
     parser.push(decoder.decode()); // an unterminated last event is discarded, as the SSE rules say
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
   } finally {
     reader.releaseLock();
   }
@@ -21,18 +28,35 @@ export function mediaTypeOf(response: Response): string {
   return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Waits `ms`, or rejects when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` on `clock`, or rejects when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = (): void => {
-      clearTimeout(timer);
+      timer.clear();
       reject(signal.reason);
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimer(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Settles when `work` does, or after `ms` on `clock`, whichever comes first; never rejects. */
+export function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimer(resolve, ms);
+    void work.then(
+      () => {
+        timer.clear();
+        resolve();
+      },
+      () => {
+        timer.clear();
+        resolve();
+      },
+    );
   });
 }

@@ -58,3 +58,56 @@ describe('SseParser', () => {
     expect(parser.lastEventId).toBe('');
   });
 });
+
+describe('SseParser limits', () => {
+  it('skips an event over maxEventSize, reports it once, and reads the next one', () => {
+    const sizes: number[] = [];
+    const events: string[] = [];
+    const parser = new SseParser((e) => events.push(e.data), {
+      maxEventSize: 10,
+      onOversize: (size, limit) => sizes.push(size, limit),
+    });
+    parser.push('id: 1\ndata: 12345\ndata: 67890\ndata: more\n');
+    parser.push('data: still the same event\n\n');
+    parser.push('id: 2\ndata: ok\n\n');
+    expect(events).toEqual(['ok']);
+    expect(sizes).toEqual([12, 10]);
+    expect(parser.lastEventId).toBe('2');
+  });
+
+  it('never buffers a line past the limit, even one that never ends', () => {
+    const sizes: number[] = [];
+    const parser = new SseParser(() => {}, { maxEventSize: 100, onOversize: (size) => sizes.push(size) });
+    for (let i = 0; i < 1_000; i++) parser.push('x'.repeat(60));
+    expect(sizes).toEqual([120]);
+    const events: string[] = [];
+    const next = new SseParser((e) => events.push(e.data), { maxEventSize: 100 });
+    next.push(`data: ${'y'.repeat(200)}`);
+    next.push('y\r');
+    next.push('\n\r\ndata: after\r\n\r\n');
+    expect(events).toEqual(['after']);
+  });
+
+  it('lets onOversize stop the stream by throwing', () => {
+    const parser = new SseParser(() => {}, {
+      maxEventSize: 4,
+      onOversize: () => {
+        throw new Error('too large');
+      },
+    });
+    expect(() => parser.push('data: 12345\n')).toThrow('too large');
+  });
+
+  it('scans each chunk once: a large event in small chunks takes linear time', () => {
+    const events: string[] = [];
+    const parser = new SseParser((e) => events.push(e.data));
+    const chunk = 'z'.repeat(1_024);
+    const started = performance.now();
+    parser.push('data: ');
+    for (let i = 0; i < 2_048; i++) parser.push(chunk); // 2 MiB in 1 KiB chunks
+    parser.push('\n\n');
+    expect(events[0]).toHaveLength(2 * 1024 * 1024);
+    // Re-scanning the buffer on every chunk took about 12 s here; one pass takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -16,11 +16,39 @@ export interface SseEvent {
   lastEventId: string;
 }
 
+/** The default cap on one event's size: 16 MiB of text. */
+export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+
+/**
+ * Options for an {@link SseParser}.
+ *
+ * @example
+ * ```ts
+ * import { SseParser, type SseParserOptions } from '@mcp-inflight/http';
+ * const options: SseParserOptions = { maxEventSize: 1_048_576, onOversize: (size) => console.warn(size) };
+ * new SseParser(() => {}, options);
+ * ```
+ */
+export interface SseParserOptions {
+  /**
+   * The most text (UTF-16 code units: bytes, for ASCII JSON) one event, or one line, may hold. A larger one
+   * is never buffered: it is skipped to its end and reported to `onOversize`.
+   * @default 16 MiB
+   */
+  maxEventSize?: number;
+  /**
+   * Called once for each event that passed `maxEventSize`, with the size seen when it did. It may throw
+   * (the error leaves {@link SseParser.push}) to stop reading that stream. @default skip quietly
+   */
+  onOversize?: (size: number, limit: number) => void;
+}
+
 /**
  * An incremental parser for `text/event-stream` per the WHATWG rules: any line ending (CRLF, LF, CR, even
  * split across chunks), comment lines ignored (keep-alives [TO11]), `data` lines joined with `\n`, an event
  * with no `data` line not dispatched, `retry` kept. A priming event (an id and an empty `data` [H16]) is
- * dispatched with `data === ''`; it carries no message, and consumers skip it.
+ * dispatched with `data === ''`; it carries no message, and consumers skip it. Each chunk is scanned once,
+ * and no event grows past `maxEventSize`, so a hostile stream costs linear time and bounded memory.
  *
  * @example
  * ```ts
@@ -36,64 +64,114 @@ export class SseParser {
   /** The reconnection delay the server asked for, if any. */
   retryMs: number | undefined;
   #onEvent: (event: SseEvent) => void;
-  #buffer = '';
+  #maxEventSize: number;
+  #onOversize: ((size: number, limit: number) => void) | undefined;
+  /** The start of a line whose end has not arrived yet. */
+  #partial = '';
+  /** The current line's start was thrown away (it was too long): its end is not a blank line. */
+  #lineDropped = false;
+  /** Skipping an oversized event up to the blank line that ends it. */
+  #discarding = false;
   #skipLf = false;
   #data: string[] = [];
+  #dataSize = 0;
   #type = '';
   #pendingId: string | undefined;
 
-  constructor(onEvent: (event: SseEvent) => void) {
+  constructor(onEvent: (event: SseEvent) => void, options: SseParserOptions = {}) {
     this.#onEvent = onEvent;
+    this.#maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+    this.#onOversize = options.onOversize;
   }
 
-  /** Feeds decoded text. */
+  /** Feeds decoded text. Throws only what `onOversize` throws. */
   push(text: string): void {
     let start = 0;
-    const buffer = this.#buffer + text;
-    for (let i = 0; i < buffer.length; i++) {
-      const ch = buffer.charCodeAt(i);
-      if (ch === 10 && this.#skipLf && i === start) {
-        // the LF of a CRLF split across chunks
-        this.#skipLf = false;
-        start = i + 1;
-        continue;
-      }
-      if (ch !== 10 && ch !== 13) continue;
-      this.#line(buffer.slice(start, i));
-      if (ch === 13) {
-        if (i + 1 < buffer.length) {
-          if (buffer.charCodeAt(i + 1) === 10) i++;
-        } else this.#skipLf = true;
-      }
-      start = i + 1;
-      if (ch === 10) this.#skipLf = false;
+    if (this.#skipLf && text.length > 0) {
+      this.#skipLf = false;
+      if (text.charCodeAt(0) === 10) start = 1; // the LF of a CRLF split across chunks
     }
-    this.#buffer = buffer.slice(start);
+    for (let i = start; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch !== 10 && ch !== 13) continue;
+      if (ch === 13) {
+        if (i + 1 === text.length) this.#skipLf = true;
+        else if (text.charCodeAt(i + 1) === 10) {
+          this.#endLine(text, start, i);
+          start = ++i + 1;
+          continue;
+        }
+      }
+      this.#endLine(text, start, i);
+      start = i + 1;
+    }
+    if (start >= text.length || this.#lineDropped) return;
+    // A line of an event being skipped: only whether it is blank matters, and it is not.
+    if (this.#discarding) {
+      this.#lineDropped = true;
+      return;
+    }
+    this.#partial += text.slice(start);
+    if (this.#partial.length + this.#dataSize > this.#maxEventSize) {
+      const size = this.#partial.length + this.#dataSize;
+      this.#partial = '';
+      this.#lineDropped = true;
+      this.#oversize(size);
+    }
+  }
+
+  #endLine(text: string, start: number, end: number): void {
+    if (this.#lineDropped) {
+      this.#lineDropped = false;
+      return;
+    }
+    const line = this.#partial === '' ? text.slice(start, end) : this.#partial + text.slice(start, end);
+    this.#partial = '';
+    if (this.#discarding) {
+      if (line === '') this.#reset(); // the oversized event ends here, unseen
+      return;
+    }
+    this.#line(line);
   }
 
   #line(line: string): void {
-    this.#skipLf = false;
     if (line === '') return this.#dispatch();
     if (line.charCodeAt(0) === 58) return; // ':' comment
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.#data.push(value);
-    else if (field === 'event') this.#type = value;
+    if (field === 'data') {
+      this.#data.push(value);
+      this.#dataSize += value.length + 1;
+      if (this.#dataSize > this.#maxEventSize) this.#oversize(this.#dataSize);
+    } else if (field === 'event') this.#type = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.#pendingId = value;
     } else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
   }
 
+  /** An event passed the cap: drop what it holds and skip the rest of it. */
+  #oversize(size: number): void {
+    this.#reset();
+    this.#discarding = true;
+    this.#onOversize?.(size, this.#maxEventSize);
+  }
+
   #dispatch(): void {
     if (this.#pendingId !== undefined) this.lastEventId = this.#pendingId;
-    this.#pendingId = undefined;
     const data = this.#data;
     const type = this.#type || 'message';
-    this.#data = [];
-    this.#type = '';
+    this.#reset();
     if (data.length === 0) return;
     this.#onEvent({ type, data: data.join('\n'), lastEventId: this.lastEventId });
+  }
+
+  #reset(): void {
+    this.#data = [];
+    this.#dataSize = 0;
+    this.#type = '';
+    this.#pendingId = undefined;
+    this.#discarding = false;
   }
 }

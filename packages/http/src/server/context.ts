@@ -69,7 +69,8 @@ export interface HttpHandlerStats {
 export interface ServeContext {
   readonly options: ResolvedServerOptions;
   readonly setup: HttpSetup;
-  readonly stats: HttpHandlerStats;
+  /** The counters; `sessions` and `statelessInFlight` are read from the live tables instead. */
+  readonly stats: Omit<HttpHandlerStats, 'sessions' | 'statelessInFlight'>;
   /** 2026-07-28 endpoints in flight, for `close()`. */
   readonly stateless: Set<Endpoint>;
 }
@@ -101,4 +102,12 @@ export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number 
   if (Array.isArray(message)) return undefined;
   const error = message.error as { code?: unknown } | undefined;
   return typeof error?.code === 'number' ? error.code : undefined;
+}
+
+/** Whether `message` answers a task-augmented request with a `CreateTaskResult` (2025-11-25 tasks) [PT5]. */
+export function isCreateTaskResult(message: JsonRpcMessage): boolean {
+  const result = message.result as { task?: unknown } | undefined;
+  return (
+    typeof result === 'object' && result !== null && typeof result.task === 'object' && result.task !== null
+  );
 }

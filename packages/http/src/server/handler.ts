@@ -55,8 +55,6 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     setup,
     stateless: new Set(),
     stats: {
-      sessions: 0,
-      statelessInFlight: 0,
       disconnectCancels: 0,
       legacyDisconnects: 0,
       resumedStreams: 0,
@@ -114,10 +112,12 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const body = await readJsonBody(request, resolved.maxBodyBytes, headers);
     if (!body.ok) return body.response;
     const value = body.value;
-    // A request claiming 2026-07-28 (envelope or header) is stateless, whatever session header it has [H31].
+    // A request claiming 2026-07-28 (envelope or header) is stateless, whatever session header it has [H31];
+    // but an initialize, whatever it carries, selects a legacy session [M10].
     const claimsModern =
-      request.headers.get('mcp-protocol-version') === MODERN_REVISION ||
-      (!Array.isArray(value) && metaVersionOf(value) !== undefined);
+      !isInitialize(value) &&
+      (request.headers.get('mcp-protocol-version') === MODERN_REVISION ||
+        (!Array.isArray(value) && metaVersionOf(value) !== undefined));
     if (claimsModern) return serveModern(request, value, context, headers);
     if (!resolved.legacy) {
       return errorReply(
@@ -148,6 +148,12 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       return { ...context.stats, sessions: legacy.sessions.size, statelessInFlight: context.stateless.size };
     },
   };
+}
+
+function isInitialize(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && (value as { method?: unknown }).method === 'initialize'
+  );
 }
 
 function corsHeaders(origin: string | null): Record<string, string> {

@@ -5,6 +5,7 @@ import {
   isRevision,
   JsonRpcErrorCode,
   negotiateLegacy,
+  PROTOCOL_VERSION_META_KEY,
   REVISIONS,
   type RequestId,
 } from '@mcp-inflight/core';
@@ -14,7 +15,7 @@ import { LegacySession } from './session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 /** Revisions with Streamable HTTP and sessions: 2025-03-26 through 2025-11-25. */
-const LEGACY_HTTP = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
+export const LEGACY_HTTP = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
 
 /**
  * Legacy Streamable HTTP (2025-03-26 to 2025-11-25): sessions made at `initialize` [H27], the
@@ -46,19 +47,11 @@ export class LegacyServer {
       });
     }
     if (single.kind !== 'request') {
+      // A cancel's stream is ended by core's verdict (Channel.suppressed), never by its mere arrival [CN15].
       session.endpoint.receive(value);
-      if (single.kind === 'notification' && single.method === 'notifications/cancelled')
-        session.noteCancel(single.params?.requestId);
       return accepted(headers);
     }
-    if (session.owes(single.id)) {
-      return errorReply(
-        400,
-        TRANSPORT_ERROR_CODE,
-        `Invalid Request: id ${JSON.stringify(single.id)} is already in flight`,
-        { id: single.id, headers },
-      );
-    }
+    if (session.owes(single.id)) return inFlight(single.id, headers);
     const stream = session.openStream({
       requestIds: [single.id],
       batch: false,
@@ -122,7 +115,12 @@ export class LegacyServer {
     if (this.sessions.size >= options.maxSessions) {
       return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: too many sessions', { id, headers });
     }
-    const message = value as { params?: { protocolVersion?: unknown } };
+    const message = value as { params?: { protocolVersion?: unknown; _meta?: unknown } };
+    // A 2026-07-28 envelope means nothing on initialize, which selects legacy semantics [M10]: core must not
+    // serve it as a 2026-07-28 request (a resultType on a legacy InitializeResult).
+    const meta = message.params?._meta;
+    if (typeof meta === 'object' && meta !== null)
+      delete (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
     // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17], also by a handler of the
     // application's own, which sees the revision this session will speak.
     const revision = negotiateLegacy(message.params?.protocolVersion, 'http');
@@ -140,21 +138,18 @@ export class LegacyServer {
       });
     }
     this.sessions.set(sessionId, session);
-    const stream = session.openStream(
-      {
-        requestIds: [id],
-        batch: false,
-        revision,
-        accepts: acceptsOf(request),
-        headers: { ...headers, 'mcp-session-id': sessionId },
-        signal: request.signal,
-        // A failed initialize leaves no session behind.
-        onEnd: () => {
-          if (session.endpoint.revision === undefined) session.terminate('initialize failed');
-        },
+    const stream = session.openStream({
+      requestIds: [id],
+      batch: false,
+      revision,
+      accepts: acceptsOf(request),
+      headers: { ...headers, 'mcp-session-id': sessionId },
+      signal: request.signal,
+      // A failed initialize leaves no session behind.
+      onEnd: () => {
+        if (session.endpoint.revision === undefined) session.terminate('initialize failed');
       },
-      true,
-    );
+    });
     session.endpoint.receive(value);
     return stream.response;
   }
@@ -177,16 +172,21 @@ export class LegacyServer {
     if (values.length === 0)
       return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: an empty batch', { headers });
     const parts = values.map(classify);
-    const requestIds = parts.flatMap((p) => (p.kind === 'request' && !session.owes(p.id) ? [p.id] : []));
-    const cancels = parts.flatMap((p) =>
-      p.kind === 'notification' && p.method === 'notifications/cancelled' ? [p.params?.requestId] : [],
-    );
-    const needsReply = parts.some((p) => p.kind === 'request' || p.kind === 'invalid');
     if (parts.some((p) => p.kind === 'request' && p.method === 'initialize')) {
       return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: initialize may not be batched [J10]', {
         headers,
       });
     }
+    const requestIds = parts.flatMap((p) => (p.kind === 'request' ? [p.id] : []));
+    // Ids are fresh [J3]: one in flight, or twice in this batch, would let answers reach another POST's
+    // stream or end this one early [H20]. Refused whole, as the single-request path does.
+    const seen = new Set<RequestId>();
+    for (const id of requestIds) {
+      if (session.owes(id)) return inFlight(id, headers);
+      if (seen.has(id)) return inFlight(id, headers, 'appears twice in this batch');
+      seen.add(id);
+    }
+    const needsReply = parts.some((p) => p.kind === 'request' || p.kind === 'invalid');
     const stream = needsReply
       ? session.openStream({
           requestIds,
@@ -198,7 +198,6 @@ export class LegacyServer {
         })
       : undefined;
     session.receiveInto(stream, values);
-    for (const id of cancels) session.noteCancel(id);
     return stream ? stream.response : accepted(headers);
   }
 
@@ -224,6 +223,14 @@ export class LegacyServer {
     session.touch();
     return session;
   }
+}
+
+/** 400 for a request id the session still owes a response, or one a batch repeats [J3]. */
+function inFlight(id: RequestId, headers: Record<string, string>, why = 'is already in flight'): Response {
+  return errorReply(400, TRANSPORT_ERROR_CODE, `Invalid Request: id ${JSON.stringify(id)} ${why}`, {
+    id,
+    headers,
+  });
 }
 
 /** A present `MCP-Protocol-Version` must name a legacy HTTP revision we speak, else 400 [H38]. */

@@ -1,14 +1,6 @@
-import {
-  classify,
-  Endpoint,
-  hasStreamableHttp,
-  InflightError,
-  isLegacy,
-  JsonRpcErrorCode,
-  MODERN_REVISION,
-  REVISIONS,
-} from '@mcp-inflight/core';
+import { classify, Endpoint, InflightError, JsonRpcErrorCode, MODERN_REVISION } from '@mcp-inflight/core';
 import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
+import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
 import { accepted, errorReply, TRANSPORT_ERROR_CODE } from './replies.js';
 import { ResponseStream } from './response-stream.js';
@@ -26,9 +18,8 @@ export async function serveModern(
 ): Promise<Response> {
   const { options, stats } = context;
   if (!options.modern) {
-    const supported = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
     return errorReply(400, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-      data: { supported, requested: MODERN_REVISION },
+      data: { supported: LEGACY_HTTP, requested: MODERN_REVISION },
       headers,
     });
   }
@@ -77,7 +68,6 @@ export async function serveModern(
     onEnd: () => {
       if (!endpoint) return;
       context.stateless.delete(endpoint);
-      stats.statelessInFlight = context.stateless.size;
       endpoint.close(); // nothing in flight any more: drops the endpoint's tables
     },
   });
@@ -94,6 +84,10 @@ export async function serveModern(
         if (related === id && !Array.isArray(message)) stream.send(message, isResponseTo(message, id));
         else stats.droppedMessages++;
       },
+      // Ended with no response (its stream closed, or the application aborted it): nothing more comes.
+      suppressed: (ended) => {
+        if (ended === id) stream.end();
+      },
     },
   });
   try {
@@ -107,7 +101,6 @@ export async function serveModern(
     });
   }
   context.stateless.add(endpoint);
-  stats.statelessInFlight = context.stateless.size;
   stream.watch(request.signal);
   if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
   return stream.response;

@@ -1,16 +1,7 @@
-import {
-  Endpoint,
-  InflightError,
-  type JsonRpcMessage,
-  type RequestId,
-  type Revision,
-  type TimerHandle,
-} from '@mcp-inflight/core';
-import { type Accepts, isResponseTo, type ServeContext } from './context.js';
+import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
+import type { Accepts, ServeContext } from './context.js';
 import { ResponseStream } from './response-stream.js';
-
-/** Unrelated messages kept for a GET stream that is not open yet; the oldest go first. */
-const MAX_UNRELATED_QUEUE = 64;
+import { SessionRouter } from './session-router.js';
 
 /** How a POST's reply stream is opened. */
 export interface OpenStreamOptions {
@@ -36,16 +27,11 @@ export class LegacySession {
   readonly endpoint: Endpoint;
   #context: ServeContext;
   #onClosed: () => void;
-  #byRequest = new Map<RequestId, ResponseStream>();
+  #router: SessionRouter;
   #byKey = new Map<string, ResponseStream>();
-  #batches = new WeakSet<ResponseStream>();
   /** Finished streams whose connection is gone, each with its resume-window timer. */
   #parked = new Map<ResponseStream, TimerHandle>();
-  #initializeStream: ResponseStream | undefined;
   #nextKey = 1;
-  #standalone: ResponseStream | undefined;
-  #unrelated: (JsonRpcMessage | JsonRpcMessage[])[] = [];
-  #receiving: ResponseStream | undefined;
   #lastActiveAt: number;
   #idleTimer: TimerHandle | undefined;
   #closed = false;
@@ -55,13 +41,14 @@ export class LegacySession {
     this.#context = context;
     this.#onClosed = onClosed;
     const { options } = context;
+    this.#router = new SessionRouter(context.stats);
     this.endpoint = new Endpoint({
       role: 'server',
       transport: 'http',
       clock: options.clock,
       relay: options.relay,
       ...options.endpoint,
-      channel: { write: (message, related) => this.#route(message, related) },
+      channel: this.#router,
     });
     this.#lastActiveAt = options.clock.now();
     this.#armIdle(options.sessionIdleMs);
@@ -78,11 +65,11 @@ export class LegacySession {
 
   /** Whether a request with this id is still owed a response here (ids must be fresh [J3]). */
   owes(id: RequestId): boolean {
-    return this.#byRequest.has(id);
+    return this.#router.owes(id);
   }
 
   /** Opens the reply stream of a POST that carries requests. */
-  openStream(open: OpenStreamOptions, initialize = false): ResponseStream {
+  openStream(open: OpenStreamOptions): ResponseStream {
     const { options, stats } = this.#context;
     const key = String(this.#nextKey++);
     const stream: ResponseStream = new ResponseStream({
@@ -109,49 +96,26 @@ export class LegacySession {
         this.#parked.get(stream)?.clear();
         this.#parked.delete(stream);
         this.#byKey.delete(key);
-        for (const id of stream.requestIds)
-          if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
+        this.#router.release(stream);
         if (outcome === 'dropped') stats.droppedResults++;
         stats.droppedMessages += stream.droppedMessages;
         open.onEnd?.();
       },
     });
     this.#byKey.set(key, stream);
-    for (const id of open.requestIds) {
-      stream.requestIds.add(id);
-      this.#byRequest.set(id, stream);
-    }
-    if (open.batch) this.#batches.add(stream);
+    this.#router.track(stream, open.requestIds, open.batch);
     if (open.signal) stream.watch(open.signal);
-    if (initialize) this.#initializeStream = stream;
     return stream;
   }
 
   /** Feeds a batch to the endpoint with `stream` as the target of responses written while it is read. */
   receiveInto(stream: ResponseStream | undefined, value: unknown): void {
-    this.#receiving = stream;
-    try {
-      this.endpoint.receive(value);
-    } finally {
-      this.#receiving = undefined;
-    }
-  }
-
-  /**
-   * A `notifications/cancelled` for `id` was handled: its response is suppressed [CN9], so its POST
-   * stream is ended now rather than left open. `initialize` cannot be cancelled [CN7].
-   */
-  noteCancel(id: unknown): void {
-    const stream = this.#byRequest.get(id as RequestId);
-    if (!stream || stream === this.#initializeStream) return;
-    this.#byRequest.delete(id as RequestId);
-    stream.requestIds.delete(id as RequestId);
-    if (stream.requestIds.size === 0) stream.end();
+    this.#router.receiveInto(stream, () => this.endpoint.receive(value));
   }
 
   /** Opens the GET stream for unrelated server messages [H19]; `undefined` if one is already live (409). */
   openStandalone(headers: Record<string, string>): Promise<Response> | undefined {
-    const old = this.#standalone;
+    const old = this.#router.standalone;
     if (old && !old.ended && old.attached) return undefined;
     old?.end();
     const stream = this.openStream({
@@ -161,9 +125,8 @@ export class LegacySession {
       accepts: { json: false, sse: true },
       headers,
     });
-    this.#standalone = stream;
     stream.open();
-    for (const message of this.#unrelated.splice(0)) stream.send(message, false);
+    this.#router.setStandalone(stream);
     return stream.response;
   }
 
@@ -183,7 +146,7 @@ export class LegacySession {
     this.#idleTimer?.clear();
     this.endpoint.close(new InflightError('DISCONNECTED', why));
     for (const stream of [...this.#byKey.values()]) stream.end();
-    this.#unrelated = [];
+    this.#router.clear();
     this.#onClosed();
   }
 
@@ -191,39 +154,6 @@ export class LegacySession {
   shutdown(why: string): void {
     this.endpoint.shutdown(why);
     this.terminate(why);
-  }
-
-  #route(message: JsonRpcMessage | JsonRpcMessage[], related: RequestId | undefined): void {
-    const stats = this.#context.stats;
-    if (Array.isArray(message)) {
-      // A 2025-03-26 batch's responses: to the stream that owns them [J9].
-      const stream =
-        this.#receiving ?? message.map((m) => this.#byRequest.get(m.id as RequestId)).find((s) => s);
-      if (!stream) return void stats.droppedMessages++;
-      for (const m of message)
-        if (this.#byRequest.get(m.id as RequestId) === stream) this.#byRequest.delete(m.id as RequestId);
-      stream.requestIds.clear();
-      return stream.send(message, true);
-    }
-    if (related !== undefined) {
-      const stream = this.#byRequest.get(related);
-      // No stream: the request was cancelled or its stream expired; nothing goes elsewhere [H20 PG12].
-      if (!stream) return void stats.droppedMessages++;
-      const final = !this.#batches.has(stream) && isResponseTo(message, related);
-      if (final) {
-        this.#byRequest.delete(related);
-        stream.requestIds.delete(related);
-      }
-      return stream.send(message, final);
-    }
-    // Unrelated (server requests and notifications): the GET stream, or wait for one [PT3].
-    const standalone = this.#standalone;
-    if (standalone && !standalone.ended) return standalone.send(message, false);
-    this.#unrelated.push(message);
-    if (this.#unrelated.length > MAX_UNRELATED_QUEUE) {
-      this.#unrelated.shift();
-      stats.droppedMessages++;
-    }
   }
 
   #armIdle(waitMs: number): void {

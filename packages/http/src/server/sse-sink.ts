@@ -36,10 +36,6 @@ export class SseSink {
     });
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /** Queues text; returns false once closed. Never blocks: progress is already coalesced upstream. */
   write(text: string): boolean {
     if (this.#closed) return false;
