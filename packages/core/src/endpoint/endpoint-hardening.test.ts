@@ -110,7 +110,13 @@ describe('Endpoint hardening', () => {
   it('settling requests oldest-first arms no new timer', async () => {
     let armed = 0;
     const inner = new ManualClock();
-    const clock: Clock = { now: () => inner.now(), setTimer: (fn, ms) => (armed++, inner.setTimer(fn, ms)) };
+    const clock: Clock = {
+      now: () => inner.now(),
+      setTimer: (fn, ms) => {
+        armed++;
+        return inner.setTimer(fn, ms);
+      },
+    };
     const writes: JsonRpcMessage[] = [];
     const client = new Endpoint({
       role: 'client',
@@ -205,7 +211,7 @@ describe('Endpoint hardening', () => {
     expect(writes).toEqual([]); // alive at 450 ms, and no notification without a token
     clock.advance(100);
     await drain();
-    expect((writes[0]?.error as { data: { cause: string } }).data.cause).toBe('IDLE_TIMEOUT');
+    expect((writes[0]?.error as { data: { cause: string } } | undefined)?.data.cause).toBe('IDLE_TIMEOUT');
   });
 
   it('2024-11-05 progress with a non-string message still counts (the revision has no message) ', async () => {
