@@ -14,6 +14,9 @@ import type { RequestContext, RequestHandler } from './context.js';
 import { errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 import { RecentIds } from './recent-ids.js';
 
+/** What the dispatch chain carries for a request that ended before its handler ran. */
+const NOT_RUN: unique symbol = Symbol('not run');
+
 interface InboundEntry {
   readonly id: RequestId;
   readonly method: string;
@@ -160,9 +163,10 @@ export class InboundRequests {
     const taskAugmented =
       revision === '2025-11-25' && typeof params?.task === 'object' && params.task !== null;
     Promise.resolve()
-      .then(() => (entry.done ? undefined : handler(params, ctx)))
+      .then(() => (entry.done ? NOT_RUN : handler(params, ctx)))
       .then(
         (result) => {
+          if (result === NOT_RUN) return; // ended before it started: there is no late result to count
           if (entry.done) return this.#noteLate();
           this.#finish(entry);
           onResult?.(result);
