@@ -2,7 +2,19 @@ import { type Clock, ProgressRelay, systemClock } from '@mcp-inflight/core';
 
 const relays = new WeakMap<Clock, ProgressRelay>();
 
-/** Options shared by every helper that relays progress. */
+/**
+ * Options shared by every helper that relays progress.
+ *
+ * @example
+ * ```ts
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * import { type RelayOptions, sharedRelay } from '@mcp-inflight/sdk';
+ * const relay = new ProgressRelay(); // this server's own relay, so its counters are its own
+ * const options: RelayOptions = { relay };
+ * sharedRelay(options) === relay; // true: a relay you pass is the one used
+ * setInterval(() => console.error(relay.stats), 60_000).unref();
+ * ```
+ */
 export interface RelayOptions {
   /**
    * The relay whose routes carry this request's progress; pass one to read its `stats` (passed, dropped,

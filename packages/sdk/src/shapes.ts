@@ -2,13 +2,41 @@
 // peers): anything with these members works, so v1 and v2 objects, and test doubles, all fit.
 import type { ProgressToken } from '@mcp-inflight/core';
 
-/** `notifications/progress` as we send it. */
+/**
+ * `notifications/progress` as we send it.
+ *
+ * @example
+ * ```ts
+ * import type { ProgressNotificationLike, V1HandlerExtra } from '@mcp-inflight/sdk';
+ * declare const extra: V1HandlerExtra;
+ * // By hand, without progressReporter's ordering, coalescing and end-of-request guard:
+ * const token = extra._meta?.progressToken;
+ * if (token !== undefined) {
+ *   const notification: ProgressNotificationLike = {
+ *     method: 'notifications/progress',
+ *     params: { progressToken: token, progress: 1, total: 3 },
+ *   };
+ *   await extra.sendNotification(notification);
+ * }
+ * ```
+ */
 export interface ProgressNotificationLike {
   method: 'notifications/progress';
   params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
 }
 
-/** `_meta` of an inbound request, as both SDKs expose it. */
+/**
+ * `_meta` of an inbound request, as both SDKs expose it.
+ *
+ * @example
+ * ```ts
+ * import type { RequestMetaLike, V2HandlerContext } from '@mcp-inflight/sdk';
+ * declare const ctx: V2HandlerContext;
+ * const meta: RequestMetaLike | undefined = ctx.mcpReq._meta;
+ * // No token: send no progress at all. 0 is a real token, so never test it for truthiness.
+ * const wantsProgress = meta?.progressToken !== undefined;
+ * ```
+ */
 export interface RequestMetaLike {
   progressToken?: ProgressToken;
   [key: string]: unknown;
@@ -17,6 +45,20 @@ export interface RequestMetaLike {
 /**
  * The `extra` argument of an SDK v1 request handler (`RequestHandlerExtra`): only what we read.
  * Method syntax keeps the check lenient for the SDK's wider notification union.
+ *
+ * @example
+ * ```ts
+ * import { progressReporter, type V1HandlerExtra } from '@mcp-inflight/sdk';
+ * import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+ * import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+ * const server = new Server({ name: 'worker', version: '1.0.0' }, { capabilities: { tools: {} } });
+ * server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+ *   const context: V1HandlerExtra = extra; // the SDK's RequestHandlerExtra fits as it is
+ *   using progress = progressReporter(context);
+ *   progress.report(1, 1, 'done');
+ *   return { content: [] };
+ * });
+ * ```
  */
 export interface V1HandlerExtra {
   signal: AbortSignal;
@@ -26,7 +68,22 @@ export interface V1HandlerExtra {
   sendNotification(notification: ProgressNotificationLike): Promise<void>;
 }
 
-/** The `ctx` argument of an SDK v2 request handler (`ServerContext`): only what we read. */
+/**
+ * The `ctx` argument of an SDK v2 request handler (`ServerContext`): only what we read.
+ *
+ * @example
+ * ```ts
+ * import { progressReporter, type V2HandlerContext } from '@mcp-inflight/sdk';
+ * import { McpServer } from '@modelcontextprotocol/server';
+ * const server = new McpServer({ name: 'worker', version: '1.0.0' });
+ * server.registerTool('ping', {}, async (ctx) => {
+ *   const context: V2HandlerContext = ctx; // the SDK's ServerContext fits as it is
+ *   using progress = progressReporter(context);
+ *   progress.report(1, 1);
+ *   return { content: [] };
+ * });
+ * ```
+ */
 export interface V2HandlerContext {
   mcpReq: {
     id?: string | number;
@@ -37,16 +94,51 @@ export interface V2HandlerContext {
   };
 }
 
-/** What an SDK request handler receives as its last argument: v1 `extra` or v2 `ctx`. */
+/**
+ * What an SDK request handler receives as its last argument: v1 `extra` or v2 `ctx`.
+ *
+ * @example
+ * ```ts
+ * import type { HandlerContext } from '@mcp-inflight/sdk';
+ * // Code shared by v1 and v2 handlers takes the last argument as it comes.
+ * function signalOf(context: HandlerContext): AbortSignal {
+ *   return 'mcpReq' in context ? context.mcpReq.signal : context.signal;
+ * }
+ * ```
+ */
 export type HandlerContext = V1HandlerExtra | V2HandlerContext;
 
-/** A request as both SDKs take it. */
+/**
+ * A request as both SDKs take it.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { callWithDeadline, type RequestLike } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * const request: RequestLike = { method: 'resources/read', params: { uri: 'file:///notes.md' } };
+ * const contents = await callWithDeadline(client, request, { idleMs: 5_000 });
+ * ```
+ */
 export interface RequestLike {
   method: string;
   params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
 }
 
-/** Progress as an SDK `onprogress` callback receives it (the token already stripped). */
+/**
+ * Progress as an SDK `onprogress` callback receives it (the token already stripped).
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { type Progress, withDeadline } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * // `total` is optional: not all work knows its size.
+ * const show = ({ progress, total }: Progress) =>
+ *   console.log(total === undefined ? `${progress} done` : `${Math.round((100 * progress) / total)}%`);
+ * await withDeadline((sdk) => client.callTool({ name: 'work' }, undefined, sdk), { onprogress: show });
+ * ```
+ */
 export interface Progress {
   progress: number;
   total?: number;
@@ -56,6 +148,16 @@ export interface Progress {
 /**
  * The per-request options both SDK majors accept (`RequestOptions`): what we pass to every call so that our
  * deadline, not the SDK's timer, decides when it ends.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { type SdkRequestOptions, withDeadline } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * // Pass it whole: a `timeout` of your own would bring back the SDK's timer, which progress does not reset.
+ * const run = (sdk: SdkRequestOptions) => client.getPrompt({ name: 'summary' }, sdk);
+ * const prompt = await withDeadline(run, { ceilingMs: 20_000 });
+ * ```
  */
 export interface SdkRequestOptions {
   /** Aborted by our deadline with the wire reason; the SDK then cancels on the wire, era-correctly. */
@@ -70,6 +172,16 @@ export interface SdkRequestOptions {
 /**
  * The SDK `Client` members we call, v1 or v2. v1's `request` takes a result schema second; v2's takes
  * options second for spec methods. Method syntax keeps both SDKs' overloads assignable.
+ *
+ * @example
+ * ```ts
+ * import { callWithDeadline, type ClientLike } from '@mcp-inflight/sdk';
+ * import { Client } from '@modelcontextprotocol/client';
+ * const client: ClientLike = new Client({ name: 'host', version: '1.0.0' }); // SDK v2; v1's Client fits too
+ * // A test double needs only `request`:
+ * const fake: ClientLike = { request: async () => ({ content: [{ type: 'text', text: 'ok' }] }) };
+ * const result = await callWithDeadline(fake, { method: 'tools/call', params: { name: 'work' } });
+ * ```
  */
 export interface ClientLike {
   request(request: RequestLike, schemaOrOptions?: unknown, options?: unknown): Promise<unknown>;

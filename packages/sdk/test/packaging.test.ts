@@ -1,15 +1,21 @@
 /**
  * The built package, loaded the way users load it (real `node` children that `import()` and `require()`
  * `@mcp-inflight/sdk` by name, resolved through the package's own `exports`), and every code example in the
- * README and in the TSDoc, plus examples/*.ts, type-checked against the built types in one tsc run.
+ * README and in the TSDoc, plus examples/*.ts, type-checked against the built types in one tsc run; and every
+ * export has TSDoc with an `@example`.
  * One file on purpose: one build, never two tsup runs racing on dist/.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  examplesIn,
+  examplesOf,
+  exportsWithoutExamples,
+  typecheckExamples,
+} from '../../core/test/support/doc-checks.js';
 import * as source from '../src/index.js';
 import { ensureBuilt, sdkDir, sourceFiles } from './support/build.js';
 
@@ -102,38 +108,12 @@ describe('the built output', () => {
   });
 });
 
-/** The ```ts blocks of a markdown text, or of the /** … *\/ comments of a source file. */
-function tsBlocks(text: string, inComments: boolean): string[] {
-  const sources = inComments
-    ? (text.match(/\/\*\*[\s\S]*?\*\//g) ?? []).map((c) =>
-        c.split('\n').map((l) => l.replace(/^\s*\* ?/, '')),
-      )
-    : [text.split('\n')];
-  const blocks: string[] = [];
-  for (const lines of sources) {
-    let current: string[] | undefined;
-    for (const line of lines) {
-      if (current === undefined && line.trim() === '```ts') current = [];
-      else if (current !== undefined && line.trim() === '```') {
-        blocks.push(current.join('\n'));
-        current = undefined;
-      } else current?.push(line);
-    }
-  }
-  return blocks;
-}
-
 describe('code examples', () => {
-  const readme = tsBlocks(readFileSync(join(sdkDir, 'README.md'), 'utf8'), false).map((code, i) => ({
+  const readme = examplesIn(readFileSync(join(sdkDir, 'README.md'), 'utf8'), true).map((code, i) => ({
     name: `README.md#${i}`,
     code,
   }));
-  const tsdoc = sourceFiles.flatMap((file) =>
-    tsBlocks(readFileSync(file, 'utf8'), true).map((code, i) => ({
-      name: `${relative(sdkDir, file)}#${i}`,
-      code,
-    })),
-  );
+  const tsdoc = examplesOf(sdkDir);
   const exampleFiles = readdirSync(join(sdkDir, 'examples')).filter((f) => f.endsWith('.ts'));
 
   it('cover the three helpers in the README and every exported function in the TSDoc', () => {
@@ -147,31 +127,22 @@ describe('code examples', () => {
     expect(exampleFiles.length).toBeGreaterThanOrEqual(4);
   });
 
-  it('all type-check against the built package', () => {
-    const outDir = join(sdkDir, '.doc-examples');
-    const examples = [...readme, ...tsdoc];
-    rmSync(outDir, { recursive: true, force: true });
-    mkdirSync(outDir, { recursive: true });
-    examples.forEach((example, i) => {
-      writeFileSync(join(outDir, `example-${i}.ts`), `// ${example.name}\n${example.code}\nexport {};\n`);
+  it('every export of the entry point has TSDoc with an @example', () => {
+    const entries = [join(sdkDir, 'src', 'index.ts')];
+    expect(
+      exportsWithoutExamples(sdkDir, entries),
+      'exports without TSDoc, or without a ```ts @example',
+    ).toEqual({
+      noDoc: [],
+      noExample: [],
     });
-    writeFileSync(
-      join(outDir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: '../../../tsconfig.base.json',
-        compilerOptions: { noEmit: true, declaration: false, types: ['node'], noUnusedLocals: false },
-        include: ['*.ts', '../examples/*.ts'],
-      }),
-    );
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    let output = '';
-    try {
-      execFileSync(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { encoding: 'utf8' });
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout ?? error);
-    }
-    // Name a failing example by its source, not by the temp file.
-    expect(output.replace(/example-(\d+)\.ts/g, (m, i: string) => examples[Number(i)]?.name ?? m)).toBe('');
-    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('all type-check against the built package', () => {
+    const output = typecheckExamples(sdkDir, [...readme, ...tsdoc], {
+      types: ['node'],
+      alsoInclude: ['../examples/*.ts'],
+    });
+    expect(output).toBe('');
   }, 60_000);
 });

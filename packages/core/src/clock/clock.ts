@@ -1,4 +1,14 @@
-/** A handle to an armed timer; `clear()` disarms it and is safe to call more than once. */
+/**
+ * A handle to an armed timer; `clear()` disarms it and is safe to call more than once.
+ *
+ * @example
+ * ```ts
+ * import { systemClock, type TimerHandle } from '@mcp-inflight/core';
+ * const handle: TimerHandle = systemClock.setTimer(() => console.log('never runs'), 1_000);
+ * handle.clear();
+ * handle.clear(); // a second clear is a no-op
+ * ```
+ */
 export interface TimerHandle {
   clear(): void;
 }
@@ -22,7 +32,23 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): TimerHandle;
 }
 
-/** Timers longer than this overflow in every JavaScript runtime; longer delays re-arm in steps. */
+/**
+ * Timers longer than this overflow in every JavaScript runtime; longer delays re-arm in steps.
+ *
+ * @example
+ * ```ts
+ * import { type Clock, MAX_TIMER_MS } from '@mcp-inflight/core';
+ * // A custom clock clamps too: setTimeout(fn, 2 ** 31) fires at once instead of in 24.8 days.
+ * // A timer that comes due early is simply re-armed for the rest.
+ * const wallClock: Clock = {
+ *   now: () => Date.now(),
+ *   setTimer(fn, ms) {
+ *     const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+ *     return { clear: () => clearTimeout(id) };
+ *   },
+ * };
+ * ```
+ */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
@@ -46,6 +72,17 @@ export const systemClock: Clock = {
 /**
  * Adapts a {@link Clock} to the `customTimers` shape that p-timeout takes, so promise bounds run on
  * the injected clock too.
+ *
+ * @example
+ * ```ts
+ * import { timersOf } from '@mcp-inflight/core';
+ * import { ManualClock } from '@mcp-inflight/core/testing';
+ * const clock = new ManualClock();
+ * const timers = timersOf(clock); // p-timeout's `customTimers`
+ * const handle = timers.setTimeout(() => console.log('fired at', clock.now()), 100);
+ * timers.clearTimeout(handle);
+ * timers.clearTimeout(undefined); // p-timeout may clear a timer it never set: a no-op
+ * ```
  */
 export function timersOf(clock: Clock): {
   setTimeout: (fn: () => void, ms: number) => TimerHandle;

@@ -2,7 +2,20 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import { InflightError } from '../errors/inflight-error.js';
 import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
 
-/** Options for {@link DeadlineController}. */
+/**
+ * Options for {@link DeadlineController}.
+ *
+ * @example
+ * ```ts
+ * import { DeadlineController, type DeadlineOptions } from '@mcp-inflight/core';
+ * const call = new DeadlineController({ ceilingMs: 30_000 });
+ * const options: DeadlineOptions = { idleMs: 5_000, ceilingMs: 60_000, parent: call };
+ * const subCall = new DeadlineController(options); // its ceiling is the parent's 30 s, not 60 s
+ * subCall.touch(); // progress on the sub-call touches the parent too
+ * subCall.dispose();
+ * call.dispose();
+ * ```
+ */
 export interface DeadlineOptions {
   /**
    * The idle window: fires when this long passes with no {@link DeadlineController.touch | touch}.

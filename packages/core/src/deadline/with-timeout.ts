@@ -2,7 +2,19 @@ import pTimeout from 'p-timeout';
 import { type Clock, systemClock, timersOf } from '../clock/clock.js';
 import { InflightError } from '../errors/inflight-error.js';
 
-/** Options for {@link withTimeout}. */
+/**
+ * Options for {@link withTimeout}.
+ *
+ * @example
+ * ```ts
+ * import { type WithTimeoutOptions, withTimeout } from '@mcp-inflight/core';
+ * const stop = new AbortController();
+ * const options: WithTimeoutOptions = { signal: stop.signal };
+ * const never = new Promise<never>(() => {});
+ * const outcome = withTimeout(never, 10_000, options).catch((error: unknown) => error);
+ * stop.abort('user pressed stop'); // `outcome` rejects at once with 'user pressed stop', not with a CEILING
+ * ```
+ */
 export interface WithTimeoutOptions {
   /** The time source whose timers bound the promise. @default systemClock */
   clock?: Clock;

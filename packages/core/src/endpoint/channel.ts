@@ -4,6 +4,15 @@ import type { JsonRpcMessage } from './messages.js';
 /**
  * Where an {@link Endpoint} writes. Adapters implement it: stdio writes one line per message; HTTP
  * writes a message to the response stream of the request it relates to.
+ *
+ * @example
+ * ```ts
+ * import { type Channel, Endpoint, type JsonRpcMessage } from '@mcp-inflight/core';
+ * const written: (JsonRpcMessage | JsonRpcMessage[])[] = [];
+ * // Like stdio: one stream for everything, so neither optional member is needed.
+ * const channel: Channel = { write: (message) => void written.push(message) };
+ * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel });
+ * ```
  */
 export interface Channel {
   /**

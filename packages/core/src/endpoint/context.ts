@@ -6,6 +6,19 @@ import type { ProgressToken, RequestId } from '../schemas/schemas.js';
  * What a request handler gets besides its params: the request's identity and revision, a signal that
  * aborts when the peer cancels, the connection goes, or the handler's own deadline fires (the reason is
  * an `InflightError` naming which), and a progress reporter.
+ *
+ * @example
+ * ```ts
+ * import type { RequestContext } from '@mcp-inflight/core';
+ * async function work(steps: number, ctx: RequestContext): Promise<{ content: unknown[] }> {
+ *   for (let step = 1; step <= steps; step++) {
+ *     ctx.signal.throwIfAborted(); // cancel, disconnect or deadline: the reason is an InflightError
+ *     ctx.progress(step, steps); // a no-op when the peer sent no progressToken
+ *     await new Promise((resolve) => setTimeout(resolve, 100));
+ *   }
+ *   return { content: [{ type: 'text', text: `${steps} steps of ${ctx.method} under ${ctx.revision}` }] };
+ * }
+ * ```
  */
 export interface RequestContext {
   readonly id: RequestId;
@@ -32,10 +45,38 @@ export interface RequestContext {
   endProgress(): void;
 }
 
-/** Serves one request method. Return the result, or throw (an `InflightError`, a `JsonRpcError`, anything). */
+/**
+ * Serves one request method. Return the result, or throw (an `InflightError`, a `JsonRpcError`, anything).
+ *
+ * @example
+ * ```ts
+ * import { type Endpoint, JsonRpcError, JsonRpcErrorCode, type RequestHandler } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const echo: RequestHandler = (params) => {
+ *   // What a handler throws becomes the error response; a JsonRpcError keeps its code.
+ *   if (typeof params?.text !== 'string') {
+ *     throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'text must be a string');
+ *   }
+ *   return { text: params.text };
+ * };
+ * endpoint.setRequestHandler('demo/echo', echo);
+ * ```
+ */
 export type RequestHandler = (params: Record<string, unknown> | undefined, ctx: RequestContext) => unknown;
 
-/** Receives one notification method. */
+/**
+ * Receives one notification method.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint, NotificationHandler } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const onListChanged: NotificationHandler = (_params, revision) => {
+ *   console.log(`tools changed (revision ${revision ?? 'not negotiated yet'})`);
+ * };
+ * endpoint.setNotificationHandler('notifications/tools/list_changed', onListChanged);
+ * ```
+ */
 export type NotificationHandler = (
   params: Record<string, unknown> | undefined,
   revision: Revision | undefined,

@@ -24,7 +24,23 @@ import { InboundRequests } from './inbound.js';
 import { classify, errorResponse, type JsonRpcMessage } from './messages.js';
 import { OutboundRequests, type RequestOptions } from './outbound.js';
 
-/** Options for an {@link Endpoint}. */
+/**
+ * Options for an {@link Endpoint}.
+ *
+ * @example
+ * ```ts
+ * import { Endpoint, type EndpointOptions } from '@mcp-inflight/core';
+ * const options: EndpointOptions = {
+ *   role: 'client',
+ *   transport: 'stdio',
+ *   channel: { write: (message) => console.log(JSON.stringify(message)) },
+ *   idleMs: 10_000, // outbound calls end after 10 s without progress…
+ *   ceilingMs: 120_000, // …and after 2 min, whatever progress says
+ *   onError: (error, context) => console.error(context, error),
+ * };
+ * const client = new Endpoint(options);
+ * ```
+ */
 export interface EndpointOptions {
   /** Which side we are: decides who may send progress and cancels (2026-07-28 narrows both). */
   role: Role;
@@ -53,7 +69,17 @@ export interface EndpointOptions {
   onError?: (error: unknown, context: string) => void;
 }
 
-/** Counters for one endpoint. */
+/**
+ * Counters for one endpoint.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint, EndpointStats } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const stats: EndpointStats = endpoint.stats; // a snapshot: read `stats` again for new numbers
+ * if (stats.lateResponses + stats.lateResults > 0) console.warn('answers came after the calls ended', stats);
+ * ```
+ */
 export interface EndpointStats {
   inboundInFlight: number;
   outboundInFlight: number;

@@ -286,7 +286,17 @@ function jsonRpcArgs(error: {
   return [e.code, e.message, e.data];
 }
 
-/** The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails). */
+/**
+ * The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails).
+ *
+ * @example
+ * ```ts
+ * import { errorResponseFor, InflightError } from '@mcp-inflight/core';
+ * errorResponseFor(7, InflightError.ceiling(500)); // -32001, data: { cause: 'CEILING', limitMs: 500 }
+ * errorResponseFor(8, { code: -32602, message: 'bad uri' }); // a plain { code, message } keeps its code
+ * errorResponseFor(9, new Error('disk full')); // -32603 'disk full'
+ * ```
+ */
 export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage {
   try {
     return describeError(id, error);

@@ -1,14 +1,39 @@
 import { LATEST_LEGACY_REVISION, MODERN_REVISION, negotiateLegacy, REVISIONS } from '../eras/eras.js';
 import type { Endpoint } from './endpoint.js';
 
-/** Who a server says it is, and what it offers. */
+/**
+ * Who a server says it is, and what it offers.
+ *
+ * @example
+ * ```ts
+ * import { type Endpoint, type ServerIdentity, serveLifecycle } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const identity: ServerIdentity = {
+ *   serverInfo: { name: 'files', version: '2.1.0', title: 'File tools' }, // extra keys are passed on
+ *   capabilities: { tools: { listChanged: true } },
+ *   instructions: 'Call list_files before read_file.', // left out of both answers when undefined
+ * };
+ * serveLifecycle(endpoint, identity);
+ * ```
+ */
 export interface ServerIdentity {
   serverInfo: { name: string; version: string; [key: string]: unknown };
   capabilities: Record<string, unknown>;
   instructions?: string;
 }
 
-/** `_meta` key for the server's identity on 2026-07-28 results [M20]. */
+/**
+ * `_meta` key for the server's identity on 2026-07-28 results [M20].
+ *
+ * @example
+ * ```ts
+ * import { type Endpoint, SERVER_INFO_META_KEY } from '@mcp-inflight/core';
+ * declare const client: Endpoint;
+ * const discovered = (await client.request('server/discover')) as { _meta?: Record<string, unknown> };
+ * // 2026-07-28 has no initialize: the server's name and version ride in the result's `_meta`.
+ * const serverInfo = discovered._meta?.[SERVER_INFO_META_KEY] as { name: string } | undefined;
+ * ```
+ */
 export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /**

@@ -3,7 +3,17 @@ import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
 import type { RequestId } from '../schemas/schemas.js';
 
-/** A JSON-RPC message as it goes on the wire (an object; batches are arrays of these). */
+/**
+ * A JSON-RPC message as it goes on the wire (an object; batches are arrays of these).
+ *
+ * @example
+ * ```ts
+ * import type { JsonRpcMessage } from '@mcp-inflight/core';
+ * const ping: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
+ * const initialized: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
+ * const batch: JsonRpcMessage[] = [ping, initialized]; // batches: 2025-03-26 only
+ * ```
+ */
 export type JsonRpcMessage = Record<string, unknown>;
 
 /** What an inbound JSON value turned out to be. */
@@ -23,6 +33,16 @@ export type Classified =
 /**
  * Sorts one parsed JSON value into request, notification, response, or invalid (with the JSON-RPC
  * error the spec names: -32600 for a malformed envelope, -32602 for params that are not an object).
+ *
+ * @example
+ * ```ts
+ * import { classify, errorResponse } from '@mcp-inflight/core';
+ * const message = classify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: [1, 2] });
+ * if (message.kind === 'invalid' && message.answerable) {
+ *   errorResponse(message.id, message.code, message.message); // -32602: params must be an object
+ * }
+ * classify({ jsonrpc: '2.0', method: 'note', params: [1] }); // invalid, not answerable: a notification
+ * ```
  */
 export function classify(value: unknown): Classified {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -78,7 +98,16 @@ function isErrorObject(value: unknown): boolean {
   );
 }
 
-/** A JSON-RPC error response. `id` is null when the request's id could not be read [J6]. */
+/**
+ * A JSON-RPC error response. `id` is null when the request's id could not be read [J6].
+ *
+ * @example
+ * ```ts
+ * import { errorResponse, JsonRpcErrorCode } from '@mcp-inflight/core';
+ * errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error'); // null: the id could not be read
+ * errorResponse(4, JsonRpcErrorCode.MethodNotFound, 'Method not found', { method: 'tools/frobnicate' });
+ * ```
+ */
 export function errorResponse(
   id: RequestId | null,
   code: number,
@@ -89,12 +118,32 @@ export function errorResponse(
   return { jsonrpc: '2.0', id, error };
 }
 
-/** A JSON-RPC success response. */
+/**
+ * A JSON-RPC success response.
+ *
+ * @example
+ * ```ts
+ * import { type Endpoint, resultResponse } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const response = resultResponse(3, { tools: [] }); // { jsonrpc: '2.0', id: 3, result: { tools: [] } }
+ * endpoint.channel.write(response, 3); // related to request 3: on HTTP, this ends its stream
+ * ```
+ */
 export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
   return { jsonrpc: '2.0', id, result };
 }
 
-/** Reads `params._meta` when it is an object. */
+/**
+ * Reads `params._meta` when it is an object.
+ *
+ * @example
+ * ```ts
+ * import { metaOf } from '@mcp-inflight/core';
+ * metaOf({ _meta: { progressToken: 'abc' } })?.progressToken; // 'abc'
+ * metaOf({ _meta: ['not', 'an', 'object'] }); // undefined
+ * metaOf(undefined); // undefined
+ * ```
+ */
 export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
@@ -105,6 +154,18 @@ export function metaOf(params: Record<string, unknown> | undefined): Record<stri
 /**
  * An error a peer sent back for a request, kept whole (`code`, `message`, `data`) so a proxy can pass it on
  * unchanged.
+ *
+ * @example
+ * ```ts
+ * import { type Endpoint, JsonRpcError } from '@mcp-inflight/core';
+ * declare const upstream: Endpoint;
+ * try {
+ *   await upstream.request('resources/read', { uri: 'file:///missing' });
+ * } catch (error) {
+ *   // A proxy answers its own caller with exactly what upstream said.
+ *   if (error instanceof JsonRpcError) console.log(error.code, error.toJsonRpc());
+ * }
+ * ```
  */
 export class JsonRpcError extends Error {
   override readonly name = 'JsonRpcError';

@@ -16,7 +16,23 @@ import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import { JsonRpcError, metaOf } from './messages.js';
 
-/** Options for one outbound request. */
+/**
+ * Options for one outbound request.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint, RequestOptions } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const stop = new AbortController();
+ * const options: RequestOptions = {
+ *   onprogress: ({ progress, total, message }) => console.log(progress, total, message),
+ *   idleMs: 5_000, // each accepted progress starts this window again
+ *   ceilingMs: 60_000, // nothing extends this
+ *   signal: stop.signal, // stop.abort() cancels on the wire, as the revision wants
+ * };
+ * const result = await endpoint.request('tools/call', { name: 'work', arguments: {} }, options);
+ * ```
+ */
 export interface RequestOptions {
   /** Called with each accepted progress update (strictly increasing; none after the request ends). */
   onprogress?: (progress: ProgressParams) => void;

@@ -1,6 +1,24 @@
 /**
  * Why a request stopped before its result. Causes are data: each maps to a local error code, an honest
  * wire `reason` for `notifications/cancelled`, and a JSON-RPC error for whoever waits on the call.
+ *
+ * @example
+ * ```ts
+ * import { type CancelCode, InflightError } from '@mcp-inflight/core';
+ * function label(code: CancelCode): string {
+ *   switch (code) {
+ *     case 'IDLE_TIMEOUT':
+ *     case 'CEILING':
+ *       return 'timed out';
+ *     case 'CANCELLED':
+ *       return 'stopped';
+ *     default:
+ *       return 'connection lost'; // DISCONNECTED, UPSTREAM_CLOSED, SHUTDOWN
+ *   }
+ * }
+ * declare const error: unknown;
+ * if (error instanceof InflightError) console.log(label(error.code));
+ * ```
  */
 export type CancelCode =
   | 'CANCELLED'
@@ -10,7 +28,15 @@ export type CancelCode =
   | 'UPSTREAM_CLOSED'
   | 'SHUTDOWN';
 
-/** Every cancellation cause, in a stable order. */
+/**
+ * Every cancellation cause, in a stable order.
+ *
+ * @example
+ * ```ts
+ * import { CANCEL_CODES, type CancelCode } from '@mcp-inflight/core';
+ * const endedBy = new Map<CancelCode, number>(CANCEL_CODES.map((code) => [code, 0])); // a counter per cause
+ * ```
+ */
 export const CANCEL_CODES: readonly CancelCode[] = [
   'CANCELLED',
   'IDLE_TIMEOUT',
@@ -26,6 +52,13 @@ export const CANCEL_CODES: readonly CancelCode[] = [
  * -32001 for both timeouts (what existing hosts already read as "timed out"), -32800 for a caller's own
  * cancel (never the timeout code: a user's stop is not a timeout), -32000 for a connection that went away.
  * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart.
+ *
+ * @example
+ * ```ts
+ * import { JSONRPC_CODE_BY_CAUSE } from '@mcp-inflight/core';
+ * JSONRPC_CODE_BY_CAUSE.IDLE_TIMEOUT; // -32001, and so is CEILING: read data.cause to tell them apart
+ * JSONRPC_CODE_BY_CAUSE.CANCELLED; // -32800: a user's stop is not a timeout
+ * ```
  */
 export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   CANCELLED: -32800,
@@ -36,7 +69,18 @@ export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   SHUTDOWN: -32000,
 };
 
-/** Standard JSON-RPC error codes the spec names for bad input. */
+/**
+ * Standard JSON-RPC error codes the spec names for bad input.
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
+ * declare const error: unknown;
+ * if (error instanceof JsonRpcError && error.code === JsonRpcErrorCode.UnsupportedProtocolVersion) {
+ *   // the server does not serve 2026-07-28: fall back to initialize
+ * }
+ * ```
+ */
 export const JsonRpcErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

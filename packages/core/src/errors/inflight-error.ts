@@ -1,6 +1,17 @@
 import { type CancelCode, JSONRPC_CODE_BY_CAUSE } from './causes.js';
 
-/** Facts that make a cancellation message useful: which limit, how long, what was seen. */
+/**
+ * Facts that make a cancellation message useful: which limit, how long, what was seen.
+ *
+ * @example
+ * ```ts
+ * import { InflightError, type InflightErrorDetails } from '@mcp-inflight/core';
+ * const details: InflightErrorDetails = { elapsedMs: 5_012, progressCount: 3, requestId: 42 };
+ * const error = InflightError.idle(5_000, details);
+ * error.details.limitMs; // 5000: idle() adds the limit
+ * error.toJsonRpc().data; // { cause: 'IDLE_TIMEOUT', elapsedMs: 5012, progressCount: 3, requestId: 42, … }
+ * ```
+ */
 export interface InflightErrorDetails {
   /** The limit that fired, for `IDLE_TIMEOUT` and `CEILING`. */
   limitMs?: number;
@@ -14,7 +25,16 @@ export interface InflightErrorDetails {
   method?: string;
 }
 
-/** A JSON-RPC error object as it goes on the wire. */
+/**
+ * A JSON-RPC error object as it goes on the wire.
+ *
+ * @example
+ * ```ts
+ * import { InflightError, type JsonRpcErrorObject } from '@mcp-inflight/core';
+ * const wire: JsonRpcErrorObject = InflightError.cancelled('user pressed stop').toJsonRpc();
+ * // { code: -32800, message: 'cancelled by the caller: user pressed stop', data: { cause: 'CANCELLED' } }
+ * ```
+ */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
@@ -156,6 +176,15 @@ function isCancelCode(value: unknown): value is CancelCode {
 /**
  * Reads a JSON-RPC error from a peer back into an InflightError when it carries one of our causes, so a
  * proxy's "idle limit" reaches the host as IDLE_TIMEOUT, not as a generic failure.
+ *
+ * @example
+ * ```ts
+ * import { inflightErrorFromJsonRpc } from '@mcp-inflight/core';
+ * const fromPeer = { code: -32001, message: 'idle limit…', data: { cause: 'IDLE_TIMEOUT', limitMs: 500 } };
+ * inflightErrorFromJsonRpc(fromPeer)?.code; // 'IDLE_TIMEOUT', with details { limitMs: 500 }
+ * inflightErrorFromJsonRpc({ code: -32602, message: 'bad params' }); // undefined: not one of our causes
+ * inflightErrorFromJsonRpc({ code: -32000, message: 'odd', data: { cause: 'toString' } }); // undefined
+ * ```
  */
 export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightError | undefined {
   const data = error.data as { cause?: unknown } | undefined;

@@ -1,11 +1,41 @@
 import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../eras/eras.js';
 
-/** The two transports. 2024-11-05's HTTP+SSE is out of scope; its clients reach us over stdio. */
+/**
+ * The two transports. 2024-11-05's HTTP+SSE is out of scope; its clients reach us over stdio.
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy, type Transport } from '@mcp-inflight/core';
+ * const transport: Transport = 'http';
+ * eraCancelPolicy('2026-07-28', transport).disconnectIsCancel().value; // true
+ * eraCancelPolicy('2025-06-18', transport).disconnectIsCancel().value; // false: only the notification
+ * ```
+ */
 export type Transport = 'stdio' | 'http';
-/** Which side of the connection we are. */
+/**
+ * Which side of the connection we are.
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy, type Role } from '@mcp-inflight/core';
+ * const role: Role = 'client';
+ * eraCancelPolicy('2026-07-28', 'stdio').maySendProgress(role).value; // false: only servers, there
+ * ```
+ */
 export type Role = 'client' | 'server';
 
-/** How an outbound request is cancelled on the wire. */
+/**
+ * How an outbound request is cancelled on the wire.
+ *
+ * @example
+ * ```ts
+ * import { type CancelSignal, eraCancelPolicy } from '@mcp-inflight/core';
+ * const policy = eraCancelPolicy('2025-11-25', 'http');
+ * const how: CancelSignal = policy.outboundCancel('client', { method: 'tools/call', task: true }).value;
+ * // how === 'tasks/cancel': a task is cancelled with a request, not the notification
+ * if (how === 'none') console.log('stop waiting, send nothing');
+ * ```
+ */
 export type CancelSignal =
   /** send `notifications/cancelled {requestId, reason}` */
   | 'notification'
@@ -16,13 +46,32 @@ export type CancelSignal =
   /** this request may not be cancelled at all */
   | 'none';
 
-/** An answer with the rule it rests on (a key of the rules digest, e.g. `CN7`). */
+/**
+ * An answer with the rule it rests on (a key of the rules digest, e.g. `CN7`).
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy, type PolicyAnswer } from '@mcp-inflight/core';
+ * const policy = eraCancelPolicy('2026-07-28', 'http');
+ * const answer: PolicyAnswer<boolean> = policy.maySendCancelled('client', 'tools/call');
+ * console.log(answer.value, answer.rule); // false 'CN22': log the rule with the decision
+ * ```
+ */
 export interface PolicyAnswer<T> {
   readonly value: T;
   readonly rule: string;
 }
 
-/** Facts about the request being cancelled. */
+/**
+ * Facts about the request being cancelled.
+ *
+ * @example
+ * ```ts
+ * import { eraCancelPolicy, type OutboundRequest } from '@mcp-inflight/core';
+ * const request: OutboundRequest = { method: 'tools/call', task: true };
+ * eraCancelPolicy('2025-11-25', 'stdio').maySendCancelled('client', request).value; // false: tasks/cancel
+ * ```
+ */
 export interface OutboundRequest {
   /** The request's method. */
   method: string;

@@ -1,7 +1,21 @@
 import { isTokenOrId } from '../schemas/fast-check.js';
 import type { ProgressToken } from '../schemas/schemas.js';
 
-/** Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active). */
+/**
+ * Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active).
+ *
+ * @example
+ * ```ts
+ * import { DuplicateTokenError, TokenRegistry } from '@mcp-inflight/core';
+ * const registry = new TokenRegistry<string>();
+ * registry.register('job-1', 'first caller');
+ * try {
+ *   registry.register('job-1', 'second caller');
+ * } catch (error) {
+ *   if (error instanceof DuplicateTokenError) console.log(`${error.token} is taken: mint a token instead`);
+ * }
+ * ```
+ */
 export class DuplicateTokenError extends Error {
   override readonly name = 'DuplicateTokenError';
   constructor(readonly token: ProgressToken) {
@@ -9,7 +23,20 @@ export class DuplicateTokenError extends Error {
   }
 }
 
-/** A minted or registered token that releases itself: `using lease = registry.lease(owner)`. */
+/**
+ * A minted or registered token that releases itself: `using lease = registry.lease(owner)`.
+ *
+ * @example
+ * ```ts
+ * import { type TokenLease, TokenRegistry } from '@mcp-inflight/core';
+ * const registry = new TokenRegistry<{ hostToken: string }>({ prefix: 'up-' });
+ * {
+ *   using lease: TokenLease<{ hostToken: string }> = registry.lease({ hostToken: 'h1' });
+ *   lease.token; // 'up-0'
+ * } // released here, even if the block throws
+ * registry.size; // 0
+ * ```
+ */
 export interface TokenLease<Owner> {
   readonly token: ProgressToken;
   readonly owner: Owner;

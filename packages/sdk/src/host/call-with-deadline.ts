@@ -3,7 +3,23 @@ import { absorbLateMessages } from './late-messages.js';
 import { keepProgressOrder } from './progress-order.js';
 import { type DeadlineCallOptions, withDeadline } from './with-deadline.js';
 
-/** Options for {@link callWithDeadline}. */
+/**
+ * Options for {@link callWithDeadline}.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+ * import { type CallWithDeadlineOptions, callWithDeadline } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * const options: CallWithDeadlineOptions = {
+ *   resultSchema: ListToolsResultSchema, // without one, v1 returns a non-tools/call result unvalidated
+ *   idleMs: 10_000,
+ *   absorbLate: false, // this client's onerror wants to see late traffic too
+ * };
+ * const tools = await callWithDeadline(client, { method: 'tools/list' }, options);
+ * ```
+ */
 export interface CallWithDeadlineOptions extends DeadlineCallOptions {
   /**
    * The result schema to validate with: any zod schema for v1, any Standard Schema for v2. Without it,
@@ -15,7 +31,20 @@ export interface CallWithDeadlineOptions extends DeadlineCallOptions {
   absorbLate?: boolean;
 }
 
-/** The result of `tools/call`, as far as this package needs to name it. */
+/**
+ * The result of `tools/call`, as far as this package needs to name it.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { type CallToolResultLike, callWithDeadline } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * const request = { method: 'tools/call' as const, params: { name: 'work' } };
+ * const result: CallToolResultLike = await callWithDeadline(client, request);
+ * // A tool's own failure is a result, not a rejection: only the call ending early rejects.
+ * if (result.isError) console.error('the tool failed', result.content);
+ * ```
+ */
 export interface CallToolResultLike {
   content?: unknown[];
   isError?: boolean;

@@ -12,7 +12,19 @@ import type { SdkRequestOptions } from '../shapes.js';
  * ```
  */
 export const DEFAULT_IDLE_MS = 60_000;
-/** Default hard ceiling: ten minutes, whatever progress says [TO8]. See {@link DEFAULT_IDLE_MS}. */
+/**
+ * Default hard ceiling: ten minutes, whatever progress says [TO8]. See {@link DEFAULT_IDLE_MS}.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { callWithDeadline, DEFAULT_CEILING_MS } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * // A reindex may take up to an hour: six times the default, and still bounded.
+ * const request = { method: 'tools/call' as const, params: { name: 'reindex' } };
+ * await callWithDeadline(client, request, { ceilingMs: 6 * DEFAULT_CEILING_MS });
+ * ```
+ */
 export const DEFAULT_CEILING_MS = 600_000;
 
 /** The deadline half of the options (shared by hosts and proxies). @internal */

@@ -1,4 +1,14 @@
-/** What a late message was: progress for a token no longer routed, or a response to a finished request. */
+/**
+ * What a late message was: progress for a token no longer routed, or a response to a finished request.
+ *
+ * @example
+ * ```ts
+ * import { absorbLateMessages, type LateKind } from '@mcp-inflight/sdk';
+ * declare const client: object;
+ * declare const metrics: { increment(name: string): void };
+ * absorbLateMessages(client, { onLate: (kind: LateKind) => metrics.increment(`mcp.client.late.${kind}`) });
+ * ```
+ */
 export type LateKind = 'progress' | 'response';
 
 /**
@@ -22,7 +32,21 @@ export interface LateMessageFilter {
   dispose(): void;
 }
 
-/** Options for {@link absorbLateMessages}. */
+/**
+ * Options for {@link absorbLateMessages}.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { type AbsorbLateOptions, absorbLateMessages } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * const options: AbsorbLateOptions = {
+ *   onLate: (kind, error) => console.debug(`late ${kind}: ${error.message}`),
+ * };
+ * // On a client that has the filter already, this only adds the listener.
+ * absorbLateMessages(client, options);
+ * ```
+ */
 export interface AbsorbLateOptions {
   /** Sees each absorbed message (for logs or metrics); the client's `onerror` does not. */
   onLate?: (kind: LateKind, error: Error) => void;

@@ -3,7 +3,26 @@ import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import type { Progress, SdkRequestOptions } from '../shapes.js';
 import { deadlineCall } from './deadline-call.js';
 
-/** Options for {@link withDeadline} and {@link callWithDeadline}. */
+/**
+ * Options for {@link withDeadline} and {@link callWithDeadline}.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { DeadlineController } from '@mcp-inflight/core';
+ * import { type DeadlineCallOptions, withDeadline } from '@mcp-inflight/sdk';
+ * declare const client: Client;
+ * const turn = new DeadlineController({ ceilingMs: 120_000 }); // the whole user turn
+ * const options: DeadlineCallOptions = {
+ *   deadline: turn, // no call outlives the turn, and its progress keeps the turn alive
+ *   idleMs: 15_000,
+ *   onprogress: ({ progress, total }) => console.log(`${progress}/${total ?? '?'}`),
+ * };
+ * const search = { name: 'search', arguments: { q: 'mcp' } };
+ * const found = await withDeadline((sdk) => client.callTool(search, undefined, sdk), options);
+ * turn.dispose();
+ * ```
+ */
 export interface DeadlineCallOptions extends RelayOptions {
   /** Ends the call when this long passes with no accepted progress. `Infinity` turns it off. @default 60_000 */
   idleMs?: number;

@@ -10,7 +10,24 @@ import { readInbound } from '../server/inbound.js';
 import type { ClientLike, HandlerContext, RequestLike } from '../shapes.js';
 import { forwardedRequest } from './forwarded-request.js';
 
-/** Options for {@link relayRequest}. */
+/**
+ * Options for {@link relayRequest}.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import type { HandlerContext, RelayRequestOptions, RequestLike } from '@mcp-inflight/sdk';
+ * import { relayRequest } from '@mcp-inflight/sdk';
+ * declare const upstream: Client;
+ * const options: RelayRequestOptions = {
+ *   idleMs: 30_000,
+ *   minIntervalMs: 250, // at most 4 progress updates a second down to the host
+ *   revision: '2024-11-05', // a v1 server on stdio cannot tell, and this host's revision has no `message`
+ * };
+ * const relay = (request: RequestLike, extra: HandlerContext) =>
+ *   relayRequest(extra, upstream, request, options);
+ * ```
+ */
 export interface RelayRequestOptions extends RelayOptions {
   /** Ends the upstream call when this long passes with no progress from upstream. @default 60_000 */
   idleMs?: number;

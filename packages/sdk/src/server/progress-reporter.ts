@@ -3,7 +3,20 @@ import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import type { HandlerContext } from '../shapes.js';
 import { readInbound } from './inbound.js';
 
-/** Options for {@link progressReporter} and {@link withProgress}. */
+/**
+ * Options for {@link progressReporter} and {@link withProgress}.
+ *
+ * @example
+ * ```ts
+ * import { type HandlerContext, type ProgressReporterOptions, progressReporter } from '@mcp-inflight/sdk';
+ * declare const extra: HandlerContext;
+ * const options: ProgressReporterOptions = {
+ *   minIntervalMs: 0, // a slow tool with few updates: send every accepted value
+ *   onSendError: (error) => console.error('progress not sent', error), // the tool never sees this
+ * };
+ * using progress = progressReporter(extra, options);
+ * ```
+ */
 export interface ProgressReporterOptions extends RelayOptions {
   /** Coalescing interval: at most one notification per this many ms, the latest kept. @default 50 */
   minIntervalMs?: number;

@@ -6,10 +6,31 @@ import type { CommandSpec } from './command-line.js';
  * What to do with the child's stderr, where the spec lets a server log anything [stdio: "MAY write
  * UTF-8 strings to stderr"]: pass it through (`inherit`), drop it, leave it on `child.stderr` (`pipe`),
  * keep its tail in memory (`capture`, read it with `stderrText`), or copy it into a stream of yours.
+ *
+ * @example
+ * ```ts
+ * import { createWriteStream } from 'node:fs';
+ * import { type StderrMode, spawnStdio } from '@mcp-inflight/stdio';
+ * // The server's logs go to a file of ours; the stream is not ended when the child exits.
+ * const stderr: StderrMode = createWriteStream('server.log', { flags: 'a' });
+ * const client = spawnStdio('node server.js', { stderr });
+ * ```
  */
 export type StderrMode = 'inherit' | 'ignore' | 'pipe' | 'capture' | Writable;
 
-/** How a child process ended. */
+/**
+ * How a child process ended.
+ *
+ * @example
+ * ```ts
+ * import { type ChildExit, spawnStdio } from '@mcp-inflight/stdio';
+ * const client = spawnStdio('node server.js');
+ * const exit: ChildExit = await client.exited;
+ * if (exit.error) console.error(`could not start: ${exit.error.message}`); // e.g. ENOENT: no such program
+ * else if (exit.signal) console.error(`killed by ${exit.signal}`);
+ * else if (exit.code !== 0) console.error(`exited with code ${exit.code}`);
+ * ```
+ */
 export interface ChildExit {
   /** The exit code, or null when a signal ended it or it never started. */
   code: number | null;
@@ -19,7 +40,21 @@ export interface ChildExit {
   error?: Error;
 }
 
-/** Options for starting the child. */
+/**
+ * Options for starting the child.
+ *
+ * @example
+ * ```ts
+ * import { type ChildOptions, spawnStdio } from '@mcp-inflight/stdio';
+ * const child: ChildOptions = {
+ *   cwd: '/srv/tools',
+ *   env: { ...process.env, LOG_LEVEL: 'debug' }, // replaces the environment: spread process.env to keep it
+ *   stderr: 'capture',
+ *   maxStderrBytes: 8_192, // keep only the most recent 8 192 characters
+ * };
+ * const client = spawnStdio('node server.js', child);
+ * ```
+ */
 export interface ChildOptions {
   cwd?: string;
   /** The child's environment. @default process.env */

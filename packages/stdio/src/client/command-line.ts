@@ -1,4 +1,14 @@
-/** A program and its arguments, as `child_process.spawn` takes them. */
+/**
+ * A program and its arguments, as `child_process.spawn` takes them.
+ *
+ * @example
+ * ```ts
+ * import { type CommandSpec, spawnStdio } from '@mcp-inflight/stdio';
+ * // Already split into words, so no quoting applies: the path may contain spaces.
+ * const spec: CommandSpec = { command: process.execPath, args: ['/opt/my tools/server.js', '--stdio'] };
+ * const client = spawnStdio(spec);
+ * ```
+ */
 export interface CommandSpec {
   command: string;
   args?: readonly string[];

@@ -13,13 +13,40 @@ import {
   SERVER_INFO_META_KEY,
 } from '@mcp-inflight/core';
 
-/** Who the client says it is, and what it offers. */
+/**
+ * Who the client says it is, and what it offers.
+ *
+ * @example
+ * ```ts
+ * import { type ClientIdentity, spawnStdio } from '@mcp-inflight/stdio';
+ * const identity: ClientIdentity = {
+ *   clientInfo: { name: 'my-host', version: '3.2.0' },
+ *   capabilities: { sampling: {} }, // sent in initialize, or in every 2026-07-28 request's _meta
+ * };
+ * const client = spawnStdio('node server.js', identity);
+ * ```
+ */
 export interface ClientIdentity {
   clientInfo: { name: string; version: string; [key: string]: unknown };
   capabilities: Record<string, unknown>;
 }
 
-/** Options for `StdioClient.connect()`. */
+/**
+ * Options for `StdioClient.connect()`.
+ *
+ * @example
+ * ```ts
+ * import { type ConnectOptions, spawnStdio } from '@mcp-inflight/stdio';
+ * const client = spawnStdio('node server.js');
+ * const options: ConnectOptions = {
+ *   revision: '2026-07-28',
+ *   fallback: false, // a legacy server is an error here, not a fallback to initialize
+ *   probeTimeoutMs: 2_000,
+ *   signal: AbortSignal.timeout(10_000), // stops the wait; initialize itself is never cancelled on the wire
+ * };
+ * await client.connect(options);
+ * ```
+ */
 export interface ConnectOptions {
   /**
    * The revision to speak. A legacy revision is negotiated with `initialize`; `2026-07-28` probes with
@@ -37,7 +64,18 @@ export interface ConnectOptions {
   probeTimeoutMs?: number;
 }
 
-/** What the handshake settled. */
+/**
+ * What the handshake settled.
+ *
+ * @example
+ * ```ts
+ * import { type ServerHandshake, spawnStdio } from '@mcp-inflight/stdio';
+ * const client = spawnStdio('node server.js');
+ * const server: ServerHandshake = await client.connect({ revision: '2026-07-28' });
+ * if (server.era === 'legacy') console.error(`a legacy server: ${server.revision}, after initialize`);
+ * console.error(server.serverInfo?.name ?? 'an unnamed server', Object.keys(server.capabilities));
+ * ```
+ */
 export interface ServerHandshake {
   /** The revision the connection speaks from now on. */
   revision: Revision;

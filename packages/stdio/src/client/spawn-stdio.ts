@@ -22,7 +22,23 @@ import {
   type ServerHandshake,
 } from './handshake.js';
 
-/** Options for {@link spawnStdio}: the child's process options, the client's identity, and connection options. */
+/**
+ * Options for {@link spawnStdio}: the child's process options, the client's identity, and connection options.
+ *
+ * @example
+ * ```ts
+ * import { type SpawnStdioOptions, spawnStdio } from '@mcp-inflight/stdio';
+ * const options: SpawnStdioOptions = {
+ *   clientInfo: { name: 'my-host', version: '1.0.0' },
+ *   idleMs: 30_000, // defaults for every request on this client
+ *   ceilingMs: 300_000,
+ *   exitGraceMs: 5_000, // close(): 5 s for the child to exit after its stdin closes, then SIGTERM…
+ *   killGraceMs: 1_000, // …then 1 s more, then SIGKILL
+ *   stderr: 'ignore',
+ * };
+ * const client = spawnStdio('python -m my_server', options);
+ * ```
+ */
 export interface SpawnStdioOptions
   extends Omit<StdioConnectionOptions, 'input' | 'output' | 'role' | 'closeOnInputEnd' | 'endOutputOnClose'>,
     ChildOptions {
@@ -36,7 +52,27 @@ export interface SpawnStdioOptions
   killGraceMs?: number;
 }
 
-/** A client of a child MCP server. */
+/**
+ * A client of a child MCP server.
+ *
+ * @example
+ * ```ts
+ * import { InflightError } from '@mcp-inflight/core';
+ * import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
+ * const client: StdioClient = spawnStdio('node server.js', { stderr: 'capture' });
+ * try {
+ *   await client.connect();
+ *   await client.request('tools/list');
+ * } catch (error) {
+ *   // The child died: UPSTREAM_CLOSED, naming its exit code; its last words are in the captured stderr.
+ *   if (error instanceof InflightError && error.code === 'UPSTREAM_CLOSED') {
+ *     console.error(client.stderrText());
+ *   }
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ */
 export interface StdioClient {
   /** The core endpoint (role `client`): set handlers for server requests, read `stats`. */
   readonly endpoint: Endpoint;

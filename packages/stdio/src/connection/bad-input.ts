@@ -1,9 +1,33 @@
 import { errorResponse, JsonRpcErrorCode, type JsonRpcMessage } from '@mcp-inflight/core';
 
-/** What was wrong with a line the peer wrote. */
+/**
+ * What was wrong with a line the peer wrote.
+ *
+ * @example
+ * ```ts
+ * import type { Socket } from 'node:net';
+ * import { type BadInputKind, connectStdio } from '@mcp-inflight/stdio';
+ * declare const socket: Socket;
+ * const seen: Record<BadInputKind, number> = { 'parse-error': 0, 'overlong-line': 0, 'truncated-at-end': 0 };
+ * const onBadInput = (event: { kind: BadInputKind }) => void seen[event.kind]++;
+ * connectStdio({ input: socket, output: socket, role: 'client', onBadInput });
+ * ```
+ */
 export type BadInputKind = 'parse-error' | 'overlong-line' | 'truncated-at-end';
 
-/** One piece of bad input, as reported to `onBadInput`. */
+/**
+ * One piece of bad input, as reported to `onBadInput`.
+ *
+ * @example
+ * ```ts
+ * import { type BadInput, serveStdio } from '@mcp-inflight/stdio';
+ * const server = serveStdio(() => {}, {
+ *   // stdout carries only MCP messages, so report on stderr.
+ *   onBadInput: (event: BadInput) =>
+ *     console.error(`bad input (${event.kind}): ${event.detail}${event.answered ? ' (answered)' : ''}`),
+ * });
+ * ```
+ */
 export interface BadInput {
   readonly kind: BadInputKind;
   /** A readable account, e.g. "line of 2000000 bytes passed maxLineBytes (1048576)". */

@@ -4,7 +4,25 @@ import type { LineFramerStats } from '../framing/line-framer.js';
 import type { LineWriterStats } from '../framing/line-writer.js';
 import type { BadInput } from './bad-input.js';
 
-/** Options for `connectStdio`: the two streams, our role, framing limits, and any endpoint option. */
+/**
+ * Options for `connectStdio`: the two streams, our role, framing limits, and any endpoint option.
+ *
+ * @example
+ * ```ts
+ * import { createConnection } from 'node:net';
+ * import { connectStdio, type StdioConnectionOptions } from '@mcp-inflight/stdio';
+ * const socket = createConnection('./mcp.sock');
+ * const options: StdioConnectionOptions = {
+ *   input: socket,
+ *   output: socket,
+ *   role: 'client',
+ *   maxLineBytes: 1 << 20, // a line of a megabyte from this peer is already wrong
+ *   onBadInput: (event) => console.error(event.detail), // a client counts bad lines and never answers them
+ *   idleMs: 30_000, // any Endpoint option goes here too
+ * };
+ * const connection = connectStdio(options);
+ * ```
+ */
 export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | 'transport' | 'channel'> {
   /** Where the peer's lines come from (a server's stdin; a client's view of the child's stdout). */
   input: Readable;
@@ -38,13 +56,38 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   setup?: (endpoint: Endpoint) => void;
 }
 
-/** Counters of one connection: framing, parsing and writing. */
+/**
+ * Counters of one connection: framing, parsing and writing.
+ *
+ * @example
+ * ```ts
+ * import type { StdioConnection, StdioConnectionStats } from '@mcp-inflight/stdio';
+ * declare const connection: StdioConnection;
+ * const stats: StdioConnectionStats = connection.stats; // a snapshot
+ * if (stats.parseErrors + stats.overlongLines > 0) console.error('the peer writes lines that are not MCP');
+ * if (stats.peakQueuedBytes > 1 << 20) console.error('the peer reads slowly');
+ * ```
+ */
 export interface StdioConnectionStats extends LineFramerStats, LineWriterStats {
   /** Lines that were not JSON. */
   parseErrors: number;
 }
 
-/** One MCP connection over a pair of streams. */
+/**
+ * One MCP connection over a pair of streams.
+ *
+ * @example
+ * ```ts
+ * import type { Duplex } from 'node:stream';
+ * import { connectStdio, type StdioConnection } from '@mcp-inflight/stdio';
+ * declare const pipe: Duplex;
+ * const connection: StdioConnection = connectStdio({ input: pipe, output: pipe, role: 'server' });
+ * // close(): in-flight handlers end with SHUTDOWN, queued lines are written, then the output ends.
+ * process.once('SIGTERM', () => void connection.close('SIGTERM'));
+ * await connection.closed;
+ * console.error(connection.closeReason?.code); // 'DISCONNECTED' if the client went first
+ * ```
+ */
 export interface StdioConnection {
   /** The core endpoint: set handlers, send requests and notifications, read `stats`. */
   readonly endpoint: Endpoint;

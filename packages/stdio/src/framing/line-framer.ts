@@ -13,7 +13,22 @@ export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 13;
 
-/** Options for a {@link LineFramer}. */
+/**
+ * Options for a {@link LineFramer}.
+ *
+ * @example
+ * ```ts
+ * import { LineFramer, type LineFramerOptions } from '@mcp-inflight/stdio';
+ * const options: LineFramerOptions = {
+ *   onLine: (line) => console.log(JSON.parse(line)),
+ *   maxLineBytes: 64 * 1024,
+ *   onOverlong: (bytes) => console.error(`skipped a ${bytes}-byte line; the next one is read normally`),
+ * };
+ * const framer = new LineFramer(options);
+ * process.stdin.on('data', (chunk: Buffer) => framer.push(chunk));
+ * process.stdin.on('end', () => framer.end());
+ * ```
+ */
 export interface LineFramerOptions {
   /** Receives each complete line: newline and a trailing `\r` removed, blank lines skipped. */
   onLine: (line: string) => void;
@@ -26,7 +41,19 @@ export interface LineFramerOptions {
   maxLineBytes?: number;
 }
 
-/** Counters a {@link LineFramer} keeps. */
+/**
+ * Counters a {@link LineFramer} keeps.
+ *
+ * @example
+ * ```ts
+ * import { LineFramer, type LineFramerStats } from '@mcp-inflight/stdio';
+ * const framer = new LineFramer({ onLine: () => {} });
+ * framer.push('{"a":1}\n\n{"b":');
+ * framer.end();
+ * const stats: LineFramerStats = framer.stats;
+ * // lines 1, blankLines 1, truncatedBytesAtEnd 5: the unfinished tail is dropped, not passed on
+ * ```
+ */
 export interface LineFramerStats {
   /** Complete lines passed to `onLine`. */
   lines: number;

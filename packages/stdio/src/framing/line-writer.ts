@@ -12,7 +12,23 @@ import type { Writable } from 'node:stream';
  */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
-/** Options for a {@link LineWriter}. */
+/**
+ * Options for a {@link LineWriter}.
+ *
+ * @example
+ * ```ts
+ * import { LineWriter, type LineWriterOptions } from '@mcp-inflight/stdio';
+ * const options: LineWriterOptions = {
+ *   maxQueuedBytes: 8 << 20,
+ *   onOverflow: (queuedBytes) => {
+ *     // The writer has stopped writing; the reader is taken as gone.
+ *     console.error(`the reader stopped: ${queuedBytes} bytes waiting`);
+ *     process.exit(1);
+ *   },
+ * };
+ * const writer = new LineWriter(process.stdout, options);
+ * ```
+ */
 export interface LineWriterOptions {
   /** Bound on bytes waiting for a slow reader. @default 64 MiB */
   maxQueuedBytes?: number;
@@ -20,7 +36,21 @@ export interface LineWriterOptions {
   onOverflow?: (queuedBytes: number) => void;
 }
 
-/** Counters a {@link LineWriter} keeps. */
+/**
+ * Counters a {@link LineWriter} keeps.
+ *
+ * @example
+ * ```ts
+ * import { LineWriter, type LineWriterStats } from '@mcp-inflight/stdio';
+ * const writer = new LineWriter(process.stdout);
+ * for (let i = 1; i <= 3; i++) {
+ *   writer.writeLine(JSON.stringify({ jsonrpc: '2.0', method: 'demo/tick', params: { i } }));
+ * }
+ * await Promise.resolve();
+ * const stats: LineWriterStats = writer.stats;
+ * // messages 3, writeCalls 1: the lines of one tick share one write()
+ * ```
+ */
 export interface LineWriterStats {
   /** Lines (messages) accepted. */
   messages: number;

@@ -1,7 +1,18 @@
 import type { Readable } from 'node:stream';
 import { LineFramer } from './line-framer.js';
 
-/** Options for {@link readLines}. */
+/**
+ * Options for {@link readLines}.
+ *
+ * @example
+ * ```ts
+ * import { type ReadLinesOptions, readLines } from '@mcp-inflight/stdio';
+ * let skipped = 0;
+ * const options: ReadLinesOptions = { maxLineBytes: 1 << 20, onOverlong: () => void skipped++ };
+ * for await (const line of readLines(process.stdin, options)) console.log(line.length);
+ * console.error(`${skipped} lines over 1 MiB were skipped`);
+ * ```
+ */
 export interface ReadLinesOptions {
   /** The longest line accepted, in bytes without the newline. @default 16 MiB */
   maxLineBytes?: number;

@@ -6,7 +6,23 @@ import {
   type StdioConnectionOptions,
 } from '../connection/connect-stdio.js';
 
-/** Options for {@link serveStdio}: the streams (process stdio by default) and any connection option. */
+/**
+ * Options for {@link serveStdio}: the streams (process stdio by default) and any connection option.
+ *
+ * @example
+ * ```ts
+ * import { PassThrough } from 'node:stream';
+ * import { type StdioOptions, serveStdio } from '@mcp-inflight/stdio';
+ * // In a test: the server on in-memory streams instead of the process's stdio.
+ * const toServer = new PassThrough();
+ * const fromServer = new PassThrough();
+ * const options: StdioOptions = { input: toServer, output: fromServer, handlerCeilingMs: 30_000 };
+ * const server = serveStdio((endpoint) => {
+ *   endpoint.setRequestHandler('demo/echo', (params) => params);
+ * }, options);
+ * toServer.write('{"jsonrpc":"2.0","id":1,"method":"demo/echo","params":{"text":"hi"}}\n');
+ * ```
+ */
 export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'output' | 'role' | 'setup'> {
   /** @default process.stdin */
   input?: Readable;
@@ -17,6 +33,16 @@ export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'ou
 /**
  * A server on stdio: the endpoint, a promise that settles when the client goes (stdin ends), and a
  * graceful `close()`.
+ *
+ * @example
+ * ```ts
+ * import { serveStdio, type StdioServer } from '@mcp-inflight/stdio';
+ * const server: StdioServer = serveStdio((endpoint) => {
+ *   endpoint.setRequestHandler('demo/echo', (params) => params);
+ * });
+ * process.once('SIGINT', () => void server.close('interrupted')); // in-flight handlers end with SHUTDOWN
+ * await server.closed; // the client went (stdin ended) or close() finished
+ * ```
  */
 export type StdioServer = StdioConnection;
 
