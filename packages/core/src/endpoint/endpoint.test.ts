@@ -450,4 +450,27 @@ describe('Endpoint', () => {
     expect(suppressed).toEqual([1, 3, 2]);
     expect(replies).toEqual([]);
   });
+
+  it('stamps its identity on 2026-07-28 requests only, and a request naming itself wins [M2 M4]', () => {
+    const writes: JsonRpcMessage[] = [];
+    const client = new Endpoint({
+      role: 'client',
+      transport: 'stdio',
+      clientInfo: { name: 'host', version: '1' },
+      clientCapabilities: { roots: {} },
+      channel: { write: (m) => writes.push(m as JsonRpcMessage) },
+    });
+    const own = { 'io.modelcontextprotocol/clientInfo': { name: 'relayed', version: '2' } };
+    void client.request('a', {}, { revision: '2026-07-28' }).catch(() => {});
+    void client.request('b', { _meta: own }, { revision: '2026-07-28' }).catch(() => {});
+    void client.request('c', {}, { revision: '2025-06-18' }).catch(() => {});
+    const metas = writes.map((m) => (m.params as { _meta: Record<string, unknown> })._meta);
+    expect(metas[0]).toMatchObject({
+      'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+    });
+    expect(metas[1]?.['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'relayed', version: '2' });
+    expect(metas[2]).toEqual({ progressToken: 2 });
+    client.close();
+  });
 });

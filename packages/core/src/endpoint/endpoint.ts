@@ -54,6 +54,10 @@ export interface EndpointOptions {
   relay?: ProgressRelay;
   /** The session's revision when known up front (an HTTP header, a pinned client). Set by `initialize`. */
   revision?: Revision;
+  /** Who we are, stamped on every 2026-07-28 request we send unless the request names itself [M4]. */
+  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  /** What we offer, stamped on every 2026-07-28 request we send [M2]. @default {} */
+  clientCapabilities?: Record<string, unknown>;
   /** Default idle limit for outbound requests. @default 60_000 */
   idleMs?: number;
   /** Default hard ceiling for outbound requests. @default 600_000 */
@@ -163,6 +167,8 @@ export class Endpoint {
       ...shared,
       idleMs: options.idleMs ?? 60_000,
       ceilingMs: options.ceilingMs ?? 600_000,
+      clientInfo: options.clientInfo,
+      clientCapabilities: options.clientCapabilities ?? {},
     });
     this.#handlers.set('ping', () => ({}));
   }

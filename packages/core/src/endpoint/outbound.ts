@@ -76,6 +76,8 @@ export interface OutboundSettings {
   relay: ProgressRelay;
   idleMs: number;
   ceilingMs: number;
+  clientInfo: Record<string, unknown> | undefined;
+  clientCapabilities: Record<string, unknown>;
   onError: (error: unknown, context: string) => void;
 }
 
@@ -145,8 +147,10 @@ export class OutboundRequests {
         delete meta[CLIENT_CAPABILITIES_META_KEY];
         delete meta[CLIENT_INFO_META_KEY];
       } else {
-        meta[PROTOCOL_VERSION_META_KEY] = revision; // required on every 2026-07-28 request [M1 M2]
-        meta[CLIENT_CAPABILITIES_META_KEY] ??= {};
+        // The envelope every 2026-07-28 request carries [M1 M2 M4]; a request's own keys win.
+        meta[PROTOCOL_VERSION_META_KEY] = revision;
+        meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
+        if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
       }
       try {
         s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);

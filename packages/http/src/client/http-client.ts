@@ -1,6 +1,4 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   type Clock,
   Endpoint,
   hasStreamableHttp,
@@ -121,6 +119,9 @@ export class HttpClient {
       relay: options.relay,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
+      // The endpoint stamps both on every 2026-07-28 request [M2 M4].
+      clientInfo: this.#clientInfo(),
+      clientCapabilities: options.capabilities ?? {},
     });
   }
 
@@ -151,8 +152,7 @@ export class HttpClient {
     options?: RequestOptions,
   ): Promise<unknown> {
     await this.connect();
-    const modern = (options?.revision ?? this.endpoint.revision) === MODERN_REVISION;
-    return this.endpoint.request(method, modern ? this.#envelope(params) : params, options);
+    return this.endpoint.request(method, params, options);
   }
 
   /**
@@ -195,7 +195,7 @@ export class HttpClient {
   async #connect(): Promise<Revision> {
     const wanted = this.#options.revision ?? 'auto';
     if (wanted === MODERN_REVISION || wanted === 'auto') {
-      const verdict = await probeRevision(this.endpoint, this.#envelope({}), wanted === MODERN_REVISION);
+      const verdict = await probeRevision(this.endpoint, {}, wanted === MODERN_REVISION);
       if (verdict.revision === MODERN_REVISION) {
         this.serverResult = verdict.result;
         this.endpoint.revision = MODERN_REVISION;
@@ -231,7 +231,7 @@ export class HttpClient {
       {
         protocolVersion: revision,
         capabilities: this.#options.capabilities ?? {},
-        clientInfo: this.#options.clientInfo ?? { name: 'mcp-inflight-http-client', version: '0.1.0' },
+        clientInfo: this.#clientInfo(),
       },
       { revision },
     )) as { protocolVersion?: unknown };
@@ -264,17 +264,7 @@ export class HttpClient {
     });
   }
 
-  /** 2026-07-28 requests carry who we are and what we offer in `_meta` [M2 M4]. */
-  #envelope(params: Record<string, unknown> | undefined): Record<string, unknown> {
-    const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
-    const withInfo = {
-      [CLIENT_INFO_META_KEY]: this.#options.clientInfo ?? {
-        name: 'mcp-inflight-http-client',
-        version: '0.1.0',
-      },
-      [CLIENT_CAPABILITIES_META_KEY]: this.#options.capabilities ?? {},
-      ...meta,
-    };
-    return { ...params, _meta: withInfo };
+  #clientInfo(): { name: string; version: string; [key: string]: unknown } {
+    return this.#options.clientInfo ?? { name: 'mcp-inflight-http-client', version: '0.1.0' };
   }
 }

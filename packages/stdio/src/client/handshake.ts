@@ -1,6 +1,4 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   type Endpoint,
   InflightError,
   isLegacy,
@@ -99,7 +97,7 @@ export async function handshake(
 ): Promise<ServerHandshake> {
   const revision = options.revision ?? LATEST_LEGACY_REVISION;
   if (isLegacy(revision)) return initialize(endpoint, identity, revision, options);
-  const discovered = await probe(endpoint, identity, options);
+  const discovered = await probe(endpoint, options);
   if (discovered) return discovered;
   if (options.fallback === false) {
     throw new Error('the server did not answer server/discover as a 2026-07-28 server, and fallback is off');
@@ -108,17 +106,13 @@ export async function handshake(
 }
 
 /** Probes with `server/discover`; `undefined` means "legacy server: fall back" [M14 M15]. */
-async function probe(
-  endpoint: Endpoint,
-  identity: ClientIdentity,
-  options: ConnectOptions,
-): Promise<ServerHandshake | undefined> {
+async function probe(endpoint: Endpoint, options: ConnectOptions): Promise<ServerHandshake | undefined> {
   const limitMs = options.probeTimeoutMs ?? 5_000;
   let result: Record<string, unknown>;
   try {
     const value = await endpoint.request(
       'server/discover',
-      { _meta: modernMeta(identity) },
+      {}, // the endpoint stamps the 2026-07-28 envelope, identity included
       {
         revision: MODERN_REVISION,
         idleMs: limitMs,
@@ -180,14 +174,6 @@ async function initialize(
     capabilities: asObject(result.capabilities),
     instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     result,
-  };
-}
-
-/** The identity keys every 2026-07-28 request carries in `_meta` [M2 M4]. */
-export function modernMeta(identity: ClientIdentity): Record<string, unknown> {
-  return {
-    [CLIENT_INFO_META_KEY]: identity.clientInfo,
-    [CLIENT_CAPABILITIES_META_KEY]: identity.capabilities,
   };
 }
 

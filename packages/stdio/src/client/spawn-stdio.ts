@@ -1,12 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import {
-  type Endpoint,
-  InflightError,
-  isLegacy,
-  LATEST_LEGACY_REVISION,
-  metaOf,
-  type RequestOptions,
-} from '@mcp-inflight/core';
+import { type Endpoint, InflightError, type RequestOptions } from '@mcp-inflight/core';
 import {
   connectStdio,
   type StdioConnection,
@@ -14,13 +7,7 @@ import {
 } from '../connection/connect-stdio.js';
 import { type ChildExit, type ChildOptions, describeExit, startChild, stopChild } from './child.js';
 import { type CommandSpec, parseCommandLine } from './command-line.js';
-import {
-  type ClientIdentity,
-  type ConnectOptions,
-  handshake,
-  modernMeta,
-  type ServerHandshake,
-} from './handshake.js';
+import { type ClientIdentity, type ConnectOptions, handshake, type ServerHandshake } from './handshake.js';
 
 /**
  * Options for {@link spawnStdio}: the child's process options, the client's identity, and connection options.
@@ -134,6 +121,9 @@ export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdi
     input: child.stdout!,
     output: child.stdin!,
     role: 'client',
+    // The endpoint stamps both on every 2026-07-28 request [M2 M4].
+    clientInfo: identity.clientInfo,
+    clientCapabilities: identity.capabilities,
     closeOnInputEnd: false, // wait for the exit status, so the cause names it
   });
   const { endpoint } = connection;
@@ -165,12 +155,7 @@ export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdi
       return connecting;
     },
     request(method, params, requestOptions) {
-      const revision = requestOptions?.revision ?? endpoint.revision ?? LATEST_LEGACY_REVISION;
-      // 2026-07-28 requests carry who we are in `_meta` [M2 M4]; core adds the version.
-      const withIdentity = isLegacy(revision)
-        ? params
-        : { ...params, _meta: { ...modernMeta(identity), ...metaOf(params) } };
-      return endpoint.request(method, withIdentity, requestOptions);
+      return endpoint.request(method, params, requestOptions);
     },
     notify(method, params) {
       endpoint.notify(method, params);

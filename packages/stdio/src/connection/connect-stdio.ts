@@ -204,7 +204,18 @@ function endpointOptions(
   options: StdioConnectionOptions,
 ): Omit<EndpointOptions, 'role' | 'transport' | 'channel'> {
   const { clock, relay, revision, idleMs, ceilingMs, handlerIdleMs, handlerCeilingMs } = options;
-  const picked = { clock, relay, revision, idleMs, ceilingMs, handlerIdleMs, handlerCeilingMs };
+  const { clientInfo, clientCapabilities } = options;
+  const picked = {
+    clock,
+    relay,
+    revision,
+    idleMs,
+    ceilingMs,
+    handlerIdleMs,
+    handlerCeilingMs,
+    clientInfo,
+    clientCapabilities,
+  };
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined));
 }
 
