@@ -10,6 +10,7 @@ export type EndKind =
   | 'disconnected'
   | 'upstream-closed'
   | 'shutdown'
+  | 'session-expired'
   | 'error';
 
 /**
@@ -35,6 +36,7 @@ const KIND_BY_CAUSE: Record<CancelCode, EndKind> = {
   DISCONNECTED: 'disconnected',
   UPSTREAM_CLOSED: 'upstream-closed',
   SHUTDOWN: 'shutdown',
+  SESSION_EXPIRED: 'session-expired',
 };
 
 /**
@@ -137,6 +139,8 @@ export function describeOutcome(outcome: CallOutcome): string {
         : `lost the connection to the server: ${outcome.detail}`;
     case 'shutdown':
       return `${outcome.by === 'server' ? 'the server side shut down' : 'shut down'}: ${outcome.detail}`;
+    case 'session-expired':
+      return `the server expired this session: ${outcome.detail}`;
     case 'error':
       return outcome.code === undefined
         ? `failed: ${outcome.detail}`

@@ -13,7 +13,7 @@
  *     case 'CANCELLED':
  *       return 'stopped';
  *     default:
- *       return 'connection lost'; // DISCONNECTED, UPSTREAM_CLOSED, SHUTDOWN
+ *       return 'connection lost'; // DISCONNECTED, UPSTREAM_CLOSED, SHUTDOWN, SESSION_EXPIRED
  *   }
  * }
  * declare const error: unknown;
@@ -26,7 +26,8 @@ export type CancelCode =
   | 'CEILING'
   | 'DISCONNECTED'
   | 'UPSTREAM_CLOSED'
-  | 'SHUTDOWN';
+  | 'SHUTDOWN'
+  | 'SESSION_EXPIRED';
 
 /**
  * Every cancellation cause, in a stable order.
@@ -44,13 +45,15 @@ export const CANCEL_CODES: readonly CancelCode[] = [
   'DISCONNECTED',
   'UPSTREAM_CLOSED',
   'SHUTDOWN',
+  'SESSION_EXPIRED',
 ];
 
 /**
  * JSON-RPC error codes used for callers of a call that ended early. The spec assigns none to timeouts
  * (2026-07-28 "not currently assigned codes" [TO12]), so these sit in the implementation-defined range:
  * -32001 for both timeouts (what existing hosts already read as "timed out"), -32800 for a caller's own
- * cancel (never the timeout code: a user's stop is not a timeout), -32000 for a connection that went away.
+ * cancel (never the timeout code: a user's stop is not a timeout), -32000 for a connection that went away
+ * (and for an HTTP session that expired with no contact from its client, which is a lost peer too).
  * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart.
  *
  * @example
@@ -67,6 +70,7 @@ export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   DISCONNECTED: -32000,
   UPSTREAM_CLOSED: -32000,
   SHUTDOWN: -32000,
+  SESSION_EXPIRED: -32000,
 };
 
 /**

@@ -75,6 +75,7 @@ describe('toJsonRpc', () => {
       DISCONNECTED: -32000,
       UPSTREAM_CLOSED: -32000,
       SHUTDOWN: -32000,
+      SESSION_EXPIRED: -32000,
     };
     expect(JSONRPC_CODE_BY_CAUSE).toEqual(expected);
     for (const code of CANCEL_CODES) {

@@ -48,6 +48,7 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   DISCONNECTED: 'the peer disconnected',
   UPSTREAM_CLOSED: 'the upstream connection closed',
   SHUTDOWN: 'shutting down',
+  SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
 };
 
 /**
