@@ -87,6 +87,8 @@ export interface EndpointOptions {
 export interface EndpointStats {
   inboundInFlight: number;
   outboundInFlight: number;
+  /** Progress tokens held by outbound requests (minted per request, released when it settles). */
+  outboundTokens: number;
   lateResponses: number;
   lateResults: number;
   ignoredCancels: number;
@@ -194,6 +196,7 @@ export class Endpoint {
     return {
       inboundInFlight: this.#inbound.size,
       outboundInFlight: this.#outbound.size,
+      outboundTokens: this.#outbound.tokens,
       lateResponses: this.#outbound.lateResponses,
       lateResults: this.#inbound.lateResults,
       ignoredCancels: this.#inbound.ignoredCancels,

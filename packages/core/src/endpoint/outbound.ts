@@ -100,6 +100,11 @@ export class OutboundRequests {
     return this.#byId.size;
   }
 
+  /** Progress tokens minted and not yet released (one per request in flight, or a leak). */
+  get tokens(): number {
+    return this.#tokens.size;
+  }
+
   send(
     method: string,
     params: Record<string, unknown> | undefined,

@@ -72,6 +72,11 @@ export class TimerQueue {
     return this.#heap.length;
   }
 
+  /** Whether the one clock timer is armed (it is whenever a logical timer waits; never otherwise). */
+  get armed(): boolean {
+    return this.#armed !== undefined;
+  }
+
   /** Queues `fire` to run at the absolute instant `dueAt` (an infinite instant is never queued). */
   schedule(dueAt: number, fire: () => void): QueuedTimer {
     const entry: Entry = { dueAt, fire, index: -1 };
