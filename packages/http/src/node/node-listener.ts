@@ -4,8 +4,11 @@ import type { HttpHandler } from '../server/handler.js';
 
 /**
  * Adapts a Fetch-standard {@link HttpHandler} to `node:http`. The Node response closing before it finished
- * (the client went away) aborts the `Request`'s signal and cancels the response body, which is how the
- * handler learns of a disconnect: the cancel on 2026-07-28, a detached stream under legacy revisions.
+ * (the client went away) aborts the exchange's `disconnect` signal and cancels the response body, which is
+ * how the handler learns of a disconnect: the cancel on 2026-07-28, a detached stream under legacy
+ * revisions. The signal is handed to the handler directly (not only through `new Request({ signal })`,
+ * whose link Node keeps weakly), and the response's own `close` listener holds it, so the abort arrives
+ * within a turn of the event loop, garbage collection or not [CN24].
  *
  * @example
  * ```ts
@@ -28,10 +31,19 @@ export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res
 
 async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const disconnect = new AbortController();
+  const gone = (): void => {
+    if (!res.writableFinished && !disconnect.signal.aborted) disconnect.abort(CLIENT_GONE);
+  };
+  // The client's FIN ('end') is the first sign: Node ends the socket then and nothing more can reach the
+  // client, but the response's 'close' only follows once the socket is torn down, tens of ms later when
+  // many clients leave at once. The listener goes with the exchange: a keep-alive socket serves many.
+  const socket = req.socket;
+  socket.once('end', gone);
   res.once('close', () => {
-    if (!res.writableFinished) disconnect.abort(new Error('the client closed the connection'));
+    socket.off('end', gone);
+    gone();
   });
-  const response = await handler.handle(toRequest(req, disconnect.signal));
+  const response = await handler.handle(toRequest(req, disconnect.signal), { disconnect: disconnect.signal });
   if (res.destroyed || disconnect.signal.aborted) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -56,6 +68,9 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
   }
   if (!res.destroyed) res.end();
 }
+
+/** One reason for every disconnect: it carries no per-exchange detail, so no stack is captured per drop. */
+const CLIENT_GONE = new Error('the client closed the connection');
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);

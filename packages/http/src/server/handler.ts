@@ -19,12 +19,39 @@ import { errorReply, methodNotAllowed, TRANSPORT_ERROR_CODE } from './replies.js
  * ```
  */
 export interface HttpHandler {
-  /** Serves one HTTP request to the MCP endpoint (mount it at your MCP path). */
-  handle(request: Request): Promise<Response>;
+  /**
+   * Serves one HTTP request to the MCP endpoint (mount it at your MCP path). Pass `exchange.disconnect`
+   * when the host runtime can say itself when the client went away: see {@link HttpExchange}.
+   */
+  handle(request: Request, exchange?: HttpExchange): Promise<Response>;
   /** Stops serving: handlers are answered with a SHUTDOWN error, every stream and session ends. */
   close(): Promise<void>;
   /** Counters: sessions, disconnects per era, resumed and dropped legacy results. */
   readonly stats: HttpHandlerStats;
+}
+
+/**
+ * What a host runtime tells the handler about one HTTP exchange beyond the `Request` itself.
+ *
+ * A 2026-07-28 disconnect is the cancel [CN24], so the handler must learn of it however long the call has
+ * been quiet. Without `disconnect` it listens on `request.signal`; that is only as good as the runtime's
+ * link from the connection to the `Request` (Node 20's `new Request({ signal })` keeps it weakly, so after
+ * a garbage collection the abort never arrives). A runtime that owns the connection passes a signal it
+ * holds strongly for the life of the exchange and aborts it when the connection closes before the
+ * response finished; {@link toNodeListener} does.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, type HttpExchange } from '@mcp-inflight/http';
+ * const handler = createHttpHandler(() => {});
+ * const closed = new AbortController(); // abort it from your server's connection 'close' event
+ * const exchange: HttpExchange = { disconnect: closed.signal };
+ * await handler.handle(new Request('http://127.0.0.1/mcp', { method: 'GET' }), exchange);
+ * ```
+ */
+export interface HttpExchange {
+  /** Aborts when the client's connection closed before the response finished. @default request.signal */
+  disconnect?: AbortSignal;
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -66,7 +93,8 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const legacy = new LegacyServer(context);
   let closed = false;
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, exchange?: HttpExchange): Promise<Response> => {
+    const disconnect = exchange?.disconnect ?? request.signal;
     if (closed) return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: the server is closing');
     const host = request.headers.get('host');
     if (host !== null && !resolved.isAllowedHost(host)) {
@@ -84,7 +112,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const modernHeader = request.headers.get('mcp-protocol-version') === MODERN_REVISION;
     switch (request.method) {
       case 'POST':
-        return post(request, headers);
+        return post(request, headers, disconnect);
       case 'GET':
         // 2026-07-28 has no GET stream and no sessions [H32].
         if (modernHeader || !resolved.legacy) return methodNotAllowed('POST', headers);
@@ -99,7 +127,11 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     }
   };
 
-  const post = async (request: Request, headers: Record<string, string>): Promise<Response> => {
+  const post = async (
+    request: Request,
+    headers: Record<string, string>,
+    disconnect: AbortSignal,
+  ): Promise<Response> => {
     const accepts = acceptsOf(request);
     if (!accepts.json && !accepts.sse) {
       return errorReply(
@@ -118,7 +150,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       !isInitialize(value) &&
       (request.headers.get('mcp-protocol-version') === MODERN_REVISION ||
         (!Array.isArray(value) && metaVersionOf(value) !== undefined));
-    if (claimsModern) return serveModern(request, value, context, headers);
+    if (claimsModern) return serveModern(request, value, context, headers, disconnect);
     if (!resolved.legacy) {
       return errorReply(
         400,
@@ -133,7 +165,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
         },
       );
     }
-    return legacy.post(request, value, headers);
+    return legacy.post(request, value, headers, disconnect);
   };
 
   return {

@@ -30,16 +30,21 @@ export class LegacyServer {
     this.#context = context;
   }
 
-  async post(request: Request, value: unknown, headers: Record<string, string>): Promise<Response> {
+  async post(
+    request: Request,
+    value: unknown,
+    headers: Record<string, string>,
+    disconnect: AbortSignal,
+  ): Promise<Response> {
     const single = Array.isArray(value) ? undefined : classify(value);
     if (single?.kind === 'request' && single.method === 'initialize')
-      return this.#initialize(request, value, single.id, headers);
+      return this.#initialize(request, value, single.id, headers, disconnect);
     const found = this.#session(request, headers);
     if (found instanceof Response) return found;
     const session = found;
     const bad = badVersionHeader(request, headers);
     if (bad) return bad;
-    if (Array.isArray(value)) return this.#batch(request, session, value, headers);
+    if (Array.isArray(value)) return this.#batch(request, session, value, headers, disconnect);
     if (!single || single.kind === 'invalid') {
       return errorReply(400, single?.code ?? TRANSPORT_ERROR_CODE, `Invalid Request: ${single?.message}`, {
         id: single?.id,
@@ -58,7 +63,7 @@ export class LegacyServer {
       revision: session.endpoint.revision ?? '2025-03-26',
       accepts: acceptsOf(request),
       headers,
-      signal: request.signal,
+      signal: disconnect,
     });
     session.endpoint.receive(value);
     return stream.response;
@@ -110,6 +115,7 @@ export class LegacyServer {
     value: unknown,
     id: RequestId,
     headers: Record<string, string>,
+    disconnect: AbortSignal,
   ): Promise<Response> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
@@ -144,7 +150,7 @@ export class LegacyServer {
       revision,
       accepts: acceptsOf(request),
       headers: { ...headers, 'mcp-session-id': sessionId },
-      signal: request.signal,
+      signal: disconnect,
       // A failed initialize leaves no session behind.
       onEnd: () => {
         if (session.endpoint.revision === undefined) session.terminate('initialize failed');
@@ -159,6 +165,7 @@ export class LegacyServer {
     session: LegacySession,
     values: unknown[],
     headers: Record<string, string>,
+    disconnect: AbortSignal,
   ): Promise<Response> | Response {
     const revision = session.endpoint.revision;
     if (revision !== '2025-03-26') {
@@ -194,7 +201,7 @@ export class LegacyServer {
           revision,
           accepts: acceptsOf(request),
           headers,
-          signal: request.signal,
+          signal: disconnect,
         })
       : undefined;
     session.receiveInto(stream, values);

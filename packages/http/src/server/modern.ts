@@ -1,9 +1,19 @@
-import { classify, Endpoint, InflightError, JsonRpcErrorCode, MODERN_REVISION } from '@mcp-inflight/core';
+import {
+  classify,
+  Endpoint,
+  eraCancelPolicy,
+  InflightError,
+  JsonRpcErrorCode,
+  MODERN_REVISION,
+} from '@mcp-inflight/core';
 import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
 import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
 import { accepted, errorReply, TRANSPORT_ERROR_CODE } from './replies.js';
 import { ResponseStream } from './response-stream.js';
+
+/** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
+const DISCONNECT_IS_CANCEL = eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value;
 
 /**
  * Serves one 2026-07-28 POST statelessly: a fresh endpoint (so ids and tokens of different clients never
@@ -15,6 +25,7 @@ export async function serveModern(
   value: unknown,
   context: ServeContext,
   headers: Record<string, string>,
+  disconnect: AbortSignal,
 ): Promise<Response> {
   const { options, stats } = context;
   if (!options.modern) {
@@ -54,6 +65,7 @@ export async function serveModern(
     // An unknown method is 404 with -32601 on 2026-07-28 [H43].
     statusOf: (final) => (errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200),
     onDisconnect: () => {
+      if (!DISCONNECT_IS_CANCEL) return;
       stats.disconnectCancels++;
       const cause = new InflightError(
         'DISCONNECTED',
@@ -101,7 +113,7 @@ export async function serveModern(
     });
   }
   context.stateless.add(endpoint);
-  stream.watch(request.signal);
+  stream.watch(disconnect);
   if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
   return stream.response;
 }
