@@ -61,17 +61,7 @@ export {
   type RouteOptions,
 } from './relay/progress-relay.js';
 export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/fast-check.js';
-export {
-  type CancelledParams,
-  cancelledNotificationSchema,
-  cancelledParamsSchema,
-  type ProgressParams,
-  type ProgressToken,
-  progressNotificationSchema,
-  progressParamsSchema,
-  progressTokenSchema,
-  type RequestId,
-  requestIdSchema,
-} from './schemas/schemas.js';
+// The zod schemas live on `@mcp-inflight/core/schemas`, so this entry never loads zod.
+export type { CancelledParams, ProgressParams, ProgressToken, RequestId } from './schemas/types.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
 export { DuplicateTokenError, type TokenLease, TokenRegistry } from './tokens/token-registry.js';

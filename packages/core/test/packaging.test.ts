@@ -4,47 +4,17 @@
  * packages/core as their working directory, so the name resolves through the package's own `exports`
  * (self-reference), never through a node_modules link.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as source from '../src/index.js';
 import * as sourceTesting from '../src/testing.js';
+import { ensureBuilt, sourceFiles } from './support/ensure-built.js';
 
 const coreDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DIST_FILES = [
-  'index.js',
-  'index.cjs',
-  'index.d.ts',
-  'index.d.cts',
-  'testing.js',
-  'testing.cjs',
-  'testing.d.ts',
-  'testing.d.cts',
-];
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
-
-const sourceFiles = filesUnder(join(coreDir, 'src')).filter(
-  (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
-);
-
-/** Builds dist with tsup when it is missing or older than the sources (the root `pnpm test` builds first). */
-function ensureBuilt(): void {
-  const inputs = [...sourceFiles, join(coreDir, 'package.json'), join(coreDir, 'tsup.config.ts')];
-  const newestInput = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
-  const outputs = DIST_FILES.map((f) => join(coreDir, 'dist', f));
-  const fresh = outputs.every((f) => existsSync(f) && statSync(f).mtimeMs >= newestInput);
-  if (fresh) return;
-  execFileSync(join(coreDir, '../../node_modules/.bin/tsup'), { cwd: coreDir, stdio: 'pipe' });
-}
-
 // One script for both module systems; `load` is `import()` or `require()`, `where` the matching resolver.
 // It prints one JSON line.
 const PROBE = `
@@ -125,8 +95,6 @@ const REQUIRED_EXPORTS = [
   'inflightErrorFromJsonRpc',
   'isCancelledParams',
   'isProgressParams',
-  'progressParamsSchema',
-  'cancelledParamsSchema',
   'systemClock',
   'withTimeout',
 ];
@@ -195,5 +163,97 @@ describe('platform neutrality', () => {
       expect(imported.filter((s) => s.startsWith('node:') || builtins.has(s))).toEqual([]);
       if (file.endsWith('.cjs')) expect(imported).not.toContain('p-timeout');
     }
+  });
+});
+
+describe('one InflightError across the CJS and ESM builds in one process', () => {
+  interface DualResult {
+    distinctClasses: boolean;
+    cjsFile: string;
+    esmIsCjs: boolean;
+    cjsIsEsm: boolean;
+    esmInstanceofCjs: boolean;
+    cjsInstanceofEsm: boolean;
+    fromKeepsForeign: boolean;
+    lookalike: boolean;
+    plainError: boolean;
+    nullish: boolean;
+    subclassOwn: boolean;
+    subclassOfOther: boolean;
+  }
+  let result: DualResult;
+  beforeAll(() => {
+    ensureBuilt();
+    const script = `
+      import { createRequire } from 'node:module';
+      import * as esm from '@mcp-inflight/core';
+      const require = createRequire(import.meta.url);
+      const cjs = require('@mcp-inflight/core');
+      const fromEsm = esm.InflightError.ceiling(50);
+      const fromCjs = new cjs.InflightError('DISCONNECTED');
+      class Special extends esm.InflightError {}
+      console.log(JSON.stringify({
+        distinctClasses: esm.InflightError !== cjs.InflightError,
+        cjsFile: require.resolve('@mcp-inflight/core'),
+        esmIsCjs: esm.InflightError.is(fromCjs),
+        cjsIsEsm: cjs.InflightError.is(fromEsm),
+        esmInstanceofCjs: fromEsm instanceof cjs.InflightError,
+        cjsInstanceofEsm: fromCjs instanceof esm.InflightError,
+        fromKeepsForeign: esm.InflightError.from(fromCjs) === fromCjs,
+        lookalike: esm.InflightError.is({ name: 'InflightError', code: 'CEILING', message: 'x' }),
+        plainError: new Error('x') instanceof esm.InflightError,
+        nullish: esm.InflightError.is(null) || esm.InflightError.is(undefined),
+        subclassOwn: new Special('SHUTDOWN') instanceof Special,
+        subclassOfOther: fromCjs instanceof Special,
+      }));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: coreDir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    if (child.status !== 0) throw new Error(`node exited ${child.status}:\n${child.stderr}`);
+    result = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as DualResult;
+  }, 120_000);
+
+  it('loads two distinct classes, from dist/index.js and dist/index.cjs', () => {
+    expect(result.distinctClasses).toBe(true);
+    expect(relative(coreDir, result.cjsFile)).toBe(join('dist', 'index.cjs'));
+  });
+
+  it('InflightError.is and instanceof recognise an error of the other build, both ways', () => {
+    expect([result.esmIsCjs, result.cjsIsEsm, result.esmInstanceofCjs, result.cjsInstanceofEsm]).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(result.fromKeepsForeign).toBe(true);
+  });
+
+  it('a lookalike object, a plain Error or null is not one; a subclass keeps its own instanceof', () => {
+    expect([result.lookalike, result.plainError, result.nullish]).toEqual([false, false, false]);
+    expect([result.subclassOwn, result.subclassOfOther]).toEqual([true, false]);
+  });
+});
+
+describe('@mcp-inflight/core/schemas', () => {
+  it('exports the zod schemas, which the main entry no longer carries', async () => {
+    ensureBuilt();
+    const schemas = await import('../src/schemas.js');
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const s = await import('@mcp-inflight/core/schemas');
+         console.log(JSON.stringify({ names: Object.keys(s).sort(), ok: s.progressTokenSchema.safeParse(1.5).success }));`,
+      ],
+      { cwd: coreDir, encoding: 'utf8', timeout: 20_000 },
+    );
+    const out = JSON.parse(child.stdout.trim()) as { names: string[]; ok: boolean };
+    expect(out.names).toEqual(Object.keys(schemas).sort());
+    expect(out.names).toContain('progressParamsSchema');
+    expect(out.ok).toBe(false);
+    expect(Object.keys(source)).not.toContain('progressParamsSchema');
   });
 });

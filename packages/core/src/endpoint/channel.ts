@@ -1,4 +1,4 @@
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 import type { JsonRpcMessage } from './messages.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { DeadlineController } from '../deadline/deadline-controller.js';
 import type { Revision } from '../eras/eras.js';
-import type { ProgressToken, RequestId } from '../schemas/schemas.js';
+import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**
  * What a request handler gets besides its params: the request's identity and revision, a signal that

@@ -4,7 +4,7 @@ import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Transport } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 import type { Channel } from './channel.js';
 import { Endpoint } from './endpoint.js';
 import type { JsonRpcMessage } from './messages.js';

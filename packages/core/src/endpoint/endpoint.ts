@@ -16,7 +16,7 @@ import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import { isCancelledParams, isProgressParams } from '../schemas/fast-check.js';
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { NotificationHandler, RequestHandler } from './context.js';

@@ -7,7 +7,7 @@ import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { RequestContext, RequestHandler } from './context.js';

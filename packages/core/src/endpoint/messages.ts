@@ -1,7 +1,7 @@
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 
 /**
  * A JSON-RPC message as it goes on the wire (an object; batches are arrays of these).

@@ -11,7 +11,7 @@ import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
-import type { ProgressParams, ProgressToken, RequestId } from '../schemas/schemas.js';
+import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import { JsonRpcError, metaOf } from './messages.js';

@@ -1,4 +1,4 @@
-import type { RequestId } from '../schemas/schemas.js';
+import type { RequestId } from '../schemas/types.js';
 
 /** A bounded set of request ids, oldest forgotten first, so memory never grows with a connection's life. */
 export class RecentIds {

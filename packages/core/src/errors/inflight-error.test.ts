@@ -13,6 +13,7 @@ describe('InflightError codes and messages', () => {
       'DISCONNECTED',
       'UPSTREAM_CLOSED',
       'SHUTDOWN',
+      'SESSION_EXPIRED',
     ]);
     for (const code of CANCEL_CODES) {
       const error = new InflightError(code);
@@ -195,5 +196,22 @@ describe('inflightErrorFromJsonRpc', () => {
     for (const cause of ['constructor', 'toString', '__proto__', 'valueOf']) {
       expect(inflightErrorFromJsonRpc({ code: -32000, message: 'x', data: { cause } })).toBeUndefined();
     }
+  });
+});
+
+describe('InflightError.is', () => {
+  it('recognises an error by its registry brand, as another copy of the class would brand it', () => {
+    const brand = Symbol.for('@mcp-inflight/core/InflightError');
+    // What a second copy of the class makes: its own prototype chain, the same registry symbol.
+    const foreign = Object.assign(new Error('x'), { [brand]: true, code: 'CEILING' });
+    expect(InflightError.is(foreign)).toBe(true);
+    expect(foreign instanceof InflightError).toBe(true);
+    expect(InflightError.is(new InflightError('SHUTDOWN'))).toBe(true);
+  });
+
+  it('does not take a lookalike by name and code, a plain Error, or a primitive', () => {
+    expect(InflightError.is({ name: 'InflightError', code: 'CEILING', message: 'x' })).toBe(false);
+    expect(new Error('x') instanceof InflightError).toBe(false);
+    for (const value of [null, undefined, 0, 'InflightError']) expect(InflightError.is(value)).toBe(false);
   });
 });

@@ -51,6 +51,11 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
 };
 
+// A registry symbol, so every copy of this class (the CJS and ESM builds in one app, a vendored copy, a
+// second bundle) brands its errors with the same key and recognises the others'.
+const BRAND: unique symbol = Symbol.for('@mcp-inflight/core/InflightError');
+const plainInstanceOf = Function.prototype[Symbol.hasInstance];
+
 /**
  * The one local error class: why a call ended early, as a literal `code` with typed details. It is the
  * `reason` of every AbortSignal mcp-inflight aborts, and the rejection of every call it ends.
@@ -68,6 +73,32 @@ export class InflightError extends Error {
   override readonly name = 'InflightError';
   readonly code: CancelCode;
   readonly details: InflightErrorDetails;
+
+  /** The brand every copy of this class shares; see {@link InflightError.is}. */
+  get [BRAND](): true {
+    return true;
+  }
+
+  /**
+   * Whether `value` is an InflightError made by any copy of this package: the CJS build, the ESM build, a
+   * vendored copy or a second bundle. `instanceof InflightError` gives the same answer.
+   *
+   * @example
+   * ```ts
+   * import { InflightError } from '@mcp-inflight/core';
+   * declare const error: unknown; // perhaps thrown by a CJS dependency holding its own copy
+   * if (InflightError.is(error)) console.log(error.code, error.wireReason());
+   * ```
+   */
+  static is(value: unknown): value is InflightError {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  /** `instanceof InflightError` is {@link InflightError.is}; a subclass keeps plain prototype checks. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof, maybe a subclass
+    return this === InflightError ? InflightError.is(value) : plainInstanceOf.call(this, value);
+  }
 
   constructor(
     code: CancelCode,

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { hasProgressMessage, type Revision } from '../eras/eras.js';
-import type { ProgressParams, ProgressToken } from '../schemas/schemas.js';
+import type { ProgressParams, ProgressToken } from '../schemas/types.js';
 import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
 
 /**

@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasProgressMessage, REVISIONS, type Revision } from '../eras/eras.js';
-import { isCancelledParams, isProgressParams, isTokenOrId } from './fast-check.js';
 import {
   ALL_FIXTURES,
   CANCELLED_FIXTURES,
@@ -9,7 +7,9 @@ import {
   type ParamsFixture,
   PROGRESS_FIXTURES,
   paramsOf,
-} from './fixtures.js';
+} from '../../test/schema-fixtures.js';
+import { hasProgressMessage, REVISIONS, type Revision } from '../eras/eras.js';
+import { isCancelledParams, isProgressParams, isTokenOrId } from './fast-check.js';
 import {
   cancelledNotificationSchema,
   cancelledParamsSchema,

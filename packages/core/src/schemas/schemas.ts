@@ -1,12 +1,23 @@
 import { z } from 'zod';
 import { hasProgressMessage, type Revision } from '../eras/eras.js';
+import type { CancelledParams, ProgressParams, ProgressToken, RequestId } from './types.js';
+
+// The plain types on the main entry must stay what these schemas parse: a drift fails typecheck here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Agree<T extends true> = T;
+type _Agreement = [
+  Agree<Same<ProgressToken, z.infer<typeof progressTokenSchema>>>,
+  Agree<Same<RequestId, z.infer<typeof requestIdSchema>>>,
+  Agree<Same<ProgressParams, z.infer<typeof progressParamsWithMessage>>>,
+  Agree<Same<CancelledParams, z.infer<typeof cancelledParamsOptional>>>,
+];
 
 /**
  * A progress token: a string or an integer, never a float or null [PS1 PG3].
  *
  * @example
  * ```ts
- * import { progressTokenSchema } from '@mcp-inflight/core';
+ * import { progressTokenSchema } from '@mcp-inflight/core/schemas';
  * progressTokenSchema.safeParse('abc').success; // true
  * progressTokenSchema.safeParse(1.5).success; // false: never a float
  * progressTokenSchema.safeParse(null).success; // false
@@ -18,44 +29,12 @@ export const progressTokenSchema = z.union([z.string(), z.number().int()]);
  *
  * @example
  * ```ts
- * import { requestIdSchema } from '@mcp-inflight/core';
+ * import { requestIdSchema } from '@mcp-inflight/core/schemas';
  * requestIdSchema.parse(42); // 42
  * requestIdSchema.safeParse(null).success; // false: null is only for a response to an unreadable request
  * ```
  */
 export const requestIdSchema = z.union([z.string(), z.number().int()]);
-
-/**
- * A progress token: a string or an integer, as the requester chose it. Tokens compare exactly: `0` and `""`
- * are real tokens, and `"1"` is not `1` (never key them by `Number(token)`).
- *
- * @example
- * ```ts
- * import type { ProgressToken } from '@mcp-inflight/core';
- * const jobs = new Map<ProgressToken, string>([[1, 'build'], ['1', 'deploy']]); // two different tokens
- * ```
- */
-export type ProgressToken = z.infer<typeof progressTokenSchema>;
-/**
- * A JSON-RPC request id: a string or an integer. A request's id is never null; only an error response to a
- * request whose id could not be read carries `id: null` [J2 J6].
- *
- * @example
- * ```ts
- * import type { Endpoint, RequestId } from '@mcp-inflight/core';
- * declare const server: Endpoint;
- * const running = new Set<RequestId>();
- * server.setRequestHandler('tools/call', async (_params, ctx) => {
- *   running.add(ctx.id);
- *   try {
- *     return { content: [] };
- *   } finally {
- *     running.delete(ctx.id);
- *   }
- * });
- * ```
- */
-export type RequestId = z.infer<typeof requestIdSchema>;
 
 const metaSchema = z.record(z.string(), z.unknown()).optional();
 
@@ -88,7 +67,7 @@ export const cancelledParamsOptional = cancelledParamsRequired.extend({
  *
  * @example
  * ```ts
- * import { progressParamsSchema } from '@mcp-inflight/core';
+ * import { progressParamsSchema } from '@mcp-inflight/core/schemas';
  * progressParamsSchema('2024-11-05').parse({ progressToken: 1, progress: 2, message: 'hi' });
  * // { progressToken: 1, progress: 2 }: 2024-11-05 has no message, so it is stripped
  * progressParamsSchema('2025-06-18').safeParse({ progressToken: 1, progress: 2, message: 3 }).success;
@@ -106,7 +85,7 @@ export function progressParamsSchema(
  *
  * @example
  * ```ts
- * import { cancelledParamsSchema } from '@mcp-inflight/core';
+ * import { cancelledParamsSchema } from '@mcp-inflight/core/schemas';
  * cancelledParamsSchema('2025-11-25').safeParse({ reason: 'task ended' }).success; // true: id optional
  * cancelledParamsSchema('2025-06-18').safeParse({ reason: 'task ended' }).success; // false
  * ```
@@ -122,7 +101,7 @@ export function cancelledParamsSchema(
  *
  * @example
  * ```ts
- * import { progressNotificationSchema } from '@mcp-inflight/core';
+ * import { progressNotificationSchema } from '@mcp-inflight/core/schemas';
  * declare const line: string;
  * const parsed = progressNotificationSchema('2025-06-18').safeParse(JSON.parse(line));
  * if (parsed.success) console.log(parsed.data.params.progress, parsed.data.params.total);
@@ -141,7 +120,7 @@ export function progressNotificationSchema(revision: Revision) {
  *
  * @example
  * ```ts
- * import { cancelledNotificationSchema } from '@mcp-inflight/core';
+ * import { cancelledNotificationSchema } from '@mcp-inflight/core/schemas';
  * const params = { requestId: 'r1', reason: 'CEILING: hard ceiling of 500 ms reached' };
  * const message = { jsonrpc: '2.0', method: 'notifications/cancelled', params };
  * const parsed = cancelledNotificationSchema('2026-07-28').safeParse(message);
@@ -155,29 +134,3 @@ export function cancelledNotificationSchema(revision: Revision) {
     params: cancelledParamsSchema(revision),
   });
 }
-
-/**
- * `notifications/progress` params as parsed. `message` exists from 2025-03-26 on; parsing under 2024-11-05
- * strips it. `total` is optional and may be unknown for the whole call.
- *
- * @example
- * ```ts
- * import type { ProgressParams } from '@mcp-inflight/core';
- * const update: ProgressParams = { progressToken: 'upload-1', progress: 512, total: 2048 };
- * const percent = update.total === undefined ? undefined : (100 * update.progress) / update.total;
- * ```
- */
-export type ProgressParams = z.infer<typeof progressParamsWithMessage>;
-/**
- * `notifications/cancelled` params as parsed, for any revision. `requestId` is optional in the type because
- * 2025-11-25 lets a task's cancel leave it out [CN18a]; every other revision's schema requires it [CN17].
- *
- * @example
- * ```ts
- * import { type CancelledParams, cancelledParamsSchema } from '@mcp-inflight/core';
- * const schema = cancelledParamsSchema('2025-06-18');
- * const params: CancelledParams = schema.parse({ requestId: 7, reason: 'user stop' });
- * if (params.requestId !== undefined) console.log(`cancel ${params.requestId}: ${params.reason ?? '-'}`);
- * ```
- */
-export type CancelledParams = z.infer<typeof cancelledParamsOptional>;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ProgressToken } from '../schemas/schemas.js';
+import type { ProgressToken } from '../schemas/types.js';
 import { DuplicateTokenError, TokenRegistry } from './token-registry.js';
 
 describe('TokenRegistry: minting', () => {

@@ -1,5 +1,5 @@
 import { isTokenOrId } from '../schemas/fast-check.js';
-import type { ProgressToken } from '../schemas/schemas.js';
+import type { ProgressToken } from '../schemas/types.js';
 
 /**
  * Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active).

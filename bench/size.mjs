@@ -1,0 +1,109 @@
+// Bundle-size check: bundles each entry the way an app would (esbuild --bundle --minify --format=esm),
+// gzips it at level 9, prints the table and exits 1 when a budget is exceeded. The official SDK's Client
+// sits in the table for comparison, with no budget. Needs `pnpm build` first (it bundles the dist files
+// users get). Usage: node bench/size.mjs [--json FILE]
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const core = join(root, 'packages/core/dist/index.js');
+const httpFetch = join(root, 'packages/http/dist/fetch.js');
+
+const KB = 1024;
+// Both lifecycles count towards the Endpoint budget; the client side is included once core exports it.
+const coreExports = await import(core);
+const lifecycles = ['serveLifecycle', 'connectLifecycle'].filter((n) => n in coreExports);
+const entries = [
+  {
+    name: 'primitives (DeadlineController, ProgressRelay, TokenRegistry, EraCancelPolicy)',
+    code: `export { DeadlineController, ProgressRelay, TokenRegistry, EraCancelPolicy } from ${JSON.stringify(core)};`,
+    platform: 'neutral',
+    budget: 6 * KB,
+  },
+  {
+    name: `Endpoint (requests, progress, cancel, deadlines, ${lifecycles.join(', ')})`,
+    code: `export { Endpoint, ${lifecycles.join(', ')} } from ${JSON.stringify(core)};`,
+    platform: 'neutral',
+    budget: 12 * KB,
+  },
+  {
+    name: 'HttpClient (@mcp-inflight/http/fetch, browser)',
+    code: `export { HttpClient } from ${JSON.stringify(httpFetch)};`,
+    platform: 'browser',
+    budget: 20 * KB,
+  },
+  {
+    name: 'official SDK v1 Client (browser, comparison)',
+    code: `export { Client } from '@modelcontextprotocol/sdk/client/index.js';`,
+    platform: 'browser',
+  },
+  {
+    name: 'official SDK v1 Client + StreamableHTTPClientTransport (browser, comparison)',
+    code: `export { Client } from '@modelcontextprotocol/sdk/client/index.js';
+export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';`,
+    platform: 'browser',
+  },
+];
+
+async function measure(entry) {
+  const result = await build({
+    stdin: { contents: entry.code, resolveDir: here, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: entry.platform,
+    // `neutral` resolves no package.json main fields by default; use the ones a bundler for any target would.
+    mainFields: entry.platform === 'neutral' ? ['module', 'main'] : undefined,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const bytes = result.outputFiles[0].contents;
+  const inputs = Object.keys(result.metafile.inputs);
+  return {
+    name: entry.name,
+    minBytes: bytes.length,
+    gzipBytes: gzipSync(bytes, { level: 9 }).length,
+    budgetBytes: entry.budget ?? null,
+    zod: inputs.some((p) => /(^|\/)zod\//.test(p)),
+  };
+}
+
+const rows = [];
+for (const entry of entries) {
+  try {
+    rows.push(await measure(entry));
+  } catch (error) {
+    console.error(`size: cannot bundle ${entry.name}: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+const kb = (n) => `${(n / KB).toFixed(2)} KB`;
+console.log('bundle sizes: esbuild --bundle --minify --format=esm, gzip -9');
+console.log(
+  `${'entry'.padEnd(84)} ${'minified'.padStart(10)} ${'gzip -9'.padStart(10)} ${'budget'.padStart(8)}  zod`,
+);
+let over = 0;
+for (const r of rows) {
+  const fail = r.budgetBytes !== null && r.gzipBytes > r.budgetBytes;
+  if (fail) over++;
+  const budget = r.budgetBytes === null ? '-' : `${r.budgetBytes / KB} KB`;
+  console.log(
+    `${r.name.padEnd(84)} ${kb(r.minBytes).padStart(10)} ${kb(r.gzipBytes).padStart(10)} ${budget.padStart(8)}  ${r.zod ? 'yes' : 'no'}${fail ? '  OVER BUDGET' : ''}`,
+  );
+}
+
+const jsonAt = process.argv.indexOf('--json');
+if (jsonAt !== -1) {
+  const file = process.argv[jsonAt + 1];
+  writeFileSync(file, `${JSON.stringify({ node: process.version, rows }, null, 2)}\n`);
+}
+if (over > 0) {
+  console.error(`size: ${over} bundle(s) over budget`);
+  process.exit(1);
+}
