@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // FC_SEED / FC_PATH replay a failing property test from the seed fast-check printed.
+    setupFiles: ['.config/fast-check.setup.ts'],
   },
 });

@@ -13,6 +13,9 @@ function collect(maxLineBytes?: number) {
   return { framer, lines, overlong };
 }
 
+/** The oracle for a blank line: only JSON whitespace (SP, HT, CR); LF is the delimiter. */
+const JSON_BLANK = /^[ \t\r]*$/;
+
 describe('LineFramer', () => {
   it('joins a line split across chunks, including inside a multi-byte character', () => {
     const { framer, lines } = collect();
@@ -32,6 +35,13 @@ describe('LineFramer', () => {
     framer.push('\n');
     expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
     expect(framer.stats).toMatchObject({ lines: 3, blankLines: 2 });
+  });
+
+  it('skips only SP, HT and CR as blank; other Unicode spaces are passed on, alone or after a space', () => {
+    const { framer, lines } = collect();
+    framer.push(' \t \r\n\u2000\n \u2000\n\u00a0\n\t\ufeff\n');
+    expect(lines).toEqual(['\u2000', ' \u2000', '\u00a0', '\t\ufeff']);
+    expect(framer.stats).toMatchObject({ lines: 4, blankLines: 1 });
   });
 
   it('skips an overlong line with bounded memory, reports its full size once, and resyncs at the newline', () => {
@@ -77,7 +87,7 @@ describe('LineFramer', () => {
             at = next;
           }
           framer.push(bytes.subarray(at));
-          expect(lines).toEqual(input.filter((l) => l.trim().length > 0));
+          expect(lines).toEqual(input.filter((l) => !JSON_BLANK.test(l)));
         },
       ),
     );

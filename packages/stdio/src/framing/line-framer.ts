@@ -59,7 +59,7 @@ export interface LineFramerStats {
   lines: number;
   /** Bytes taken in, newlines included. */
   bytes: number;
-  /** Empty or whitespace-only lines skipped. */
+  /** Lines skipped as blank: empty, or only SP, HT or CR. */
   blankLines: number;
   /** Lines longer than `maxLineBytes`, discarded. */
   overlongLines: number;
@@ -227,10 +227,15 @@ function toBuffer(chunk: Uint8Array): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
-/** Empty, or only JSON whitespace; checked cheaply since real lines start with `{` or `[`. */
+/**
+ * Empty, or only SP, HT or CR: the JSON whitespace a line can hold (LF is the delimiter). Other Unicode
+ * spaces (U+00A0, U+2000, ...) are not JSON whitespace, so a line of them is passed on and fails to parse
+ * like any other garbage, whatever else it holds.
+ */
 function isBlank(text: string): boolean {
-  if (text.length === 0) return true;
-  const first = text.charCodeAt(0);
-  if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
-  return text.trim().length === 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CARRIAGE_RETURN) return false;
+  }
+  return true;
 }
