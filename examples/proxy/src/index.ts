@@ -4,6 +4,7 @@ import { formatEvent, type ProxyEvent } from './events.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
 import { ProxyRelay } from './relay-server.js';
+import { LiveEndpoints, serveProxyStats } from './stats.js';
 import { httpUpstream } from './upstream-http.js';
 import { UpstreamLink } from './upstream-link.js';
 import { stdioUpstream } from './upstream-stdio.js';
@@ -42,7 +43,27 @@ try {
   process.exit(1);
 }
 
-const relay = new ProxyRelay(link, { idleMs: options.idleMs, ceilingMs: options.ceilingMs, onEvent: log });
+// `inflight/stats` (README, "Stats") on every host endpoint; it reads the listener once there is one.
+const hosts = new LiveEndpoints();
+const statsSources = () => ({
+  relay,
+  link,
+  transport: (stateless: boolean) => {
+    const stats = listener.stats();
+    // A 2026-07-28 stats request over HTTP is itself a stateless request in flight: it is left out.
+    if (stateless && typeof stats.statelessInFlight === 'number') stats.statelessInFlight--;
+    return stats;
+  },
+});
+const relay = new ProxyRelay(link, {
+  idleMs: options.idleMs,
+  ceilingMs: options.ceilingMs,
+  onEvent: log,
+  onAttach: (endpoint, host) => {
+    hosts.add(endpoint);
+    serveProxyStats(endpoint, host === 'http request', hosts, statsSources);
+  },
+});
 let listener: Listener;
 try {
   listener =

@@ -10,6 +10,8 @@ export interface Listener {
   readonly closed: Promise<void>;
   /** Stops listening after what is queued for hosts has been written. */
   close(): Promise<void>;
+  /** The transport's own tables: stdio's read and write queues, or HTTP's sessions and requests. */
+  stats(): Record<string, unknown>;
 }
 
 /**
@@ -29,6 +31,7 @@ export function listenStdio(relay: ProxyRelay): Listener {
     url: 'stdio',
     closed: connection.closed,
     close: () => connection.close('the proxy is shutting down'),
+    stats: () => ({ kind: 'stdio', ...connection.stats }),
   };
 }
 
@@ -53,5 +56,14 @@ export async function listenHttp(relay: ProxyRelay, port: number): Promise<Liste
       ),
     { port, host: '127.0.0.1', path: '/mcp' },
   );
-  return { url: server.url, closed: new Promise<void>(() => {}), close: () => server.close() };
+  const { handler } = server;
+  return {
+    url: server.url,
+    closed: new Promise<void>(() => {}),
+    close: () => server.close(),
+    stats: () => {
+      const { sessions, statelessInFlight } = handler.stats;
+      return { kind: 'http', sessions, statelessInFlight };
+    },
+  };
 }

@@ -29,6 +29,8 @@ export interface RelayOptions {
   clock?: Clock;
   /** Called with every event (ended calls, upstream life, shutdown). */
   onEvent?: (event: ProxyEvent) => void;
+  /** Called for each host endpoint after the relay has set it up (to serve more methods on it). */
+  onAttach?: (endpoint: Endpoint, host: string) => void;
 }
 
 interface InFlight {
@@ -67,6 +69,7 @@ export class ProxyRelay {
   readonly stats: ProxyStats = emptyStats();
   readonly #clock: Clock;
   readonly #onEvent: (event: ProxyEvent) => void;
+  readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
@@ -77,6 +80,7 @@ export class ProxyRelay {
     this.ceilingMs = options.ceilingMs ?? 600_000;
     this.#clock = options.clock ?? systemClock;
     this.#onEvent = options.onEvent ?? (() => {});
+    this.#onAttach = options.onAttach;
   }
 
   /** Calls relayed and not yet ended. */
@@ -90,6 +94,7 @@ export class ProxyRelay {
     for (const method of FORWARDED_METHODS) {
       endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
     }
+    this.#onAttach?.(endpoint, host);
   }
 
   /**

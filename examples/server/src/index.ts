@@ -1,9 +1,11 @@
 // The example server: `work` and `status` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
 // README.md.
+import type { Endpoint } from '@mcp-inflight/core';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { setupConformanceServer } from './conformance.js';
+import { LiveEndpoints, serveStats } from './stats.js';
 import { setupExampleServer, type WorkCounters } from './tools.js';
 
 let options: ServerOptions;
@@ -19,12 +21,20 @@ if (options.help) {
 }
 
 const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
-const setup = options.conformance ? setupConformanceServer : setupExampleServer;
+const setupTools = options.conformance ? setupConformanceServer : setupExampleServer;
+// `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
+const live = new LiveEndpoints();
+let transportStats: (stateless: boolean) => Record<string, unknown> = () => ({});
+const setup = (endpoint: Endpoint, stateless = false): void => {
+  setupTools(endpoint, counters);
+  live.add(endpoint);
+  serveStats(endpoint, live, () => ({ work: { ...counters }, transport: transportStats(stateless) }));
+};
 
 if (options.httpPort !== undefined) {
   let server: Awaited<ReturnType<typeof serveHttp>>;
   try {
-    server = await serveHttp((endpoint) => setup(endpoint, counters), {
+    server = await serveHttp((endpoint, info) => setup(endpoint, info.sessionId === undefined), {
       port: options.httpPort,
       host: '127.0.0.1',
       path: '/mcp',
@@ -34,6 +44,12 @@ if (options.httpPort !== undefined) {
     process.stderr.write(`example server: cannot listen: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  const { handler } = server;
+  transportStats = (stateless) => {
+    const { sessions, statelessInFlight } = handler.stats;
+    // A 2026-07-28 stats request is itself a stateless request in flight: it is left out.
+    return { kind: 'http', sessions, statelessInFlight: statelessInFlight - (stateless ? 1 : 0) };
+  };
   process.stderr.write(`example server listening on ${server.url}\n`);
   const stop = (): void => {
     void server.close().then(() => process.exit(0));
@@ -41,6 +57,7 @@ if (options.httpPort !== undefined) {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } else {
-  const server = serveStdio((endpoint) => setup(endpoint, counters));
+  const server = serveStdio((endpoint) => setup(endpoint));
+  transportStats = () => ({ kind: 'stdio', ...server.stats });
   await server.closed;
 }
