@@ -21,21 +21,21 @@ export interface DeadlineOptions {
    * The idle window: fires when this long passes with no {@link DeadlineController.touch | touch}.
    * `Infinity` turns it off. @default Infinity
    */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /** The hard ceiling from the start; nothing extends it. `Infinity` turns it off. @default Infinity */
-  ceilingMs?: number;
+  ceilingMs?: number | undefined;
   /** The time source. @default systemClock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /**
    * An enclosing deadline (or any AbortSignal). The child never outlives it: it aborts when the parent
    * does, with the parent's reason, and its ceiling is never later than the parent's.
    */
-  parent?: DeadlineController | AbortSignal;
+  parent?: DeadlineController | AbortSignal | undefined;
   /**
    * Called once, synchronously, when the deadline aborts (before the signal's listeners), with the reason.
    * Cheaper than a signal listener: the signal's AbortController is only made when `signal` is read.
    */
-  onAbort?: (reason: unknown) => void;
+  onAbort?: ((reason: unknown) => void) | undefined;
 }
 
 /**

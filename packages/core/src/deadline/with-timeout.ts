@@ -17,9 +17,9 @@ import { InflightError } from '../errors/inflight-error.js';
  */
 export interface WithTimeoutOptions {
   /** The time source whose timers bound the promise. @default systemClock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Rejects early with this signal's reason when it aborts. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -39,10 +39,12 @@ export function withTimeout<T>(
   options: WithTimeoutOptions = {},
 ): Promise<T> {
   const clock = options.clock ?? systemClock;
-  return pTimeout(Promise.resolve(work), {
+  const bounded: Promise<T> = pTimeout(Promise.resolve(work), {
     milliseconds: ms,
-    signal: options.signal,
     customTimers: timersOf(clock) as never,
     message: InflightError.ceiling(ms),
+    // An absent signal stays absent: p-timeout's options do not take `signal: undefined` under strict settings.
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  return bounded;
 }

@@ -10,7 +10,11 @@ export class BatchCollector {
   #waiting = 0;
   #sealed = false;
 
-  constructor(private readonly channel: Channel) {}
+  readonly #channel: Channel;
+
+  constructor(channel: Channel) {
+    this.#channel = channel;
+  }
 
   /** One more response to wait for. */
   expect(): void {
@@ -33,6 +37,6 @@ export class BatchCollector {
   #maybeWrite(): void {
     if (!this.#sealed || this.#waiting > 0) return;
     this.#sealed = false; // write once
-    if (this.#responses.length > 0) this.channel.write(this.#responses);
+    if (this.#responses.length > 0) this.#channel.write(this.#responses);
   }
 }

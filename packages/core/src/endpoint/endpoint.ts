@@ -21,7 +21,13 @@ import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { NotificationHandler, RequestHandler } from './context.js';
 import { InboundRequests } from './inbound.js';
-import { classify, errorResponse, type JsonRpcMessage } from './messages.js';
+import {
+  classify,
+  errorResponse,
+  type JsonRpcMessage,
+  type MessageFields,
+  type ProgressFields,
+} from './messages.js';
 import { OutboundRequests, type RequestOptions } from './outbound.js';
 
 /**
@@ -316,11 +322,11 @@ export class Endpoint {
 
   #receiveOne(value: unknown, batch: BatchCollector | undefined): void {
     // The hot path: progress skips classification and allocates nothing until it is routed.
-    const m = value as JsonRpcMessage | null;
+    const m = value as MessageFields | null;
     if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
       // `message` is checked by the route for the revisions that have it (2024-11-05 ignores it).
       if (m.jsonrpc === '2.0' && isProgressParams(m.params, false))
-        this.#outbound.progress(m.params as JsonRpcMessage);
+        this.#outbound.progress(m.params as ProgressFields);
       else this.#ignoredNotifications++; // invalid notifications are ignored [CN15]
       return;
     }
@@ -396,7 +402,8 @@ export class Endpoint {
         this.#ignoredNotifications++;
         return;
       }
-      this.#inbound.cancel(params.requestId as RequestId, params.reason as string | undefined);
+      const cancel = params as { requestId?: unknown; reason?: unknown };
+      this.#inbound.cancel(cancel.requestId as RequestId, cancel.reason as string | undefined);
     }
     const handler = this.#notificationHandlers.get(method);
     if (!handler) {

@@ -11,7 +11,7 @@ import type { RequestId } from '../schemas/types.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { RequestContext, RequestHandler } from './context.js';
-import { errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
+import { asksForTask, errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 import { RecentIds } from './recent-ids.js';
 
 /** What the dispatch chain carries for a request that ended before its handler ran. */
@@ -60,7 +60,11 @@ export class InboundRequests {
   /** Cancels that arrived before their request and still won (rule 3). */
   earlyCancelsApplied = 0;
 
-  constructor(readonly settings: InboundSettings) {}
+  readonly settings: InboundSettings;
+
+  constructor(settings: InboundSettings) {
+    this.settings = settings;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -160,8 +164,7 @@ export class InboundRequests {
       },
     };
     // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
-    const taskAugmented =
-      revision === '2025-11-25' && typeof params?.task === 'object' && params.task !== null;
+    const taskAugmented = revision === '2025-11-25' && asksForTask(params);
     Promise.resolve()
       .then(() => (entry.done ? NOT_RUN : handler(params, ctx)))
       .then(

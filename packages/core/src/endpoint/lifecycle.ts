@@ -51,7 +51,10 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
-    protocolVersion: negotiateLegacy(params?.protocolVersion ?? LATEST_LEGACY_REVISION, endpoint.transport),
+    protocolVersion: negotiateLegacy(
+      (params as { protocolVersion?: unknown } | undefined)?.protocolVersion ?? LATEST_LEGACY_REVISION,
+      endpoint.transport,
+    ),
     capabilities: identity.capabilities,
     serverInfo: identity.serverInfo,
     ...extra,

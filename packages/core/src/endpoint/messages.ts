@@ -1,7 +1,7 @@
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { isTokenOrId } from '../schemas/fast-check.js';
-import type { RequestId } from '../schemas/types.js';
+import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**
  * A JSON-RPC message as it goes on the wire (an object; batches are arrays of these).
@@ -15,6 +15,16 @@ import type { RequestId } from '../schemas/types.js';
  * ```
  */
 export type JsonRpcMessage = Record<string, unknown>;
+
+/** The members of a JSON-RPC message, named so code reads them by name (any of them may be absent or wrong). */
+export interface MessageFields {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
 
 /** What an inbound JSON value turned out to be. */
 export type Classified =
@@ -48,7 +58,7 @@ export function classify(value: unknown): Classified {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(null, 'a JSON-RPC message is an object');
   }
-  const m = value as JsonRpcMessage;
+  const m = value as MessageFields;
   // Something without a method that carries `result` or `error` meant to be a response; one with a method
   // and no id meant to be a notification. Neither gets an answer, whatever else is wrong with it.
   const answerable = m.method !== undefined ? m.id !== undefined : !('result' in m || 'error' in m);
@@ -144,7 +154,9 @@ export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
  * metaOf(undefined); // undefined
  * ```
  */
-export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function metaOf(
+  params: { _meta?: unknown } | undefined,
+): (Record<string, unknown> & { progressToken?: unknown }) | undefined {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
     ? (meta as Record<string, unknown>)
@@ -169,12 +181,13 @@ export function metaOf(params: Record<string, unknown> | undefined): Record<stri
  */
 export class JsonRpcError extends Error {
   override readonly name = 'JsonRpcError';
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
+    this.code = code;
+    this.data = data;
   }
 
   toJsonRpc(): JsonRpcErrorObject {
@@ -182,4 +195,21 @@ export class JsonRpcError extends Error {
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
   }
+}
+
+/**
+ * `notifications/progress` params once `isProgressParams` passed them: the token and value are checked,
+ * `total` and `message` are the route's to check for the revision.
+ */
+export interface ProgressFields {
+  progressToken: ProgressToken;
+  progress: number;
+  total?: unknown;
+  message?: unknown;
+}
+
+/** Whether request params ask for a 2025-11-25 task (a `task` object) [PG14]. */
+export function asksForTask(params: { task?: unknown } | undefined): boolean {
+  const task = params?.task;
+  return typeof task === 'object' && task !== null;
 }

@@ -14,7 +14,7 @@ import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
-import { JsonRpcError, metaOf } from './messages.js';
+import { asksForTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
 
 /**
  * Options for one outbound request.
@@ -94,7 +94,11 @@ export class OutboundRequests {
   lateResponses = 0;
   closed = false;
 
-  constructor(readonly settings: OutboundSettings) {}
+  readonly settings: OutboundSettings;
+
+  constructor(settings: OutboundSettings) {
+    this.settings = settings;
+  }
 
   get size(): number {
     return this.#byId.size;
@@ -139,7 +143,7 @@ export class OutboundRequests {
         resolve,
         reject,
         unlink,
-        task: typeof params?.task === 'object' && params.task !== null,
+        task: asksForTask(params),
         done: false,
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
@@ -175,7 +179,7 @@ export class OutboundRequests {
   }
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
-  progress(params: Record<string, unknown>): void {
+  progress(params: ProgressFields): void {
     const pending = this.#tokens.resolve(params.progressToken);
     const relay = this.settings.relay;
     if (!pending) return relay.noteLate(params.progressToken as ProgressToken, params.progress);

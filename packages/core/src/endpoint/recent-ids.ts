@@ -4,7 +4,11 @@ import type { RequestId } from '../schemas/types.js';
 export class RecentIds {
   #ids = new Set<RequestId>();
 
-  constructor(readonly capacity: number) {}
+  readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
 
   add(id: RequestId): void {
     this.#ids.delete(id);

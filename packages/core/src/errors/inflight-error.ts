@@ -95,7 +95,7 @@ export class InflightError extends Error {
   }
 
   /** `instanceof InflightError` is {@link InflightError.is}; a subclass keeps plain prototype checks. */
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof, maybe a subclass
     return this === InflightError ? InflightError.is(value) : plainInstanceOf.call(this, value);
   }

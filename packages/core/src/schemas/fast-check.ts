@@ -43,7 +43,13 @@ function isOptionalMeta(value: unknown): boolean {
  */
 export function isProgressParams(params: unknown, withMessage: boolean): boolean {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
-  const p = params as Record<string, unknown>;
+  const p = params as {
+    progressToken?: unknown;
+    progress?: unknown;
+    total?: unknown;
+    message?: unknown;
+    _meta?: unknown;
+  };
   if (!isTokenOrId(p.progressToken)) return false;
   if (typeof p.progress !== 'number' || !Number.isFinite(p.progress)) return false;
   if (!isOptionalFinite(p.total)) return false;
@@ -64,7 +70,7 @@ export function isProgressParams(params: unknown, withMessage: boolean): boolean
  */
 export function isCancelledParams(params: unknown, requestIdOptional: boolean): boolean {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
-  const p = params as Record<string, unknown>;
+  const p = params as { requestId?: unknown; reason?: unknown; _meta?: unknown };
   if (p.requestId === undefined ? !requestIdOptional : !isTokenOrId(p.requestId)) return false;
   if (p.reason !== undefined && typeof p.reason !== 'string') return false;
   return isOptionalMeta(p._meta);

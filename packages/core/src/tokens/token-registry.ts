@@ -18,8 +18,11 @@ import type { ProgressToken } from '../schemas/types.js';
  */
 export class DuplicateTokenError extends Error {
   override readonly name = 'DuplicateTokenError';
-  constructor(readonly token: ProgressToken) {
+  readonly token: ProgressToken;
+
+  constructor(token: ProgressToken) {
     super(`progress token ${JSON.stringify(token)} is already in use by an active request`);
+    this.token = token;
   }
 }
 
