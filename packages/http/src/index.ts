@@ -8,4 +8,5 @@ export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';
 export { createHttpHandler, type HttpHandler } from './server/handler.js';
 export { type HttpServerOptions, LOOPBACK_HOSTS } from './server/options.js';
+export { HTTP_ERROR_CODES } from './shared/error-codes.js';
 export { decodeHeaderValue, encodeHeaderValue } from './shared/header-value.js';

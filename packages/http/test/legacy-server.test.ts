@@ -1,6 +1,6 @@
 // Legacy Streamable HTTP (2025-03-26 to 2025-11-25) on real loopback sockets, driven by raw fetch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningHttpServer, serveHttp } from '../src/index.js';
+import { HTTP_ERROR_CODES, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { EventReader, RawHttp, workCall } from './fixtures/raw-http.js';
 import { observe, workServer } from './fixtures/work-server.js';
 
@@ -50,7 +50,7 @@ describe('sessions', () => {
     expect(server.handler.stats.sessions).toBe(before - 1);
     const after = await raw.post(ping, raw.legacy(session));
     expect(after.status).toBe(404);
-    expect((await after.json()).error.code).toBe(-32600);
+    expect((await after.json()).error.code).toBe(HTTP_ERROR_CODES.SessionNotFound);
   });
 
   it('2024-11-05 has no Streamable HTTP: its initialize is offered 2025-03-26', async () => {

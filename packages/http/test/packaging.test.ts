@@ -17,6 +17,7 @@ const FETCH_NAMES = [
   'decodeHeaderValue',
   'encodeHeaderValue',
   'TRANSPORT_FAILURE_CODE',
+  'HTTP_ERROR_CODES',
   'LOOPBACK_HOSTS',
 ];
 const NODE_NAMES = ['serveHttp', 'toNodeListener'];

@@ -1,7 +1,7 @@
 // The edges of the HTTP server: origin and host checks, body limits, keep-alives, the node:http adapter.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningHttpServer, serveHttp } from '../src/index.js';
+import { HTTP_ERROR_CODES, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { EventReader, modernHeaders, modernRequest, RawHttp, workCall } from './fixtures/raw-http.js';
 import { observe, workServer } from './fixtures/work-server.js';
 
@@ -43,7 +43,7 @@ describe('DNS rebinding and browsers', () => {
       { origin: 'https://evil.example' },
     );
     expect(foreign.status).toBe(403);
-    expect((await foreign.json()).error).toMatchObject({ code: -32600 });
+    expect((await foreign.json()).error).toMatchObject({ code: HTTP_ERROR_CODES.Forbidden });
     const local = await raw.post(modernRequest(1, 'server/discover'), {
       ...modernHeaders('server/discover'),
       origin: 'http://localhost:5173',

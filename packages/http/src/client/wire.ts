@@ -5,12 +5,13 @@ import {
   metaVersionOf,
   type Revision,
 } from '@mcp-inflight/core';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 
 /**
  * The JSON-RPC code of a call that failed in transport (an HTTP error without a JSON-RPC body, a broken
  * stream that could not be resumed, a network failure); `data.httpStatus` or `data.network` says which.
- * The spec names no code for these, so it is the first implementation-defined server error.
+ * The spec names no code for these: it is `HTTP_ERROR_CODES.TransportFailure`, a lost exchange.
  *
  * @example
  * ```ts
@@ -24,7 +25,7 @@ import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.
  * }
  * ```
  */
-export const TRANSPORT_FAILURE_CODE = -32000;
+export const TRANSPORT_FAILURE_CODE: -32000 = HTTP_ERROR_CODES.TransportFailure;
 
 /**
  * The headers of one client request: a 2026-07-28 message carries the mirrored `MCP-Protocol-Version`,

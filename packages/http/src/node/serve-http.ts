@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { HttpSetup } from '../server/context.js';
 import { createHttpHandler, type HttpHandler } from '../server/handler.js';
 import { type HttpServerOptions, LOOPBACK_HOSTS } from '../server/options.js';
-import { errorReply, TRANSPORT_ERROR_CODE } from '../server/replies.js';
+import { errorReply } from '../server/replies.js';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import { answerClientError, limitConnections } from './limits.js';
 import { toNodeListener } from './node-listener.js';
 
 /**
@@ -22,6 +24,24 @@ export interface ServeHttpOptions extends HttpServerOptions {
   host?: string;
   /** The MCP endpoint's path; anything else is 404. @default '/mcp' */
   path?: string;
+  /**
+   * A client must have sent all its request headers within this long of connecting (or of its previous
+   * request on a kept-alive connection), else `408` and the connection closes: a client trickling headers
+   * cannot hold a connection. Checked every quarter of it (at most every second). @default 10_000
+   */
+  headersTimeoutMs?: number;
+  /** The whole request, body included, must have arrived within this long, else `408`. @default 30_000 */
+  requestTimeoutMs?: number;
+  /**
+   * An idle kept-alive connection (no request in progress) closes after this long. Not to be confused
+   * with `keepAliveMs`, the SSE comment interval. @default 5_000
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Open connections at most; one more gets `503` with `HTTP_ERROR_CODES.TooManyConnections` and is
+   * closed. Keep it below the process's file-descriptor limit. @default 4_096
+   */
+  maxConnections?: number;
 }
 
 /**
@@ -64,7 +84,16 @@ export interface RunningHttpServer {
  * ```
  */
 export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Promise<RunningHttpServer> {
-  const { port, host = '127.0.0.1', path = '/mcp', ...rest } = options;
+  const {
+    port,
+    host = '127.0.0.1',
+    path = '/mcp',
+    headersTimeoutMs = 10_000,
+    requestTimeoutMs = 30_000,
+    keepAliveTimeoutMs = 5_000,
+    maxConnections = 4_096,
+    ...rest
+  } = options;
   const loopback = LOOPBACK_HOSTS.includes(host);
   const handler = createHttpHandler(setup, {
     ...rest,
@@ -72,14 +101,26 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
   });
   const listener = toNodeListener(handler);
   const notFound = toNodeListener({
-    handle: async () => errorReply(404, TRANSPORT_ERROR_CODE, `Not Found: the MCP endpoint is ${path}`),
+    handle: async () => errorReply(404, HTTP_ERROR_CODES.NotFound, `Not Found: the MCP endpoint is ${path}`),
     close: async () => {},
     stats: handler.stats,
   });
-  const server = createServer({ noDelay: true }, (req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    (pathname === path ? listener : notFound)(req, res);
-  });
+  const server = createServer(
+    {
+      noDelay: true,
+      // Node wants the headers limit within the request limit; it checks both on this interval.
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+      (pathname === path ? listener : notFound)(req, res);
+    },
+  );
+  limitConnections(server, maxConnections);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

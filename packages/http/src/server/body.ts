@@ -1,5 +1,6 @@
 import { JsonRpcErrorCode } from '@mcp-inflight/core';
-import { errorReply, TRANSPORT_ERROR_CODE } from './replies.js';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import { errorReply } from './replies.js';
 
 /** A parsed POST body, or the error response to send instead. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Response };
@@ -17,14 +18,21 @@ export async function readJsonBody(
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     return fail(
-      errorReply(415, TRANSPORT_ERROR_CODE, 'Unsupported Media Type: the body must be application/json', {
-        headers,
-      }),
+      errorReply(
+        415,
+        HTTP_ERROR_CODES.UnsupportedMediaType,
+        'Unsupported Media Type: the body must be application/json',
+        {
+          headers,
+        },
+      ),
     );
   }
   const tooLarge = () =>
     fail(
-      errorReply(413, TRANSPORT_ERROR_CODE, `Payload Too Large: the limit is ${maxBytes} bytes`, { headers }),
+      errorReply(413, HTTP_ERROR_CODES.PayloadTooLarge, `Payload Too Large: the limit is ${maxBytes} bytes`, {
+        headers,
+      }),
     );
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {

@@ -1,10 +1,11 @@
 import { JsonRpcErrorCode, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
 import { LegacyServer } from './legacy.js';
 import { serveModern } from './modern.js';
 import { type HttpServerOptions, resolveServerOptions } from './options.js';
-import { errorReply, methodNotAllowed, TRANSPORT_ERROR_CODE } from './replies.js';
+import { errorReply, methodNotAllowed } from './replies.js';
 
 /**
  * A Fetch-standard MCP endpoint: `Request` in, `Response` out.
@@ -95,16 +96,21 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
 
   const handle = async (request: Request, exchange?: HttpExchange): Promise<Response> => {
     const disconnect = exchange?.disconnect ?? request.signal;
-    if (closed) return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: the server is closing');
+    if (closed)
+      return errorReply(503, HTTP_ERROR_CODES.ServerClosing, 'Service Unavailable: the server is closing');
     const host = request.headers.get('host');
     if (host !== null && !resolved.isAllowedHost(host)) {
-      return errorReply(403, TRANSPORT_ERROR_CODE, `Forbidden: host ${JSON.stringify(host)} is not allowed`);
+      return errorReply(
+        403,
+        HTTP_ERROR_CODES.Forbidden,
+        `Forbidden: host ${JSON.stringify(host)} is not allowed`,
+      );
     }
     const origin = request.headers.get('origin');
     if (origin !== null && !resolved.isAllowedOrigin(origin)) {
       return errorReply(
         403,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.Forbidden,
         `Forbidden: origin ${JSON.stringify(origin)} is not allowed`,
       ); // [H47]
     }
@@ -136,7 +142,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     if (!accepts.json && !accepts.sse) {
       return errorReply(
         406,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.NotAcceptable,
         'Not Acceptable: accept application/json and text/event-stream',
         { headers },
       );

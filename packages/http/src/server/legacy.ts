@@ -9,8 +9,9 @@ import {
   REVISIONS,
   type RequestId,
 } from '@mcp-inflight/core';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, type ServeContext } from './context.js';
-import { accepted, errorReply, methodNotAllowed, TRANSPORT_ERROR_CODE } from './replies.js';
+import { accepted, errorReply, methodNotAllowed } from './replies.js';
 import { LegacySession } from './session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -46,10 +47,15 @@ export class LegacyServer {
     if (bad) return bad;
     if (Array.isArray(value)) return this.#batch(request, session, value, headers, disconnect);
     if (!single || single.kind === 'invalid') {
-      return errorReply(400, single?.code ?? TRANSPORT_ERROR_CODE, `Invalid Request: ${single?.message}`, {
-        id: single?.id,
-        headers,
-      });
+      return errorReply(
+        400,
+        single?.code ?? HTTP_ERROR_CODES.InvalidRequest,
+        `Invalid Request: ${single?.message}`,
+        {
+          id: single?.id,
+          headers,
+        },
+      );
     }
     if (single.kind !== 'request') {
       // A cancel's stream is ended by core's verdict (Channel.suppressed), never by its mere arrival [CN15].
@@ -75,9 +81,14 @@ export class LegacyServer {
     const found = this.#session(request, headers);
     if (found instanceof Response) return found;
     if (!acceptsOf(request).sse)
-      return errorReply(406, TRANSPORT_ERROR_CODE, 'Not Acceptable: GET needs Accept: text/event-stream', {
-        headers,
-      });
+      return errorReply(
+        406,
+        HTTP_ERROR_CODES.NotAcceptable,
+        'Not Acceptable: GET needs Accept: text/event-stream',
+        {
+          headers,
+        },
+      );
     const bad = badVersionHeader(request, headers);
     if (bad) return bad;
     const lastEventId = request.headers.get('last-event-id');
@@ -86,14 +97,16 @@ export class LegacyServer {
       if (resumed) return resumed;
       return errorReply(
         400,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.NothingToResume,
         `Bad Request: nothing to resume for Last-Event-ID ${JSON.stringify(lastEventId)} (unknown, delivered or expired)`,
         { headers },
       );
     }
     return (
       found.openStandalone(headers) ??
-      errorReply(409, TRANSPORT_ERROR_CODE, 'Conflict: this session already has a GET stream', { headers })
+      errorReply(409, HTTP_ERROR_CODES.StreamConflict, 'Conflict: this session already has a GET stream', {
+        headers,
+      })
     );
   }
 
@@ -119,7 +132,10 @@ export class LegacyServer {
   ): Promise<Response> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR_CODE, 'Service Unavailable: too many sessions', { id, headers });
+      return errorReply(503, HTTP_ERROR_CODES.TooManySessions, 'Service Unavailable: too many sessions', {
+        id,
+        headers,
+      });
     }
     const message = value as { params?: { protocolVersion?: unknown; _meta?: unknown } };
     // A 2026-07-28 envelope means nothing on initialize, which selects legacy semantics [M10]: core must not
@@ -171,18 +187,23 @@ export class LegacyServer {
     if (revision !== '2025-03-26') {
       return errorReply(
         400,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.InvalidRequest,
         `Invalid Request: batches are not part of ${revision} [J13]`,
         { headers },
       );
     }
     if (values.length === 0)
-      return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: an empty batch', { headers });
+      return errorReply(400, HTTP_ERROR_CODES.InvalidRequest, 'Invalid Request: an empty batch', { headers });
     const parts = values.map(classify);
     if (parts.some((p) => p.kind === 'request' && p.method === 'initialize')) {
-      return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: initialize may not be batched [J10]', {
-        headers,
-      });
+      return errorReply(
+        400,
+        HTTP_ERROR_CODES.InvalidRequest,
+        'Invalid Request: initialize may not be batched [J10]',
+        {
+          headers,
+        },
+      );
     }
     const requestIds = parts.flatMap((p) => (p.kind === 'request' ? [p.id] : []));
     // Ids are fresh [J3]: one in flight, or twice in this batch, would let answers reach another POST's
@@ -213,7 +234,7 @@ export class LegacyServer {
     if (!id) {
       return errorReply(
         400,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.SessionRequired,
         'Bad Request: Mcp-Session-Id is required (send initialize first)',
         { headers },
       );
@@ -222,7 +243,7 @@ export class LegacyServer {
     if (!session || session.closed) {
       return errorReply(
         404,
-        TRANSPORT_ERROR_CODE,
+        HTTP_ERROR_CODES.SessionNotFound,
         'Session not found: it ended or expired; initialize a new one',
         { headers },
       );
@@ -234,10 +255,15 @@ export class LegacyServer {
 
 /** 400 for a request id the session still owes a response, or one a batch repeats [J3]. */
 function inFlight(id: RequestId, headers: Record<string, string>, why = 'is already in flight'): Response {
-  return errorReply(400, TRANSPORT_ERROR_CODE, `Invalid Request: id ${JSON.stringify(id)} ${why}`, {
-    id,
-    headers,
-  });
+  return errorReply(
+    400,
+    HTTP_ERROR_CODES.InvalidRequest,
+    `Invalid Request: id ${JSON.stringify(id)} ${why}`,
+    {
+      id,
+      headers,
+    },
+  );
 }
 
 /** A present `MCP-Protocol-Version` must name a legacy HTTP revision we speak, else 400 [H38]. */

@@ -6,10 +6,11 @@ import {
   JsonRpcErrorCode,
   MODERN_REVISION,
 } from '@mcp-inflight/core';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
 import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
-import { accepted, errorReply, TRANSPORT_ERROR_CODE } from './replies.js';
+import { accepted, errorReply } from './replies.js';
 import { ResponseStream } from './response-stream.js';
 
 /** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
@@ -35,16 +36,23 @@ export async function serveModern(
     });
   }
   if (Array.isArray(value)) {
-    return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: 2026-07-28 has no batches', { headers });
+    return errorReply(400, HTTP_ERROR_CODES.InvalidRequest, 'Invalid Request: 2026-07-28 has no batches', {
+      headers,
+    });
   }
   const c = classify(value);
   if (c.kind === 'invalid')
     return errorReply(400, c.code, `Invalid Request: ${c.message}`, { id: c.id, headers });
   if (c.kind === 'response') {
-    return errorReply(400, TRANSPORT_ERROR_CODE, 'Invalid Request: 2026-07-28 clients send no responses', {
-      id: c.id,
-      headers,
-    });
+    return errorReply(
+      400,
+      HTTP_ERROR_CODES.InvalidRequest,
+      'Invalid Request: 2026-07-28 clients send no responses',
+      {
+        id: c.id,
+        headers,
+      },
+    );
   }
   if (c.kind === 'notification') {
     stats.ignoredNotifications++; // no client notification is defined over HTTP; a stream close is the cancel [H34]

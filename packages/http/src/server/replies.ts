@@ -1,7 +1,5 @@
 import { errorResponse, type RequestId } from '@mcp-inflight/core';
-
-/** Code for transport-level refusals (bad session, wrong method, too large): the spec names no other. */
-export const TRANSPORT_ERROR_CODE = -32600;
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 
 /** A JSON body with a status. */
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -28,5 +26,7 @@ export function accepted(headers: Record<string, string> = {}): Response {
 
 /** `405` with the methods this endpoint does allow. */
 export function methodNotAllowed(allow: string, headers: Record<string, string> = {}): Response {
-  return errorReply(405, TRANSPORT_ERROR_CODE, 'Method not allowed', { headers: { allow, ...headers } });
+  return errorReply(405, HTTP_ERROR_CODES.MethodNotAllowed, 'Method not allowed', {
+    headers: { allow, ...headers },
+  });
 }

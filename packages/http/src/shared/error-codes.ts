@@ -1,0 +1,69 @@
+/**
+ * Every JSON-RPC error code the HTTP transport itself answers with, server and client, in one table (the
+ * same table is in the README). Where the spec names a code for the situation, that code; otherwise one of
+ * ours from -32003..-32019. -32000 and -32001 carry core's causes (`data.cause`), -32002 is the old
+ * "resource not found" that 2026-07-28 forbids emitting, and -32020 and up belong to the spec.
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcError } from '@mcp-inflight/core';
+ * import { HTTP_ERROR_CODES } from '@mcp-inflight/http';
+ * declare const error: unknown;
+ * if (error instanceof JsonRpcError && error.code === HTTP_ERROR_CODES.SessionNotFound) {
+ *   // the server ended our legacy session: initialize again
+ * }
+ * ```
+ */
+export const HTTP_ERROR_CODES = {
+  /** 400: the body is not JSON (spec). */
+  ParseError: -32700,
+  /** 400: not a JSON-RPC message, a batch where none is allowed, an id already in flight (spec). */
+  InvalidRequest: -32600,
+  /** 404 on 2026-07-28: no handler for the method (spec). */
+  MethodNotFound: -32601,
+  /** 400: a required `_meta` field is missing (spec). */
+  InvalidParams: -32602,
+  /** 500: `setup` threw (spec). */
+  InternalError: -32603,
+  /** 400 on 2026-07-28: a mirrored header differs from the body (spec). */
+  HeaderMismatch: -32020,
+  /** 400: the revision asked for is not served; `data.supported` lists ours (spec). */
+  UnsupportedProtocolVersion: -32022,
+  /**
+   * Client side: a call failed in transport (a non-2xx answer with no JSON-RPC error, a network failure);
+   * `data.httpStatus` or `data.network` says which. A lost exchange is a lost connection, the -32000 family.
+   */
+  TransportFailure: -32000,
+  /** 503: the server is closing. */
+  ServerClosing: -32003,
+  /** 503: `maxSessions` legacy sessions are alive; try later. */
+  TooManySessions: -32004,
+  /** 403: `Host` or `Origin` is not allowed (DNS rebinding, browsers). */
+  Forbidden: -32005,
+  /** 404: not the MCP endpoint's path. */
+  NotFound: -32006,
+  /** 405: the method (or a GET/DELETE with no session, or on 2026-07-28) is not served here. */
+  MethodNotAllowed: -32007,
+  /** 406: `Accept` allows neither JSON nor SSE (or a GET without SSE). */
+  NotAcceptable: -32008,
+  /** 413: the body is over `maxBodyBytes`. */
+  PayloadTooLarge: -32009,
+  /** 415: the body is not `application/json`. */
+  UnsupportedMediaType: -32010,
+  /** 400: a legacy request with no `Mcp-Session-Id`. */
+  SessionRequired: -32011,
+  /** 404: the legacy session ended (DELETE, expiry, shutdown) or never existed; initialize again. */
+  SessionNotFound: -32012,
+  /** 409: the session already has a live GET stream. */
+  StreamConflict: -32013,
+  /** 400: `Last-Event-ID` names nothing that can be resumed (unknown, delivered or expired). */
+  NothingToResume: -32014,
+  /** 408: the request's headers or body did not arrive within `headersTimeoutMs` / `requestTimeoutMs`. */
+  RequestTimeout: -32015,
+  /** 503: `maxConnections` connections are open; this one is closed. */
+  TooManyConnections: -32016,
+  /** 400: the bytes are not an HTTP/1.1 request. */
+  BadHttpRequest: -32017,
+  /** 431: the request's headers are larger than the server reads. */
+  HeadersTooLarge: -32018,
+} as const;
