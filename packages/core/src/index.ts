@@ -5,6 +5,7 @@ export { type WithTimeoutOptions, withTimeout } from './deadline/with-timeout.js
 export type { Channel } from './endpoint/channel.js';
 export type { NotificationHandler, RequestContext, RequestHandler } from './endpoint/context.js';
 export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
+export type { Direction, EndpointEvents, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export { SERVER_INFO_META_KEY, type ServerIdentity, serveLifecycle } from './endpoint/lifecycle.js';
 export {

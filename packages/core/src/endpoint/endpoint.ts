@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
 import {
   allowsBatches,
@@ -20,6 +21,7 @@ import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { NotificationHandler, RequestHandler } from './context.js';
+import { createEmitter, type EndpointEvents, type EventHub } from './events.js';
 import { InboundRequests } from './inbound.js';
 import {
   classify,
@@ -144,6 +146,7 @@ export class Endpoint {
   #badInput = 0;
   #errors = { count: 0 };
   #onError: (error: unknown, context: string) => void;
+  #hub: EventHub = { events: undefined };
 
   constructor(options: EndpointOptions) {
     this.role = options.role;
@@ -154,11 +157,14 @@ export class Endpoint {
     this.revision = options.revision;
     const errors = this.#errors;
     const onError = options.onError;
+    const hub = this.#hub;
     this.#onError = (error, context) => {
       errors.count++;
+      hub.events?.emit('error', error, context);
       onError?.(error, context);
     };
     const shared = {
+      hub,
       onError: this.#onError,
       role: this.role,
       transport: this.transport,
@@ -191,6 +197,25 @@ export class Endpoint {
   setNotificationHandler(method: string, handler: NotificationHandler): this {
     this.#notificationHandlers.set(method, handler);
     return this;
+  }
+
+  /**
+   * The typed event stream of this endpoint (see {@link EndpointEvents}): requests started and ended,
+   * progress accepted or dropped, cancels sent and received, deadlines fired, late messages absorbed,
+   * errors. Made on first read; until then the endpoint emits nothing, so an endpoint nobody watches pays
+   * nothing for it.
+   *
+   * @example
+   * ```ts
+   * import type { Endpoint } from '@mcp-inflight/core';
+   * declare const client: Endpoint;
+   * client.events.on('cancel-sent', (id, method, cause, how) => console.log(`${method} #${id} ${how}: ${cause.code}`));
+   * client.events.on('late', (kind, key) => console.log(`late ${kind} for ${key}, absorbed`));
+   * ```
+   */
+  get events(): EventEmitter<EndpointEvents> {
+    this.#hub.events ??= createEmitter();
+    return this.#hub.events;
   }
 
   /** Whether the endpoint has closed. */

@@ -11,6 +11,7 @@ import type { RequestId } from '../schemas/types.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { RequestContext, RequestHandler } from './context.js';
+import type { EventHub } from './events.js';
 import { asksForTask, errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 import { RecentIds } from './recent-ids.js';
 
@@ -40,6 +41,7 @@ export interface InboundSettings {
   handlerIdleMs: number;
   handlerCeilingMs: number;
   onError: (error: unknown, context: string) => void;
+  hub: EventHub;
 }
 
 /**
@@ -131,6 +133,8 @@ export class InboundRequests {
       });
     }
     this.#entries.set(id, entry);
+    const hub = s.hub;
+    hub.events?.emit('request-started', 'inbound', id, method, revision);
     const taskRoutes = this.#taskRoutes;
     const ctx: RequestContext = {
       id,
@@ -149,6 +153,11 @@ export class InboundRequests {
           if (route.closed) return false;
           const accepted = route.push(progress, total, message);
           if (accepted) deadline.touch();
+          const events = hub.events;
+          if (events === undefined) return accepted;
+          if (accepted)
+            events.emit('progress-accepted', 'inbound', route.token, progress as number, total, message);
+          else events.emit('progress-dropped', 'inbound', route.token, progress, route.refused ?? 'closed');
           return accepted;
         }
         // Nobody asked for notifications, but the handler's own idle limit still sees its liveness.
@@ -170,8 +179,9 @@ export class InboundRequests {
       .then(
         (result) => {
           if (result === NOT_RUN) return; // ended before it started: there is no late result to count
-          if (entry.done) return this.#noteLate();
+          if (entry.done) return this.#noteLate(id);
           this.#finish(entry);
+          hub.events?.emit('request-ended', 'inbound', id, method, 'result', undefined);
           onResult?.(result);
           // Flush pending progress before the result; a task's route stays open until it ends [PG14].
           const route = entry.route;
@@ -181,8 +191,9 @@ export class InboundRequests {
           this.#reply(batch, id, resultResponse(id, withResultType(result, revision)));
         },
         (error: unknown) => {
-          if (entry.done) return this.#noteLate();
+          if (entry.done) return this.#noteLate(id);
           this.#finish(entry);
+          hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
           entry.route?.close();
           this.#reply(batch, id, errorResponseFor(id, error));
         },
@@ -196,6 +207,7 @@ export class InboundRequests {
     if (entry) {
       if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
       entry.suppress = true;
+      this.settings.hub.events?.emit('cancel-received', id, entry.method, reason);
       entry.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
       return;
     }
@@ -227,12 +239,17 @@ export class InboundRequests {
     if (entry.done) return;
     this.#finish(entry);
     entry.route?.close(); // nothing after a cancel [PG12 CN25]
+    const cause = InflightError.from(entry.deadline.reason);
+    const events = this.settings.hub.events;
+    if (events) {
+      if (cause.isTimeout) events.emit('deadline-fired', 'inbound', entry.id, entry.method, cause);
+      events.emit('request-ended', 'inbound', entry.id, entry.method, 'aborted', cause);
+    }
     if (entry.suppress) {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
       return;
     }
-    const cause = InflightError.from(entry.deadline.reason);
     this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
   }
 
@@ -252,8 +269,9 @@ export class InboundRequests {
     }
   }
 
-  #noteLate(): void {
+  #noteLate(id: RequestId): void {
     this.lateResults++;
+    this.settings.hub.events?.emit('late', 'result', id);
   }
 
   #reply(batch: BatchCollector | undefined, id: RequestId, message: JsonRpcMessage): void {

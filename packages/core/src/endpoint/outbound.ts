@@ -14,6 +14,7 @@ import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
+import type { EventHub, Outcome } from './events.js';
 import { asksForTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
 
 /**
@@ -78,6 +79,7 @@ export interface OutboundSettings {
   ceilingMs: number;
   clientInfo: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown>;
+  hub: EventHub;
   onError: (error: unknown, context: string) => void;
 }
 
@@ -148,6 +150,7 @@ export class OutboundRequests {
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
       this.#byId.set(id, pending);
+      s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
       const meta: Record<string, unknown> = { ...metaOf(params), progressToken: pending.token };
       if (isLegacy(revision)) {
@@ -166,14 +169,14 @@ export class OutboundRequests {
       } catch (error) {
         // The channel refused the write: the call can never be answered.
         this.#settle(pending);
-        reject(
-          new InflightError(
-            'UPSTREAM_CLOSED',
-            'the request could not be written',
-            { method },
-            { cause: error },
-          ),
+        const cause = new InflightError(
+          'UPSTREAM_CLOSED',
+          'the request could not be written',
+          { method },
+          { cause: error },
         );
+        this.#ended(pending, 'aborted', cause);
+        reject(cause);
       }
     });
   }
@@ -181,8 +184,12 @@ export class OutboundRequests {
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
   progress(params: ProgressFields): void {
     const pending = this.#tokens.resolve(params.progressToken);
-    const relay = this.settings.relay;
-    if (!pending) return relay.noteLate(params.progressToken as ProgressToken, params.progress);
+    const s = this.settings;
+    const relay = s.relay;
+    if (!pending) {
+      s.hub.events?.emit('late', 'progress', params.progressToken);
+      return relay.noteLate(params.progressToken, params.progress);
+    }
     // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
     pending.route ??= relay.open({
       token: pending.token,
@@ -190,7 +197,22 @@ export class OutboundRequests {
       minIntervalMs: 0,
       send: pending.onprogress ?? noop,
     });
-    if (pending.route.push(params.progress, params.total, params.message)) pending.deadline.touch();
+    const route = pending.route;
+    const accepted = route.push(params.progress, params.total, params.message);
+    if (accepted) pending.deadline.touch();
+    // One undefined check when nobody asked for events; positional arguments allocate nothing.
+    const events = s.hub.events;
+    if (events === undefined) return;
+    if (accepted)
+      events.emit(
+        'progress-accepted',
+        'outbound',
+        route.token,
+        params.progress,
+        params.total,
+        params.message,
+      );
+    else events.emit('progress-dropped', 'outbound', route.token, params.progress, route.refused ?? 'closed');
   }
 
   /** A response from the peer. */
@@ -202,11 +224,18 @@ export class OutboundRequests {
     const pending = this.#byId.get(id);
     if (!pending) {
       this.lateResponses++;
+      this.settings.hub.events?.emit('late', 'response', id);
       return;
     }
     this.#settle(pending);
-    if (error) pending.reject(new JsonRpcError(error.code, error.message, error.data));
-    else pending.resolve(result);
+    if (error) {
+      const failure = new JsonRpcError(error.code, error.message, error.data);
+      this.#ended(pending, 'error', failure);
+      pending.reject(failure);
+    } else {
+      this.#ended(pending, 'result', undefined);
+      pending.resolve(result);
+    }
   }
 
   /** Fails one request with `cause`, sending nothing: its exchange broke and no answer can come. */
@@ -214,6 +243,7 @@ export class OutboundRequests {
     const pending = this.#byId.get(id);
     if (!pending) return false;
     this.#settle(pending);
+    this.#ended(pending, 'aborted', cause);
     pending.reject(cause);
     return true;
   }
@@ -223,6 +253,7 @@ export class OutboundRequests {
     this.closed = true;
     for (const pending of [...this.#byId.values()]) {
       this.#settle(pending);
+      this.#ended(pending, 'aborted', cause);
       pending.reject(cause);
     }
   }
@@ -236,10 +267,14 @@ export class OutboundRequests {
     if (pending.done) return;
     this.#settle(pending);
     const cause = InflightError.from(pending.deadline.reason);
+    const s = this.settings;
+    const events = s.hub.events;
+    if (events && cause.isTimeout)
+      events.emit('deadline-fired', 'outbound', pending.id, pending.method, cause);
+    this.#ended(pending, 'aborted', cause);
     // The caller learns first: a channel that throws below must not leave the call hanging.
     pending.reject(cause);
     if (!sendCancel || this.closed) return;
-    const s = this.settings;
     // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
     // A task-augmented call is cancelled with tasks/cancel, which needs the task id from its result; ended
     // before that, nothing may be sent [CN16].
@@ -254,12 +289,18 @@ export class OutboundRequests {
           method: 'notifications/cancelled',
           params: { requestId: pending.id, reason: cause.wireReason() },
         });
+        events?.emit('cancel-sent', pending.id, pending.method, cause, 'notification');
       } else if (how.value === 'close-stream') {
         s.channel.closeRequestStream?.(pending.id);
+        events?.emit('cancel-sent', pending.id, pending.method, cause, 'close-stream');
       }
     } catch (error) {
       s.onError(error, `cancelling request ${JSON.stringify(pending.id)}`);
     }
+  }
+
+  #ended(pending: Pending, outcome: Outcome, error: unknown): void {
+    this.settings.hub.events?.emit('request-ended', 'outbound', pending.id, pending.method, outcome, error);
   }
 
   #settle(pending: Pending): void {

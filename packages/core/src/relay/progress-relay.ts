@@ -134,6 +134,8 @@ export class ProgressRoute {
   #pendingTotal: number | undefined;
   #pendingMessage: string | undefined;
   #flushTimer: QueuedTimer | undefined;
+  /** Why the last refused update was refused (`closed`: it came after the route closed). */
+  refused: DropReason | 'closed' | undefined = undefined;
 
   /** @internal use {@link ProgressRelay.open} */
   constructor(relay: ProgressRelay, options: RouteOptions, minIntervalMs: number) {
@@ -162,19 +164,18 @@ export class ProgressRoute {
   push(progress: unknown, total?: unknown, message?: unknown): boolean {
     const relay = this.#relay;
     if (this.#closed) {
+      this.refused = 'closed';
       relay.noteLate(this.token, progress);
       return false;
     }
-    if (typeof progress !== 'number' || !Number.isFinite(progress))
-      return relay.noteDropped('not-finite', this.token, progress);
-    if (progress <= this.#last) return relay.noteDropped('not-increasing', this.token, progress);
+    if (typeof progress !== 'number' || !Number.isFinite(progress)) return this.#drop('not-finite', progress);
+    if (progress <= this.#last) return this.#drop('not-increasing', progress);
     if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) {
-      return relay.noteDropped('bad-total', this.token, progress);
+      return this.#drop('bad-total', progress);
     }
     // `message` matters only where the downstream revision has it; elsewhere it is stripped, not fatal.
     const text = this.#withMessage ? message : undefined;
-    if (text !== undefined && typeof text !== 'string')
-      return relay.noteDropped('bad-message', this.token, progress);
+    if (text !== undefined && typeof text !== 'string') return this.#drop('bad-message', progress);
     this.#last = progress;
     if (this.#hasPending) relay.noteCoalesced(this.token, this.#pendingProgress);
     this.#hasPending = true;
@@ -193,6 +194,11 @@ export class ProgressRoute {
       this.#flushTimer = relay.queue.schedule(this.#lastSentAt + this.#minIntervalMs, this.#onFlushTimer);
     }
     return true;
+  }
+
+  #drop(reason: DropReason, progress: unknown): false {
+    this.refused = reason;
+    return this.#relay.noteDropped(reason, this.token, progress);
   }
 
   /** Sends the pending (coalesced) value now, if any. Call before the request's result goes out. */

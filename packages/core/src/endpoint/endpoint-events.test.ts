@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { LATEST_LEGACY_REVISION } from '../eras/eras.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Transport } from '../policy/era-cancel-policy.js';
+import { ProgressRelay } from '../relay/progress-relay.js';
+import type { Channel } from './channel.js';
+import { Endpoint } from './endpoint.js';
+import type { EndpointEvents } from './events.js';
+
+const drain = async (): Promise<void> => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+type Seen = [keyof EndpointEvents, ...unknown[]];
+
+/** Records every event of an endpoint as [name, ...args]. */
+function record(endpoint: Endpoint): Seen[] {
+  const seen: Seen[] = [];
+  const names: (keyof EndpointEvents)[] = [
+    'request-started',
+    'request-ended',
+    'progress-accepted',
+    'progress-dropped',
+    'cancel-sent',
+    'cancel-received',
+    'deadline-fired',
+    'late',
+    'error',
+  ];
+  for (const name of names) endpoint.events.on(name, (...args: unknown[]) => seen.push([name, ...args]));
+  return seen;
+}
+
+function pair(transport: Transport = 'stdio') {
+  const clock = new ManualClock();
+  const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
+  let client!: Endpoint;
+  let server!: Endpoint;
+  const serverChannel: Channel = { write: (m) => client.receiveText(JSON.stringify(m)) };
+  const clientChannel: Channel = {
+    write: (m) => server.receiveText(JSON.stringify(m)),
+    closeRequestStream: (id) => server.abortInbound(id, new InflightError('DISCONNECTED')),
+  };
+  server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, relay });
+  client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, relay });
+  return { clock, client, server };
+}
+
+describe('Endpoint.events', () => {
+  it('a call with progress: started, accepted and dropped progress on both sides, ended with its result', async () => {
+    const { client, server } = pair();
+    const clientSeen = record(client);
+    const serverSeen = record(server);
+    server.setRequestHandler('tools/call', (_params, ctx) => {
+      ctx.progress(1, 3, 'one');
+      ctx.progress(1, 3); // not increasing: dropped
+      ctx.progress(2, 3);
+      return { content: [] };
+    });
+    await client.request('tools/call', { name: 'work' }, { onprogress: () => {} });
+    await drain();
+    expect(serverSeen).toEqual([
+      ['request-started', 'inbound', 0, 'tools/call', LATEST_LEGACY_REVISION],
+      ['progress-accepted', 'inbound', 0, 1, 3, 'one'],
+      ['progress-dropped', 'inbound', 0, 1, 'not-increasing'],
+      ['progress-accepted', 'inbound', 0, 2, 3, undefined],
+      ['request-ended', 'inbound', 0, 'tools/call', 'result', undefined],
+    ]);
+    expect(clientSeen).toEqual([
+      ['request-started', 'outbound', 0, 'tools/call', LATEST_LEGACY_REVISION],
+      ['progress-accepted', 'outbound', 0, 1, 3, 'one'],
+      ['progress-accepted', 'outbound', 0, 2, 3, undefined],
+      ['request-ended', 'outbound', 0, 'tools/call', 'result', undefined],
+    ]);
+  });
+
+  it("a user's cancel: cancel-sent on the client, cancel-received on the server, both ended as aborted", async () => {
+    const { client, server } = pair();
+    const clientSeen = record(client);
+    const serverSeen = record(server);
+    server.setRequestHandler(
+      'tools/call',
+      (_params, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
+    );
+    const stop = new AbortController();
+    const call = client.request('tools/call', {}, { signal: stop.signal }).catch((e: unknown) => e);
+    await drain();
+    stop.abort('user pressed stop');
+    const error = (await call) as InflightError;
+    await drain();
+    expect(error.code).toBe('CANCELLED');
+    expect(clientSeen.map((e) => e[0])).toEqual(['request-started', 'request-ended', 'cancel-sent']);
+    expect(clientSeen[2]).toEqual(['cancel-sent', 0, 'tools/call', error, 'notification']);
+    expect(serverSeen.map((e) => e[0])).toEqual([
+      'request-started',
+      'cancel-received',
+      'request-ended',
+      'late',
+    ]);
+    expect(serverSeen[1]).toEqual(['cancel-received', 0, 'tools/call', error.wireReason()]);
+    expect(serverSeen[2]?.slice(0, 5)).toEqual(['request-ended', 'inbound', 0, 'tools/call', 'aborted']);
+    expect(serverSeen[3]).toEqual(['late', 'result', 0]);
+  });
+
+  it('deadlines: the idle limit fires on the client (close-stream on 2026-07-28 HTTP), the ceiling on the server', async () => {
+    const { clock, client, server } = pair('http');
+    const clientSeen = record(client);
+    server.setRequestHandler('tools/call', () => new Promise(() => {}));
+    const call = client
+      .request('tools/call', {}, { idleMs: 100, ceilingMs: 1_000, revision: '2026-07-28' })
+      .catch((e: unknown) => e);
+    await drain();
+    clock.advance(100);
+    const error = (await call) as InflightError;
+    expect(error.code).toBe('IDLE_TIMEOUT');
+    expect(clientSeen.map((e) => e[0])).toEqual([
+      'request-started',
+      'deadline-fired',
+      'request-ended',
+      'cancel-sent',
+    ]);
+    expect(clientSeen[1]).toEqual(['deadline-fired', 'outbound', 0, 'tools/call', error]);
+    expect(clientSeen[3]).toEqual(['cancel-sent', 0, 'tools/call', error, 'close-stream']);
+
+    const handlerSide = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: () => {} },
+      clock,
+      handlerCeilingMs: 50,
+    });
+    const serverSeen = record(handlerSide);
+    handlerSide.setRequestHandler('slow', () => new Promise(() => {}));
+    handlerSide.receive({ jsonrpc: '2.0', id: 'a', method: 'slow' });
+    await drain();
+    clock.advance(50);
+    expect(serverSeen.map((e) => e[0])).toEqual(['request-started', 'deadline-fired', 'request-ended']);
+    expect(serverSeen[1]?.[4]).toMatchObject({ code: 'CEILING' });
+  });
+
+  it('late messages and errors: a response and progress for nothing in flight, a notification handler that throws', () => {
+    const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel: { write: () => {} } });
+    const seen = record(endpoint);
+    endpoint.receive({ jsonrpc: '2.0', id: 99, result: {} });
+    endpoint.receive({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 7, progress: 1 },
+    });
+    const boom = new Error('listener bug');
+    endpoint.setNotificationHandler('notifications/message', () => {
+      throw boom;
+    });
+    endpoint.receive({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    expect(seen).toEqual([
+      ['late', 'response', 99],
+      ['late', 'progress', 7],
+      ['error', boom, 'notification handler for notifications/message'],
+    ]);
+  });
+
+  it('emits nothing and makes no emitter until someone reads `events`', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('tools/call', (_params, ctx) => {
+      ctx.progress(1);
+      return {};
+    });
+    await client.request('tools/call', {}, { onprogress: () => {} });
+    // The emitter is made on first read, empty: nothing was queued for it.
+    expect(client.events.eventNames()).toEqual([]);
+    expect(server.events).toBe(server.events);
+  });
+});
