@@ -172,3 +172,45 @@ describe('Endpoint.events', () => {
     expect(server.events).toBe(server.events);
   });
 });
+
+describe('Endpoint.drain', () => {
+  it('resolves true once every request in flight has settled, and removes its listener', async () => {
+    const { client, server } = pair();
+    let finish!: () => void;
+    server.setRequestHandler(
+      'tools/call',
+      () => new Promise<object>((resolve) => (finish = () => resolve({}))),
+    );
+    const call = client.request('tools/call', {});
+    await drain();
+    const drained = server.drain(1_000);
+    const clientDrained = client.drain(1_000);
+    finish();
+    await call;
+    expect([await drained, await clientDrained]).toEqual([true, true]);
+    expect([
+      server.events.listenerCount('request-ended'),
+      client.events.listenerCount('request-ended'),
+    ]).toEqual([0, 0]);
+    expect(await server.drain(0)).toBe(true); // nothing in flight: at once
+  });
+
+  it('resolves false when the grace passes with work still running, which then goes on', async () => {
+    const { clock, client, server } = pair();
+    server.setRequestHandler('tools/call', () => new Promise(() => {}));
+    const call = client.request('tools/call', {}, { idleMs: 10_000 }).catch((e: unknown) => e);
+    await drain();
+    const drained = server.drain(500);
+    clock.advance(499);
+    await drain();
+    expect(server.stats.inboundInFlight).toBe(1);
+    clock.advance(1);
+    expect(await drained).toBe(false);
+    expect(server.stats.inboundInFlight).toBe(1);
+    expect(server.events.listenerCount('request-ended')).toBe(0);
+    server.shutdown('grace over');
+    // The peer's SHUTDOWN answer reaches the client as that JSON-RPC error, its cause in data.
+    expect(await call).toMatchObject({ code: -32000, data: { cause: 'SHUTDOWN' } });
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
+import { withTimeout } from '../deadline/with-timeout.js';
 import {
   allowsBatches,
   eraOf,
@@ -306,6 +307,42 @@ export class Endpoint {
    */
   failOutbound(id: RequestId, cause: InflightError): boolean {
     return this.#outbound.fail(id, cause);
+  }
+
+  /**
+   * Waits at most `graceMs` for every request in flight, ours and the peer's, to settle on its own: the
+   * first half of a graceful close. Resolves `true` once nothing is in flight, `false` when the time ran
+   * out (the requests go on; {@link Endpoint.shutdown} ends them). The bound is a fixed time on the
+   * endpoint's clock, not a request deadline, so it is a `withTimeout`.
+   *
+   * @example
+   * ```ts
+   * import type { Endpoint } from '@mcp-inflight/core';
+   * declare const endpoint: Endpoint;
+   * const drained = await endpoint.drain(5_000); // let running calls finish, for up to 5 s
+   * if (!drained) endpoint.shutdown('closing: 5 s grace passed'); // cancel the rest, answer with SHUTDOWN
+   * endpoint.close();
+   * ```
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    const idle = (): boolean => this.#closed || this.#inbound.size + this.#outbound.size === 0;
+    if (idle()) return true;
+    const events = this.events;
+    let onEnded = (): void => {};
+    const settled = new Promise<void>((resolve) => {
+      onEnded = () => {
+        if (idle()) resolve();
+      };
+      events.on('request-ended', onEnded);
+    });
+    try {
+      await withTimeout(settled, graceMs, { clock: this.clock });
+      return true;
+    } catch {
+      return false; // the grace passed: withTimeout's CEILING, the only way `settled` fails
+    } finally {
+      events.off('request-ended', onEnded);
+    }
   }
 
   /**
