@@ -1,5 +1,35 @@
 import type { CancelCode, RequestId, Revision } from '@mcp-inflight/core';
+import type { EndpointLogEvent } from './endpoint-log.js';
 import type { UpstreamEvent } from './upstream-link.js';
+
+/**
+ * The longest `arguments` a call event carries, in characters of JSON. A host may send a tool megabytes of
+ * arguments; the log line stays short: longer arguments become their first 200 characters of JSON and a
+ * marker saying how long they were.
+ */
+export const LOG_ARGUMENTS_MAX_CHARS = 200;
+
+/**
+ * A tool's arguments as a log event carries them: unchanged when their JSON fits in
+ * {@link LOG_ARGUMENTS_MAX_CHARS}, otherwise that much of their JSON followed by `…[cut: N chars]`.
+ *
+ * @example
+ * ```ts
+ * import { argumentsForLog } from './events.js';
+ * argumentsForLog({ steps: 2 }); // { steps: 2 }
+ * argumentsForLog({ blob: 'x'.repeat(1_000_000) }); // '{"blob":"xxx…' (200 chars) + '…[cut: 1000011 chars]'
+ * ```
+ */
+export function argumentsForLog(value: unknown): unknown {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return '[arguments that are not JSON]';
+  }
+  if (json === undefined || json.length <= LOG_ARGUMENTS_MAX_CHARS) return value;
+  return `${json.slice(0, LOG_ARGUMENTS_MAX_CHARS)}…[cut: ${json.length} chars]`;
+}
 
 /** How one relayed call ended, as the proxy saw it. */
 export type CallOutcome =
@@ -27,7 +57,10 @@ export interface CallEvent {
   method: string;
   /** `params.name` for `tools/call`, `prompts/get`; `params.uri` for `resources/read`. */
   name?: string;
-  /** The tool's `arguments` for `tools/call`, so a log can tell calls apart. */
+  /**
+   * The tool's `arguments` for `tools/call`, so a log can tell calls apart; cut to
+   * {@link LOG_ARGUMENTS_MAX_CHARS} characters of JSON by {@link argumentsForLog}.
+   */
   arguments?: unknown;
   outcome: CallOutcome;
   /** Why it ended early (`cancelled`, `upstream-closed`). */
@@ -45,6 +78,7 @@ export interface CallEvent {
 /** Everything the proxy reports: calls, the upstream's life, and its own shutdown. */
 export type ProxyEvent =
   | CallEvent
+  | EndpointLogEvent
   | UpstreamEvent
   | { type: 'listening'; url: string }
   | { type: 'shutdown'; why: string; inFlight: number }
@@ -134,6 +168,8 @@ export function formatEvent(event: ProxyEvent): string {
               : 'completed';
       return `proxy: ${what} [${who}] ${how}; ${progress}; ${Math.round(event.ms)} ms`;
     }
+    case 'endpoint':
+      return formatEndpointEvent(event);
     case 'upstream-started':
       return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})`;
     case 'upstream-closed':
@@ -149,6 +185,24 @@ export function formatEvent(event: ProxyEvent): string {
       const cancelled = Object.entries(s.cancelled).map(([cause, n]) => `${cause} ${n}`);
       return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
     }
+  }
+}
+
+/** One line for what an endpoint of the proxy reported (a cancel, a deadline, a late message, an error). */
+function formatEndpointEvent(event: EndpointLogEvent): string {
+  const on = `proxy: ${event.leg}:`;
+  const req = (method: string, id: RequestId) => `${method} id ${JSON.stringify(id)}`;
+  switch (event.event) {
+    case 'cancel-sent':
+      return `${on} cancelled ${req(event.method, event.id)} (${event.how}): ${event.reason}`;
+    case 'cancel-received':
+      return `${on} the peer cancelled ${req(event.method, event.id)}${event.reason === undefined ? '' : `: ${event.reason}`}`;
+    case 'deadline-fired':
+      return `${on} ${event.cause} ended ${event.direction} ${req(event.method, event.id)}: ${event.message}`;
+    case 'late':
+      return `${on} late ${event.kind} for ${JSON.stringify(event.key)} absorbed`;
+    case 'error':
+      return `${on} error (${event.context}): ${event.message}`;
   }
 }
 

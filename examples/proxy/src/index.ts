@@ -1,5 +1,6 @@
 // The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
+import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
@@ -30,10 +31,18 @@ const log = (event: ProxyEvent): void => {
   process.stderr.write(`${options.log === 'json' ? JSON.stringify(event) : formatEvent(event)}\n`);
 };
 
-const connector =
+const logging = options.log !== 'quiet';
+const connect =
   options.upstream.kind === 'stdio'
     ? stdioUpstream(options.upstream.commandLine, { revision: options.upstream.revision })
     : httpUpstream(options.upstream.url, { revision: options.upstream.revision });
+// Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired on
+// it, the late answers it absorbed. With --log quiet nobody subscribes, so its endpoint emits nothing.
+const connector = async () => {
+  const connection = await connect();
+  if (logging) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
+  return connection;
+};
 const link = new UpstreamLink(connector, log);
 try {
   await link.get();
@@ -60,6 +69,7 @@ const relay = new ProxyRelay(link, {
   ceilingMs: options.ceilingMs,
   onEvent: log,
   onAttach: (endpoint, host) => {
+    if (logging) logEndpointEvents(endpoint, host, log); // the hosts' cancels, late results, errors
     hosts.add(endpoint);
     serveProxyStats(endpoint, host === 'http request', hosts, statsSources);
   },

@@ -9,6 +9,7 @@ import {
   systemClock,
 } from '@mcp-inflight/core';
 import {
+  argumentsForLog,
   type CallEvent,
   type CallOutcome,
   countCall,
@@ -143,7 +144,8 @@ export class ProxyRelay {
       };
       const name = nameOf(params);
       if (name !== undefined) event.name = name;
-      if (ctx.method === 'tools/call' && params?.arguments !== undefined) event.arguments = params.arguments;
+      if (ctx.method === 'tools/call' && params?.arguments !== undefined)
+        event.arguments = argumentsForLog(params.arguments);
       if (error instanceof InflightError) event.cause = error.code;
       if (error)
         event.message =
