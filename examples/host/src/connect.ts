@@ -1,4 +1,4 @@
-import { MODERN_REVISION, type RequestOptions, type Revision } from '@mcp-inflight/core';
+import { type Endpoint, MODERN_REVISION, type RequestOptions, type Revision } from '@mcp-inflight/core';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { HostOptions } from './args.js';
@@ -21,6 +21,8 @@ export interface HostClient extends RequestSender {
   readonly revision: Revision | undefined;
   /** `stdio: <command>` or the URL. */
   readonly target: string;
+  /** The client endpoint under the transport: its event stream feeds the report. */
+  readonly endpoint: Endpoint;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function connectHost(
       return {
         revision: settled.revision,
         target: `stdio: ${target.commandLine}`,
+        endpoint: client.endpoint,
         request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
           client.request(method, params, request),
         close: async () => {
@@ -82,6 +85,7 @@ export async function connectHost(
       return client.revision;
     },
     target: target.url,
+    endpoint: client.endpoint,
     request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
       client.request(method, params, request),
     close: () => client.close(),

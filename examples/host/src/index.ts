@@ -8,6 +8,7 @@ import { Display } from './display.js';
 import { describeOutcome, outcomeOfError } from './outcome.js';
 import { exitCodeFor, toReport } from './report.js';
 import { runCalls } from './runner.js';
+import { tallyWire } from './wire-tally.js';
 
 let options: HostOptions;
 try {
@@ -49,6 +50,8 @@ const plural = options.calls.length === 1 ? 'call' : 'calls';
 process.stdout.write(
   `host: ${options.calls.length} ${plural} to ${client.target} (${client.revision ?? 'unknown revision'}); Ctrl-C cancels\n`,
 );
+// Only a report reads the endpoint's events; without --report nothing subscribes and nothing is emitted.
+const wire = options.reportPath ? tallyWire(client.endpoint) : undefined;
 let display: Display | undefined;
 const running = runCalls(client, options.calls, {
   idleMs: options.idleMs,
@@ -71,7 +74,7 @@ display.finish();
 if (options.reportPath)
   writeFileSync(
     options.reportPath,
-    `${JSON.stringify(toReport(client.target, client.revision, views), null, 2)}\n`,
+    `${JSON.stringify(toReport(client.target, client.revision, views, wire), null, 2)}\n`,
   );
 await client.close().catch(() => undefined);
 process.exit(exitCodeFor(views));

@@ -1,5 +1,6 @@
 import type { CallOutcome } from './outcome.js';
 import type { CallView } from './render.js';
+import type { WireTally } from './wire-tally.js';
 
 /** One call as the host saw it, for `--report FILE` (the demo reads this). */
 export interface CallReport {
@@ -19,6 +20,8 @@ export interface HostReport {
   target: string;
   revision: string | undefined;
   calls: CallReport[];
+  /** What the host's endpoint did on the wire (its event stream): cancels sent, limits fired, late answers. */
+  wire?: WireTally;
 }
 
 /**
@@ -30,8 +33,13 @@ export interface HostReport {
  * toReport('http://127.0.0.1:3000/mcp', '2026-07-28', []); // { target: 'http://…', revision: '2026-07-28', calls: [] }
  * ```
  */
-export function toReport(target: string, revision: string | undefined, views: CallView[]): HostReport {
-  return {
+export function toReport(
+  target: string,
+  revision: string | undefined,
+  views: CallView[],
+  wire?: WireTally,
+): HostReport {
+  const report: HostReport = {
     target,
     revision,
     calls: views.map((v) => {
@@ -47,6 +55,8 @@ export function toReport(target: string, revision: string | undefined, views: Ca
       return r;
     }),
   };
+  if (wire) report.wire = wire;
+  return report;
 }
 
 /**

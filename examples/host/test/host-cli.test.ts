@@ -90,6 +90,7 @@ describe('the host CLI', () => {
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
       revision: string;
       calls: Array<Record<string, unknown>>;
+      wire: unknown;
     };
     expect(json.revision).toBe('2026-07-28');
     expect(json.calls[0]).toMatchObject({
@@ -98,6 +99,16 @@ describe('the host CLI', () => {
       progress: 4,
       total: 4,
       outcome: { kind: 'completed' },
+    });
+    // From the client endpoint's event stream: one call, four updates, nothing cancelled or late.
+    expect(json.wire).toEqual({
+      requests: 1,
+      cancelsSent: { notification: 0, 'close-stream': 0 },
+      deadlines: {},
+      progressAccepted: 4,
+      progressDropped: 0,
+      late: 0,
+      errors: 0,
     });
   });
 
