@@ -1,12 +1,13 @@
 // Bundle-size check: bundles each entry the way an app would (esbuild --bundle --minify --format=esm),
 // gzips it at level 9, prints the table and exits 1 when a budget is exceeded. The official SDK's Client
 // sits in the table for comparison, with no budget. Needs `pnpm build` first (it bundles the dist files
-// users get). Usage: node bench/size.mjs [--json FILE]
+// users get). `pnpm check` runs it. Usage: node bench/size.mjs [--json FILE] [--budget-scale X]
+// (--budget-scale multiplies every budget: the test uses it to prove an over-budget bundle fails).
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -14,6 +15,8 @@ const core = join(root, 'packages/core/dist/index.js');
 const httpFetch = join(root, 'packages/http/dist/fetch.js');
 
 const KB = 1024;
+const scaleAt = process.argv.indexOf('--budget-scale');
+const budgetScale = scaleAt === -1 ? 1 : Number(process.argv[scaleAt + 1]);
 // Both lifecycles count towards the Endpoint budget; the client side is included once core exports it.
 const coreExports = await import(core);
 const lifecycles = ['serveLifecycle', 'connectLifecycle'].filter((n) => n in coreExports);
@@ -68,7 +71,7 @@ async function measure(entry) {
     name: entry.name,
     minBytes: bytes.length,
     gzipBytes: gzipSync(bytes, { level: 9 }).length,
-    budgetBytes: entry.budget ?? null,
+    budgetBytes: entry.budget === undefined ? null : Math.floor(entry.budget * budgetScale),
     zod: inputs.some((p) => /(^|\/)zod\//.test(p)),
   };
 }
@@ -78,7 +81,7 @@ for (const entry of entries) {
   try {
     rows.push(await measure(entry));
   } catch (error) {
-    console.error(`size: cannot bundle ${entry.name}: ${error.message}`);
+    console.error(`size: cannot bundle ${entry.name} (run pnpm build first): ${error.message}`);
     process.exit(1);
   }
 }
@@ -92,7 +95,7 @@ let over = 0;
 for (const r of rows) {
   const fail = r.budgetBytes !== null && r.gzipBytes > r.budgetBytes;
   if (fail) over++;
-  const budget = r.budgetBytes === null ? '-' : `${r.budgetBytes / KB} KB`;
+  const budget = r.budgetBytes === null ? '-' : `${+(r.budgetBytes / KB).toFixed(2)} KB`;
   console.log(
     `${r.name.padEnd(84)} ${kb(r.minBytes).padStart(10)} ${kb(r.gzipBytes).padStart(10)} ${budget.padStart(8)}  ${r.zod ? 'yes' : 'no'}${fail ? '  OVER BUDGET' : ''}`,
   );
@@ -101,7 +104,10 @@ for (const r of rows) {
 const jsonAt = process.argv.indexOf('--json');
 if (jsonAt !== -1) {
   const file = process.argv[jsonAt + 1];
-  writeFileSync(file, `${JSON.stringify({ node: process.version, rows }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ method: 'esbuild --bundle --minify --format=esm, gzip -9', esbuild: esbuildVersion, node: process.version, rows }, null, 2)}\n`,
+  );
 }
 if (over > 0) {
   console.error(`size: ${over} bundle(s) over budget`);
