@@ -24,7 +24,7 @@ function pair(transport: Transport) {
   client = new Endpoint({ role: 'client', transport, channel: toServer, clock, relay });
   // `work`: `steps` progress updates, one per 100 ms, then a result.
   server.setRequestHandler('tools/call', (params, ctx) => {
-    const { steps } = params?.arguments as { steps: number };
+    const { steps } = (params?.arguments ?? {}) as { steps: number };
     return new Promise((resolve) => {
       let step = 0;
       const tick = () => {
