@@ -69,11 +69,14 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 /**
  * At most `max` open connections. Node's own `server.maxConnections` drops the extra ones without a word;
  * here the extra one is told (`503`) and closed, so a client can tell overload from a network fault.
+ * Returns whether a socket was refused.
  */
-export function limitConnections(server: Server, max: number): void {
+export function limitConnections(server: Server, max: number): (socket: Socket) => boolean {
   let open = 0;
-  server.on('connection', (socket: Socket) => {
+  const refused = new WeakSet<Socket>();
+  server.prependListener('connection', (socket: Socket) => {
     if (open >= max) {
+      refused.add(socket);
       socket.on('error', () => {});
       socket.end(TOO_MANY);
       socket.destroySoon();
@@ -84,4 +87,6 @@ export function limitConnections(server: Server, max: number): void {
       open--;
     });
   });
+  // Node still parses what a refused client sent before the close: none of it may reach a handler.
+  return (socket) => refused.has(socket);
 }

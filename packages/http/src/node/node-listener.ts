@@ -61,10 +61,20 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
   res.flushHeaders();
   const reader = response.body.getReader();
   disconnect.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  // The body erroring means the stream was cut (its client stopped reading past the budget): the
+  // connection is cut too, so the client cannot take a truncated stream for a complete one, and what
+  // waits in the socket's buffer goes now. It is watched while waiting for 'drain', which never comes
+  // from a client that does not read.
+  const cut = reader.closed.then(
+    () => false,
+    () => true,
+  );
   for (;;) {
-    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-    if (done) break;
-    if (!res.write(value) && !res.destroyed) await drained(res);
+    const next = await reader.read().catch(() => undefined);
+    if (next === undefined) return void res.destroy();
+    if (next.done) break;
+    if (!res.write(next.value) && !res.destroyed && (await Promise.race([drained(res), cut])))
+      return void res.destroy();
   }
   if (!res.destroyed) res.end();
 }
@@ -89,12 +99,12 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(url, init);
 }
 
-function drained(res: ServerResponse): Promise<void> {
+function drained(res: ServerResponse): Promise<false> {
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);
       res.off('close', done);
-      resolve();
+      resolve(false);
     };
     res.on('drain', done);
     res.on('close', done);

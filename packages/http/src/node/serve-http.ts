@@ -115,11 +115,12 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
     },
     (req, res) => {
+      if (isRefused(req.socket)) return void res.destroy();
       const pathname = new URL(req.url ?? '/', 'http://x').pathname;
       (pathname === path ? listener : notFound)(req, res);
     },
   );
-  limitConnections(server, maxConnections);
+  const isRefused = limitConnections(server, maxConnections);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,6 @@
 import type { Endpoint, JsonRpcMessage, RequestId, Revision } from '@mcp-inflight/core';
 import type { ResolvedServerOptions } from './options.js';
+import type { ResponseStream } from './response-stream.js';
 
 /**
  * What `setup` learns about the endpoint it configures.
@@ -63,6 +64,16 @@ export interface HttpHandlerStats {
   droppedMessages: number;
   /** Notifications accepted with 202 and ignored (2026-07-28 defines none over HTTP [H34]). */
   ignoredNotifications: number;
+  /** SSE streams cut because their client stopped reading and the backlog passed `sseBudgetBytes`. */
+  slowReaderEnds: number;
+  /** Legacy sessions ended by `sessionIdleMs` with no contact from their client. */
+  expiredSessions: number;
+  /** Bytes waiting for clients that are not reading: queued in live SSE responses, or held progress. */
+  bufferedBytes: number;
+  /** Bytes kept by live legacy streams for `Last-Event-ID` replay. */
+  replayBytes: number;
+  /** SSE and JSON replies still open. */
+  openStreams: number;
 }
 
 /** Shared state of one handler. */
@@ -70,9 +81,14 @@ export interface ServeContext {
   readonly options: ResolvedServerOptions;
   readonly setup: HttpSetup;
   /** The counters; `sessions` and `statelessInFlight` are read from the live tables instead. */
-  readonly stats: Omit<HttpHandlerStats, 'sessions' | 'statelessInFlight'>;
+  readonly stats: Omit<
+    HttpHandlerStats,
+    'sessions' | 'statelessInFlight' | 'bufferedBytes' | 'replayBytes' | 'openStreams'
+  >;
   /** 2026-07-28 endpoints in flight, for `close()`. */
   readonly stateless: Set<Endpoint>;
+  /** Every reply stream not yet ended, for the byte counts in stats. */
+  readonly streams: Set<ResponseStream>;
 }
 
 /** What the `Accept` header allows; a missing header or a wildcard allows both. */

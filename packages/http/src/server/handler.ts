@@ -82,6 +82,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     options: resolved,
     setup,
     stateless: new Set(),
+    streams: new Set(),
     stats: {
       disconnectCancels: 0,
       legacyDisconnects: 0,
@@ -89,6 +90,8 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       droppedResults: 0,
       droppedMessages: 0,
       ignoredNotifications: 0,
+      slowReaderEnds: 0,
+      expiredSessions: 0,
     },
   };
   const legacy = new LegacyServer(context);
@@ -183,7 +186,20 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       legacy.shutdown('the server is closing');
     },
     get stats() {
-      return { ...context.stats, sessions: legacy.sessions.size, statelessInFlight: context.stateless.size };
+      let bufferedBytes = 0;
+      let replayBytes = 0;
+      for (const stream of context.streams) {
+        bufferedBytes += stream.bufferedBytes;
+        replayBytes += stream.replayBytes;
+      }
+      return {
+        ...context.stats,
+        sessions: legacy.sessions.size,
+        statelessInFlight: context.stateless.size,
+        bufferedBytes,
+        replayBytes,
+        openStreams: context.streams.size,
+      };
     },
   };
 }

@@ -67,21 +67,23 @@ export async function serveModern(
   const stream = new ResponseStream({
     clock: options.clock,
     keepAliveMs: options.keepAliveMs,
+    budgetBytes: options.sseBudgetBytes,
+    live: context.streams,
     acceptsJson: accepts.json,
     acceptsSse: accepts.sse,
     headers,
     // An unknown method is 404 with -32601 on 2026-07-28 [H43].
     statusOf: (final) => (errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200),
-    onDisconnect: () => {
+    onDisconnect: (why) => {
+      if (why === 'slow') stats.slowReaderEnds++;
       if (!DISCONNECT_IS_CANCEL) return;
       stats.disconnectCancels++;
       const cause = new InflightError(
         'DISCONNECTED',
-        'the client closed the response stream (the 2026-07-28 cancel)',
-        {
-          requestId: id,
-          method,
-        },
+        why === 'slow'
+          ? `the client stopped reading: its stream passed ${options.sseBudgetBytes} bytes and was closed (the 2026-07-28 cancel)`
+          : 'the client closed the response stream (the 2026-07-28 cancel)',
+        { requestId: id, method },
       );
       endpoint?.abortInbound(id, cause);
     },

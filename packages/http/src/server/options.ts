@@ -48,6 +48,19 @@ export interface HttpServerOptions {
   resumeWindowMs?: number;
   /** Events a legacy stream keeps for replay. @default 256 */
   maxBufferedEvents?: number;
+  /**
+   * Bytes a legacy stream keeps for replay, as well as `maxBufferedEvents`: the oldest events go first,
+   * the newest (the result, once written) always stays. @default 4_194_304 (4 MiB)
+   */
+  maxBufferedBytes?: number;
+  /**
+   * Per SSE response: bytes that may wait for a client that is not reading. Meanwhile its progress is
+   * held back to the latest value per token instead of queued; anything else that passes the budget
+   * ends the stream: a 2026-07-28 request is cancelled (`DISCONNECTED`), a legacy stream's connection is
+   * cut and its result waits for a `Last-Event-ID` resume. One message is always accepted when nothing
+   * waits, however large. @default 4_194_304 (4 MiB)
+   */
+  sseBudgetBytes?: number;
   /** A legacy session with no request, no stream and nothing in flight for this long ends. @default 300_000 */
   sessionIdleMs?: number;
   /** More concurrent legacy sessions than this get `503` at initialize. @default 10_000 */
@@ -81,6 +94,8 @@ export interface ResolvedServerOptions {
   retryMs: number;
   resumeWindowMs: number;
   maxBufferedEvents: number;
+  maxBufferedBytes: number;
+  sseBudgetBytes: number;
   sessionIdleMs: number;
   maxSessions: number;
   legacy: boolean;
@@ -101,6 +116,8 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     retryMs: options.retryMs ?? 1_000,
     resumeWindowMs: options.resumeWindowMs ?? 60_000,
     maxBufferedEvents: options.maxBufferedEvents ?? 256,
+    maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
+    sseBudgetBytes: options.sseBudgetBytes ?? 4 * 1024 * 1024,
     sessionIdleMs: options.sessionIdleMs ?? 300_000,
     maxSessions: options.maxSessions ?? 10_000,
     legacy: options.legacy ?? true,

@@ -15,6 +15,7 @@ function make(overrides: Partial<ResponseStreamOptions> = {}) {
   const stream = new ResponseStream({
     clock,
     keepAliveMs: 1_000,
+    budgetBytes: 1024 * 1024,
     acceptsJson: true,
     acceptsSse: true,
     headers: { 'x-test': '1' },
@@ -26,7 +27,13 @@ function make(overrides: Partial<ResponseStreamOptions> = {}) {
   return { clock, log, stream };
 }
 
-const legacyIds = (priming = false) => ({ key: '4', priming, retryMs: 500, maxBuffered: 3 });
+const legacyIds = (priming = false) => ({
+  key: '4',
+  priming,
+  retryMs: 500,
+  maxBuffered: 3,
+  maxBufferedBytes: 1024 * 1024,
+});
 
 /** Reads what is queued on an SSE body so far (the stream may still be open); yields, never sleeps. */
 async function drain(body: ReadableStream<Uint8Array>): Promise<string> {
@@ -96,6 +103,7 @@ describe('ResponseStream', () => {
     const { stream, clock } = make();
     stream.send(progress(1), false);
     const body = (await stream.response).body!;
+    await drain(body); // a reading client: nothing waits, so the next progress is written at once
     clock.advance(800);
     stream.send(progress(2), false);
     clock.advance(800); // 800 ms since the last write: no keep-alive yet
@@ -218,5 +226,74 @@ describe('ResponseStream', () => {
     await (await stream.response).body!.cancel();
     expect(log.disconnects).toBe(1);
     expect(stream.attached).toBe(false);
+  });
+});
+
+describe('ResponseStream flow control (a client that is not reading)', () => {
+  const progressOf = (text: string) =>
+    [...text.matchAll(/"progress":(\d+)/g)].map((match) => Number(match[1]));
+
+  it('holds progress back to the latest value per token while the client is not reading', async () => {
+    const { stream } = make();
+    for (let n = 1; n <= 50; n++) stream.send(progress(n), false);
+    expect(stream.bufferedBytes).toBeGreaterThan(0);
+    const body = (await stream.response).body!;
+    // The first was queued when nothing waited; 2..49 were superseded while it sat there.
+    expect(progressOf(await drain(body))).toEqual([1, 50]);
+    stream.send(progress(51), false); // the client reads again: written at once
+    expect(progressOf(await drain(body))).toEqual([51]);
+    expect(stream.bufferedBytes).toBe(0);
+  });
+
+  it('puts the held progress before the response', async () => {
+    const { stream, log } = make();
+    stream.send(progress(1), false);
+    stream.send(progress(2), false);
+    stream.send(progress(3), false);
+    stream.send(result, true);
+    const text = await (await stream.response).text();
+    expect(progressOf(text)).toEqual([1, 3]);
+    expect(text.indexOf('"progress":3')).toBeLessThan(text.indexOf('"result"'));
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('2026-07-28: a response that passes the budget behind a backlog ends the stream as a slow disconnect', async () => {
+    const whys: string[] = [];
+    const { stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
+    stream.send(progress(1), false);
+    const big = { jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } };
+    stream.send(big, true);
+    expect(whys).toEqual(['slow']);
+    expect(log.outcomes).toEqual(['closed']);
+    expect(stream.bufferedBytes).toBe(0);
+    await expect((await stream.response).text()).rejects.toThrow(/byte budget/);
+  });
+
+  it('one message is always accepted when nothing waits, however large', async () => {
+    const { stream, log } = make({ budgetBytes: 100 });
+    stream.send(progress(1), false);
+    await drain((await stream.response).body!);
+    stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('legacy: the result that passes the budget waits for a resume; the replay log is bounded in bytes', async () => {
+    const whys: string[] = [];
+    const { stream, log } = make({
+      budgetBytes: 300,
+      eventIds: { ...legacyIds(true), maxBuffered: 100, maxBufferedBytes: 500 },
+      onDisconnect: (why) => void whys.push(why),
+    });
+    stream.send(progress(1), false);
+    stream.send(progress(2), false); // held
+    const big = { jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } };
+    stream.send(big, true);
+    expect(whys).toEqual(['slow']);
+    expect(log.parked).toBe(1);
+    expect(stream.replayBytes).toBeLessThanOrEqual(500);
+    const resumed = stream.attach(0, {})!;
+    const text = await resumed.text();
+    expect(text).toContain('x'.repeat(400)); // the newest event always stays
+    expect(log.outcomes).toEqual(['delivered']);
   });
 });

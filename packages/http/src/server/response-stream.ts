@@ -1,5 +1,5 @@
-import type { Clock, JsonRpcMessage, RequestId, TimerHandle } from '@mcp-inflight/core';
-import { messageFrame, SSE_HEADERS, SseSink } from './sse-sink.js';
+import type { Clock, JsonRpcMessage, ProgressToken, RequestId, TimerHandle } from '@mcp-inflight/core';
+import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
 export interface StreamEventIds {
@@ -11,7 +11,12 @@ export interface StreamEventIds {
   retryMs: number;
   /** Events kept for replay; the oldest go first (a later progress value supersedes an earlier one). */
   maxBuffered: number;
+  /** Bytes kept for replay, as well; the oldest go first, but the newest event is always kept. */
+  maxBufferedBytes: number;
 }
+
+/** Why a stream's connection went: the client closed it, or it stopped reading past the byte budget. */
+export type DisconnectWhy = 'closed' | 'slow';
 
 /** Options for one {@link ResponseStream}. */
 export interface ResponseStreamOptions {
@@ -27,8 +32,16 @@ export interface ResponseStreamOptions {
   eventIds?: StreamEventIds;
   /** HTTP status for a final message sent as JSON. @default 200 */
   statusOf?: (final: JsonRpcMessage | JsonRpcMessage[]) => number;
-  /** The client went away before the final message. */
-  onDisconnect: () => void;
+  /**
+   * Bytes that may wait for a client that is not reading, beyond the one message always accepted into an
+   * empty backlog. Progress is held back (latest value per token) rather than queued; anything else
+   * passing it ends the connection (rule 8).
+   */
+  budgetBytes: number;
+  /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
+  live?: Set<ResponseStream>;
+  /** The client went away before the final message, or stopped reading past the budget (`slow`). */
+  onDisconnect: (why: DisconnectWhy) => void;
   /** The final is written but its connection is gone: the stream now waits for a resume (or expiry). */
   onParked?: () => void;
   /** The stream is over: `delivered` (final reached the client), `closed` (no final), `dropped` (final lost). */
@@ -56,12 +69,17 @@ export class ResponseStream {
   #sink: SseSink | undefined;
   /** The sink of the request that opened the stream (a resume attaches another). */
   #firstSink: SseSink | undefined;
-  #log: { seq: number; frame: string }[] = [];
+  #log: { seq: number; frame: Uint8Array }[] = [];
+  #logBytes = 0;
+  /** Progress held back while the client is not reading: the latest per token, in arrival order. */
+  #held = new Map<ProgressToken, JsonRpcMessage>();
   #seq = 0;
   #sawEventId = false;
   #complete = false;
   #lastWriteAt: number;
   #timer: TimerHandle | undefined;
+  /** Size of the last progress frame written, to count held ones in stats without serialising them. */
+  #heldEstimateBytes = 0;
 
   constructor(options: ResponseStreamOptions) {
     this.#options = options;
@@ -70,6 +88,22 @@ export class ResponseStream {
     });
     this.#lastWriteAt = options.clock.now();
     if (options.acceptsSse) this.#arm();
+    options.live?.add(this);
+  }
+
+  /** Bytes waiting for the client: queued in the response body, or held as progress (latest per token). */
+  get bufferedBytes(): number {
+    return (this.#sink?.queuedBytes ?? 0) + this.#held.size * this.#heldEstimateBytes;
+  }
+
+  /** Bytes kept for a `Last-Event-ID` replay (legacy). */
+  get replayBytes(): number {
+    return this.#logBytes;
+  }
+
+  /** Whether the attached client is keeping up: nothing of ours waits in its response body. */
+  get draining(): boolean {
+    return this.#sink !== undefined && this.#sink.queuedBytes === 0;
   }
 
   /** Whether the stream has ended (final delivered, closed, or dropped). */
@@ -122,19 +156,70 @@ export class ResponseStream {
       }
       this.#open();
     }
+    // A client that is not reading gets only the latest progress per token when it reads again: queueing
+    // every value would grow the server for as long as the call runs (rule 8).
+    const token = final ? undefined : progressTokenOf(message);
+    if (token !== undefined && this.#sink && this.#sink.queuedBytes > 0) {
+      this.#held.delete(token); // re-insert: the held values keep their order of arrival
+      this.#held.set(token, message as JsonRpcMessage);
+      return;
+    }
+    if (final) this.#flushHeld(); // the last progress goes before the result, as the relay's does
+    if (!this.#emit(message)) return;
+    if (final) this.#completeStream();
+  }
+
+  /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
+  #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
     const ids = this.#options.eventIds;
     const seq = ++this.#seq;
     const frame = messageFrame(message, ids ? `${ids.key}-${seq}` : undefined);
-    if (ids) {
-      this.#log.push({ seq, frame });
-      if (this.#log.length > ids.maxBuffered) this.#log.shift();
+    if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frame.byteLength;
+    if (ids) this.#remember(seq, frame, ids);
+    const sink = this.#sink;
+    if (!sink) return true;
+    const backlog = sink.queuedBytes;
+    if (backlog > 0 && backlog + frame.byteLength > this.#options.budgetBytes) {
+      this.#overBudget();
+      return this.#state !== 'ended';
     }
-    if (this.#sink) {
-      this.#sink.write(frame);
-      if (ids) this.#sawEventId = true;
-      this.#lastWriteAt = this.#options.clock.now();
+    sink.write(frame);
+    if (ids) this.#sawEventId = true;
+    this.#lastWriteAt = this.#options.clock.now();
+    return true;
+  }
+
+  /** Keeps a frame for replay within both bounds; the newest one always stays. */
+  #remember(seq: number, frame: Uint8Array, ids: StreamEventIds): void {
+    this.#log.push({ seq, frame });
+    this.#logBytes += frame.byteLength;
+    while (
+      this.#log.length > 1 &&
+      (this.#log.length > ids.maxBuffered || this.#logBytes > ids.maxBufferedBytes)
+    ) {
+      this.#logBytes -= this.#log.shift()!.frame.byteLength;
     }
-    if (final) this.#completeStream();
+  }
+
+  /** The client read everything queued: the held progress goes now, oldest token first. */
+  #flushHeld(): void {
+    if (this.#held.size === 0) return;
+    const held = [...this.#held.values()];
+    this.#held.clear();
+    for (const message of held) if (!this.#emit(message)) return;
+  }
+
+  /**
+   * What cannot be dropped no longer fits behind the backlog of a client that is not reading. The
+   * connection is cut (its queued bytes freed); then the era decides, as for a disconnect: 2026-07-28
+   * cancels the request, a legacy stream keeps its events for a `Last-Event-ID` resume [H22].
+   */
+  #overBudget(): void {
+    const sink = this.#sink;
+    this.#sink = undefined;
+    this.#clearTimer();
+    sink?.abort(new Error('the client stopped reading: the stream passed its byte budget'));
+    this.#disconnect('slow');
   }
 
   /** Ends the stream with no final message (its request was cancelled, the session ended, shutdown). */
@@ -155,17 +240,23 @@ export class ResponseStream {
    * its events wait for a resume [H13].
    */
   disconnect(): void {
+    this.#disconnect('closed');
+  }
+
+  #disconnect(why: DisconnectWhy): void {
     if (this.#state === 'ended') return;
     // Nobody reads this answer any more; it only settles the handler's promise.
     if (this.#state === 'waiting') this.#resolve(new Response(null, { status: 503 }));
     if (!this.#options.eventIds) {
-      this.#options.onDisconnect(); // first, so the owner's abort carries its own cause
+      this.#options.onDisconnect(why); // first, so the owner's abort carries its own cause
       this.#finish('closed');
       return;
     }
     this.#state = 'sse';
     this.#detach();
-    this.#options.onDisconnect();
+    // What was held for the client goes to the replay log: a resume gets the latest progress.
+    this.#flushHeld();
+    this.#options.onDisconnect(why);
   }
 
   /**
@@ -176,6 +267,7 @@ export class ResponseStream {
     if (!this.resumable || this.#state === 'ended') return undefined;
     this.#detach(); // a resume supersedes a connection whose drop we had not noticed yet
     const sink = this.#newSink();
+    // The replay may queue up to the log's bytes at once: the log is bounded by maxBufferedBytes.
     for (const entry of this.#log) if (entry.seq > afterSeq) sink.write(entry.frame);
     this.#lastWriteAt = this.#options.clock.now();
     this.#state = 'sse';
@@ -205,7 +297,7 @@ export class ResponseStream {
     );
     const ids = this.#options.eventIds;
     if (ids?.priming) {
-      sink.write(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`);
+      sink.write(textFrame(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`));
       this.#sawEventId = true;
     }
     this.#lastWriteAt = this.#options.clock.now();
@@ -213,9 +305,17 @@ export class ResponseStream {
   }
 
   #newSink(): SseSink {
-    const sink: SseSink = new SseSink(() => {
-      if (this.#sink === sink) this.disconnect();
-    });
+    const sink: SseSink = new SseSink(
+      {
+        onCancel: () => {
+          if (this.#sink === sink) this.disconnect();
+        },
+        onDrained: () => {
+          if (this.#sink === sink) this.#flushHeld();
+        },
+      },
+      this.#options.budgetBytes,
+    );
     return sink;
   }
 
@@ -252,6 +352,9 @@ export class ResponseStream {
     this.#sink = undefined;
     this.#clearTimer();
     this.#log = [];
+    this.#logBytes = 0;
+    this.#held.clear();
+    this.#options.live?.delete(this);
     this.#options.onEnd?.(outcome);
   }
 
@@ -271,7 +374,7 @@ export class ResponseStream {
       // clients [TO11].
       if (this.#state === 'waiting') this.#open();
       if (!this.#sink) return;
-      this.#sink.write(': keep-alive\n\n');
+      this.#sink.write(KEEP_ALIVE);
       this.#lastWriteAt = now;
     }
     if (this.#sink || this.#state === 'waiting') this.#arm();
@@ -281,4 +384,13 @@ export class ResponseStream {
     this.#timer?.clear();
     this.#timer = undefined;
   }
+}
+
+const KEEP_ALIVE = textFrame(': keep-alive\n\n');
+
+/** The token of a `notifications/progress`, the one message a slow reader may miss all but the latest of. */
+function progressTokenOf(message: JsonRpcMessage | JsonRpcMessage[]): ProgressToken | undefined {
+  if (Array.isArray(message) || message.method !== 'notifications/progress') return undefined;
+  const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

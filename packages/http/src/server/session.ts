@@ -75,6 +75,8 @@ export class LegacySession {
     const stream: ResponseStream = new ResponseStream({
       clock: options.clock,
       keepAliveMs: options.keepAliveMs,
+      budgetBytes: options.sseBudgetBytes,
+      live: this.#context.streams,
       acceptsJson: open.accepts.json,
       acceptsSse: open.accepts.sse,
       headers: open.headers,
@@ -83,9 +85,11 @@ export class LegacySession {
         priming: open.revision === '2025-11-25',
         retryMs: options.retryMs,
         maxBuffered: options.maxBufferedEvents,
+        maxBufferedBytes: options.maxBufferedBytes,
       },
       // Legacy: a disconnect is not a cancel; the handler runs on [H13]. (A GET stream owes nothing.)
-      onDisconnect: () => {
+      onDisconnect: (why) => {
+        if (why === 'slow') stats.slowReaderEnds++;
         if (stream.requestIds.size > 0) stats.legacyDisconnects++;
       },
       onParked: () => {

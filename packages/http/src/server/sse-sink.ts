@@ -8,38 +8,69 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** One SSE event carrying a JSON-RPC message; `id` only where the stream is resumable (legacy). */
-export function messageFrame(message: unknown, id?: string): string {
+export function messageFrame(message: unknown, id?: string): Uint8Array {
   // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
   const data = `data: ${JSON.stringify(message)}\n\n`;
-  return id === undefined ? data : `id: ${id}\n${data}`;
+  return encoder.encode(id === undefined ? data : `id: ${id}\n${data}`);
+}
+
+/** Text (a comment, a priming event) as bytes for {@link SseSink.write}. */
+export function textFrame(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** What an {@link SseSink} reports to its stream. */
+export interface SseSinkEvents {
+  /** The consumer went away (the HTTP client disconnected) before we closed the stream. */
+  onCancel: () => void;
+  /** The consumer took everything queued: a held value may go now. */
+  onDrained: () => void;
 }
 
 /**
- * The bytes side of one SSE response: a `ReadableStream` the Response carries. `onCancel` runs when the
- * consumer goes away (the HTTP client disconnected) before we closed it.
+ * The bytes side of one SSE response: a `ReadableStream` the Response carries, sized in bytes so the
+ * stream knows its backlog. A consumer that keeps a read pending (a reading client) takes each frame as it
+ * is written and the backlog stays 0; bytes queue only while the consumer is not reading (its socket is
+ * full), and that backlog is what the stream's budget limits (rule 8).
  */
 export class SseSink {
   readonly body: ReadableStream<Uint8Array>;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;
+  #budgetBytes: number;
 
-  constructor(onCancel: () => void) {
-    this.body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#controller = controller;
+  constructor(events: SseSinkEvents, budgetBytes: number) {
+    this.#budgetBytes = budgetBytes;
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => {
+          if (!this.#closed && this.queuedBytes === 0) events.onDrained();
+        },
+        cancel: () => {
+          if (this.#closed) return;
+          this.#closed = true;
+          events.onCancel();
+        },
       },
-      cancel: () => {
-        if (this.#closed) return;
-        this.#closed = true;
-        onCancel();
-      },
-    });
+      // The high-water mark is the budget, so desiredSize tells the bytes queued and pull() says "drained".
+      { highWaterMark: budgetBytes, size: (chunk) => chunk.byteLength },
+    );
   }
 
-  /** Queues text; returns false once closed. Never blocks: progress is already coalesced upstream. */
-  write(text: string): boolean {
+  /** Bytes written but not yet taken by the consumer. */
+  get queuedBytes(): number {
+    if (this.#closed) return 0;
+    const desired = this.#controller?.desiredSize;
+    return desired === null || desired === undefined ? 0 : Math.max(0, this.#budgetBytes - desired);
+  }
+
+  /** Queues bytes; returns false once closed. Never blocks: the stream decides what may be queued. */
+  write(bytes: Uint8Array): boolean {
     if (this.#closed) return false;
-    this.#controller?.enqueue(encoder.encode(text));
+    this.#controller?.enqueue(bytes);
     return true;
   }
 
@@ -51,6 +82,20 @@ export class SseSink {
       this.#controller?.close();
     } catch {
       // already errored by the consumer: nothing to end
+    }
+  }
+
+  /**
+   * Ends the stream abruptly and frees what is queued: the consumer gets an error, so the connection is
+   * cut rather than ended (a client must not read a cut stream as a complete one).
+   */
+  abort(reason: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#controller?.error(reason);
+    } catch {
+      // already errored
     }
   }
 }
