@@ -15,13 +15,20 @@ export {
   type StdioConnectionStats,
 } from './connection/connect-stdio.js';
 export {
+  DEFAULT_MAX_INFLIGHT,
+  DEFAULT_MAX_QUEUED_BYTES,
+  OVERLOADED_ERROR_CODE,
+  QUEUED_REQUEST_OVERHEAD_BYTES,
+  type RequestGateStats,
+} from './connection/request-gate.js';
+export {
   DEFAULT_MAX_LINE_BYTES,
   LineFramer,
   type LineFramerOptions,
   type LineFramerStats,
 } from './framing/line-framer.js';
 export {
-  DEFAULT_MAX_QUEUED_BYTES,
+  DEFAULT_MAX_UNSENT_BYTES,
   LineWriter,
   type LineWriterOptions,
   type LineWriterStats,

@@ -220,14 +220,18 @@ describe('connectStdio', () => {
     cleanups.push(() => server.close());
   });
 
-  it('closes with a cause naming the bound when a peer stops reading and the write queue passes maxQueuedBytes', async () => {
+  it('closes with a cause naming the bound when a peer stops reading and the write queue passes maxUnsentBytes', async () => {
     const input = new PassThrough();
     const stuck = new Writable({ highWaterMark: 1_024, write: () => {} }); // never calls back: a peer that never reads
+    let closedWith: InflightError | undefined;
     const server = connectStdio({
       input,
       output: stuck,
       role: 'server',
-      maxQueuedBytes: 50_000,
+      maxUnsentBytes: 50_000,
+      onClose: (reason) => {
+        closedWith = reason;
+      },
       setup: (endpoint) => endpoint.setRequestHandler('echo', (params) => params),
     });
     // One request per tick, so the answers queue up behind the first blocked write.
@@ -238,7 +242,10 @@ describe('connectStdio', () => {
     await server.closed;
     expect(server.closeReason).toBeInstanceOf(InflightError);
     expect(server.closeReason?.code).toBe('DISCONNECTED');
-    expect(server.closeReason?.message).toMatch(/stopped reading: \d+ bytes .*limit 50000/);
+    expect(server.closeReason?.message).toMatch(/stopped reading: \d+ bytes .*maxUnsentBytes 50000/);
     expect(server.stats.drainWaits).toBe(1);
+    expect(closedWith).toBe(server.closeReason); // reported once, as it happened
+    expect(stuck.destroyed).toBe(true); // our output ended: the peer sees the end, not silence
+    expect(input.isPaused()).toBe(true); // nothing more is read, so a server process can exit
   });
 });

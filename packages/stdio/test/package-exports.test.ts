@@ -8,8 +8,12 @@ import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const PUBLIC = [
+  'DEFAULT_MAX_INFLIGHT',
   'DEFAULT_MAX_LINE_BYTES',
   'DEFAULT_MAX_QUEUED_BYTES',
+  'DEFAULT_MAX_UNSENT_BYTES',
+  'OVERLOADED_ERROR_CODE',
+  'QUEUED_REQUEST_OVERHEAD_BYTES',
   'LineFramer',
   'LineWriter',
   'connectStdio',

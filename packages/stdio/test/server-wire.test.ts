@@ -241,11 +241,11 @@ describe('serveStdio on the wire', () => {
     await peer.end();
     const stats = JSON.parse(/STATS (.*)/.exec(peer.stderr)![1]!) as {
       drainWaits: number;
-      peakQueuedBytes: number;
+      peakUnsentBytes: number;
       messages: number;
     };
     expect(stats.messages).toBe(count);
     expect(stats.drainWaits).toBeGreaterThan(0);
-    expect(stats.peakQueuedBytes).toBeGreaterThan(0);
+    expect(stats.peakUnsentBytes).toBeGreaterThan(0);
   });
 });

@@ -8,12 +8,17 @@ import { errorResponse, JsonRpcErrorCode, type JsonRpcMessage } from '@mcp-infli
  * import type { Socket } from 'node:net';
  * import { type BadInputKind, connectStdio } from '@mcp-inflight/stdio';
  * declare const socket: Socket;
- * const seen: Record<BadInputKind, number> = { 'parse-error': 0, 'overlong-line': 0, 'truncated-at-end': 0 };
+ * const seen: Record<BadInputKind, number> = {
+ *   'parse-error': 0,
+ *   'not-a-message': 0,
+ *   'overlong-line': 0,
+ *   'truncated-at-end': 0,
+ * };
  * const onBadInput = (event: { kind: BadInputKind }) => void seen[event.kind]++;
  * connectStdio({ input: socket, output: socket, role: 'client', onBadInput });
  * ```
  */
-export type BadInputKind = 'parse-error' | 'overlong-line' | 'truncated-at-end';
+export type BadInputKind = 'parse-error' | 'not-a-message' | 'overlong-line' | 'truncated-at-end';
 
 /**
  * One piece of bad input, as reported to `onBadInput`.
@@ -36,6 +41,17 @@ export interface BadInput {
   readonly bytes?: number;
   /** Whether an error response went back to the peer. */
   readonly answered: boolean;
+}
+
+/**
+ * Whether a parsed line is something a JSON-RPC peer sent as a message: a batch array, or an object with
+ * a `method` (a request or notification, however malformed) or a `result` or `error` (a response). What
+ * is not (`null`, `42`, a JSON log record) a client reports as bad input and never answers.
+ */
+export function isMessageShaped(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return 'method' in value || 'result' in value || 'error' in value;
 }
 
 /** The -32700 a server sends for a line that is not JSON; the id is unreadable, so null [J6]. */

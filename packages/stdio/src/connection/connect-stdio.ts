@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import {
   type Channel,
   Endpoint,
@@ -10,11 +11,13 @@ import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
 import {
   type BadInput,
+  isMessageShaped,
   overlongLineResponse,
   parseErrorResponse,
   unserializableResponse,
 } from './bad-input.js';
 import type { StdioConnection, StdioConnectionOptions } from './options.js';
+import { DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_QUEUED_BYTES, RequestGate } from './request-gate.js';
 
 export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
 
@@ -40,6 +43,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   const answerBadInput = options.answerBadInput ?? role === 'server';
   const onError = options.onError ?? ((error: unknown) => process.emitWarning(toError(error)));
   let parseErrors = 0;
+  let notMessages = 0;
   let reason: InflightError | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
@@ -47,17 +51,13 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   });
 
   const writer = new LineWriter(output, {
-    ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
-    onOverflow: (bytes) =>
-      finish(
-        lostPeer(
-          role,
-          `the peer stopped reading: ${bytes} bytes waited to be written (limit ${writer.maxQueuedBytes})`,
-        ),
-      ),
+    ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
+    onOverflow: (bytes) => peerStoppedReading(bytes),
   });
   const write = (message: JsonRpcMessage | JsonRpcMessage[]): void => {
     if (reason) return;
+    // A response (or a batch of them) may have freed a slot for a waiting request.
+    if (Array.isArray(message) || message.method === undefined) gate.release();
     let line: string;
     try {
       line = JSON.stringify(message);
@@ -68,9 +68,17 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     }
     writer.writeLine(line);
   };
-  const channel: Channel = { write };
+  const channel: Channel = { write, suppressed: () => gate.release() };
   // The endpoint reports a throwing notification handler here and keeps serving.
   const endpoint = new Endpoint({ ...endpointOptions(options), onError, role, transport: 'stdio', channel });
+  const gate = new RequestGate(endpoint, {
+    maxInflight: options.maxInflight ?? DEFAULT_MAX_INFLIGHT,
+    maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    // A 2026-07-28 client writes no responses [S5]; the endpoint would answer nothing either.
+    reply: (message) => {
+      if (role === 'server' || endpoint.revision !== '2026-07-28') write(message);
+    },
+  });
 
   const report = (event: BadInput): void => onBadInput?.(event);
   const framer = new LineFramer({
@@ -89,7 +97,19 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
           answered: answerBadInput,
         });
       }
-      endpoint.receive(value);
+      if (!answerBadInput && !isMessageShaped(value)) {
+        // A client answers only what its server sent as a message: `null`, `42` or a JSON log record on
+        // the server's stdout is a stray line, not a request (and a 2026-07-28 client writes no
+        // responses [S5]).
+        notMessages++;
+        return report({
+          kind: 'not-a-message',
+          detail: 'the line is JSON but not a JSON-RPC message (no method, result or error)',
+          bytes: Buffer.byteLength(line),
+          answered: false,
+        });
+      }
+      gate.take(value, line);
     },
     onOverlong(lineBytes) {
       if (answerBadInput) write(overlongLineResponse(lineBytes, framer.maxLineBytes));
@@ -141,8 +161,28 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     setTimeout(() => finish(lostPeer(role, why, error)), OUTPUT_GONE_GRACE_MS).unref();
   }
 
-  function finish(cause: InflightError): void {
+  /**
+   * The write budget is spent: the peer has not read what we wrote for so long that it is gone. End our
+   * side for real, so it sees the end instead of silence; what it never read is dropped.
+   */
+  function peerStoppedReading(bytes: number): void {
     if (reason) return;
+    finish(
+      lostPeer(
+        role,
+        `the peer stopped reading: ${bytes} bytes waited to be written (budget maxUnsentBytes ${writer.maxUnsentBytes})`,
+      ),
+    );
+    destroyOutput(output);
+    // The connection is over: a server stops reading so its process can exit; a client drains what the
+    // child still writes, so the child is never stuck on a full pipe while it exits.
+    if (role === 'server') input.pause();
+    else input.resume();
+  }
+
+  function finish(cause: InflightError, answer?: InflightError): void {
+    if (reason) return;
+    gate.close(answer); // before `reason`: a graceful close still answers what waited
     reason = cause;
     input.off('data', onData);
     input.off('end', onInputEnd);
@@ -153,6 +193,11 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     output.off('error', onOutputError).on('error', ignore);
     endpoint.close(cause);
     resolveClosed();
+    try {
+      options.onClose?.(cause);
+    } catch (error) {
+      onError(error);
+    }
   }
 
   setup?.(endpoint);
@@ -170,12 +215,13 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       return reason;
     },
     get stats() {
-      return { ...framer.stats, ...writer.stats, parseErrors };
+      return { ...framer.stats, ...writer.stats, ...gate.stats, parseErrors, notMessages };
     },
     async close(why = 'the connection is closing') {
       if (!reason) {
         endpoint.shutdown(why); // cancels our calls on the wire, answers the peer's with SHUTDOWN
-        finish(new InflightError('SHUTDOWN', why));
+        const cause = new InflightError('SHUTDOWN', why);
+        finish(cause, cause); // requests still waiting for a slot are answered the same way
         // A server stops reading so its process can exit; a client drains and discards what the child still
         // writes, so the child is never stuck on a full pipe while it shuts down.
         if (role === 'server') input.pause();
@@ -190,6 +236,17 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       finish(cause);
     },
   };
+}
+
+/**
+ * Ends `output` now, dropping what the peer never read: `end()` would wait for a reader that is gone.
+ * Node's `process.stdout` ignores `destroy()` (it keeps fd 1 open for `console`), so it gets the destroy of
+ * its own stream class, as Node gives it at exit; otherwise the peer would never see our output end.
+ */
+function destroyOutput(output: Writable): void {
+  const stdio = output as { _isStdio?: boolean; _destroy?: unknown };
+  if (stdio._isStdio === true && Object.hasOwn(stdio, '_destroy')) delete stdio._destroy;
+  output.destroy();
 }
 
 /** How long a client keeps reading after its output went away, before it gives up on the peer. */

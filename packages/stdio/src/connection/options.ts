@@ -3,6 +3,7 @@ import type { Endpoint, EndpointOptions, InflightError, Role } from '@mcp-inflig
 import type { LineFramerStats } from '../framing/line-framer.js';
 import type { LineWriterStats } from '../framing/line-writer.js';
 import type { BadInput } from './bad-input.js';
+import type { RequestGateStats } from './request-gate.js';
 
 /**
  * Options for `connectStdio`: the two streams, our role, framing limits, and any endpoint option.
@@ -32,8 +33,22 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   role: Role;
   /** The longest line read, in bytes; longer lines are skipped and reported. @default 16 MiB */
   maxLineBytes?: number;
-  /** Bound on bytes waiting for a peer that does not read; passing it closes the connection. @default 64 MiB */
+  /**
+   * Requests run at once; more wait their turn in arrival order (reading never stops, so cancels and
+   * responses still act at once). @default 1 000 (`DEFAULT_MAX_INFLIGHT`)
+   */
+  maxInflight?: number;
+  /**
+   * Bound on requests waiting for a slot: the bytes of their lines plus 64 each. A request that does not
+   * fit is refused at once with `-32010` (`OVERLOADED_ERROR_CODE`). @default 8 MiB
+   */
   maxQueuedBytes?: number;
+  /**
+   * Write budget: bytes written but not yet read by the peer. Passing it means the peer stopped reading;
+   * the connection closes: output ended, handlers aborted (`DISCONNECTED` for a server), `onClose` told.
+   * @default 64 MiB
+   */
+  maxUnsentBytes?: number;
   /**
    * Whether bad lines get an error response (-32700 with a null id). A server answers; a client only
    * counts them, because what a server prints by mistake is not a request, and a 2026-07-28 client must
@@ -42,6 +57,8 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   answerBadInput?: boolean;
   /** Told about every bad line (not JSON, too long, unfinished at the end). */
   onBadInput?: (event: BadInput) => void;
+  /** Told once when the connection ends, with the cause (also in `closeReason`; `closed` resolves). */
+  onClose?: (reason: InflightError) => void;
   /** Told about exceptions thrown by our own notification handlers. @default process.emitWarning */
   onError?: (error: unknown) => void;
   /**
@@ -65,12 +82,15 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
  * declare const connection: StdioConnection;
  * const stats: StdioConnectionStats = connection.stats; // a snapshot
  * if (stats.parseErrors + stats.overlongLines > 0) console.error('the peer writes lines that are not MCP');
- * if (stats.peakQueuedBytes > 1 << 20) console.error('the peer reads slowly');
+ * if (stats.peakUnsentBytes > 1 << 20) console.error('the peer reads slowly');
+ * if (stats.refusedRequests > 0) console.error('the peer sent more than maxInflight + maxQueuedBytes allow');
  * ```
  */
-export interface StdioConnectionStats extends LineFramerStats, LineWriterStats {
+export interface StdioConnectionStats extends LineFramerStats, LineWriterStats, RequestGateStats {
   /** Lines that were not JSON. */
   parseErrors: number;
+  /** Lines a client did not answer: JSON, but not a JSON-RPC message (`null`, `42`, a log record). */
+  notMessages: number;
 }
 
 /**

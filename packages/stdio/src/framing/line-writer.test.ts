@@ -45,23 +45,23 @@ describe('LineWriter', () => {
     await tick();
     for (let i = 0; i < 100; i++) writer.writeLine(`{"n":${i}}`); // producer never blocks
     expect(writer.stats.drainWaits).toBe(1);
-    expect(writer.stats.queuedBytes).toBeGreaterThan(0);
-    const peak = writer.stats.peakQueuedBytes;
-    expect(peak).toBe(writer.stats.queuedBytes);
+    expect(writer.stats.unsentBytes).toBeGreaterThan(0);
+    const peak = writer.stats.peakUnsentBytes;
+    expect(peak).toBe(writer.stats.unsentBytes);
     await release();
     await tick();
     await release();
     const expected = ['x'.repeat(32), ...Array.from({ length: 100 }, (_, i) => `{"n":${i}}`)];
     expect(text()).toBe(`${expected.join('\n')}\n`);
-    expect(writer.stats.queuedBytes).toBe(0);
-    expect(writer.stats.peakQueuedBytes).toBe(peak);
+    expect(writer.stats.unsentBytes).toBe(0);
+    expect(writer.stats.peakUnsentBytes).toBe(peak);
   });
 
   it('stops and reports once when a peer that does not read lets the queue pass its bound', async () => {
     const { sink, chunks } = slowSink(16);
     const overflows: number[] = [];
     const writer = new LineWriter(sink, {
-      maxQueuedBytes: 1_000,
+      maxUnsentBytes: 1_000,
       onOverflow: (bytes) => overflows.push(bytes),
     });
     writer.writeLine('x'.repeat(32));
@@ -75,6 +75,20 @@ describe('LineWriter', () => {
     expect(chunks).toHaveLength(1);
   });
 
+  it('stops and reports when one flush alone carries the queue past its bound', async () => {
+    const { sink } = slowSink(16);
+    const overflows: number[] = [];
+    const writer = new LineWriter(sink, {
+      maxUnsentBytes: 1_000,
+      onOverflow: (bytes) => overflows.push(bytes),
+    });
+    for (let i = 0; i < 10; i++) writer.writeLine('r'.repeat(200)); // one tick: one write of 2,010 bytes
+    await tick();
+    expect(writer.stats.writeCalls).toBe(1);
+    expect(overflows).toEqual([2_010]);
+    expect(writer.stopped).toBe(true);
+  });
+
   it('hands everything over at close even under backpressure', async () => {
     const { sink, release, text } = slowSink(16);
     const writer = new LineWriter(sink);
@@ -82,7 +96,7 @@ describe('LineWriter', () => {
     await tick();
     writer.writeLine('last');
     writer.handOver();
-    expect(writer.stats.queuedBytes).toBe(0);
+    expect(writer.stats.unsentBytes).toBe(0);
     await release();
     expect(text()).toBe(`${'x'.repeat(32)}\nlast\n`);
   });

@@ -1,16 +1,16 @@
 import type { Writable } from 'node:stream';
 
 /**
- * Default bound on bytes waiting to be written (ours plus the stream's own buffer): 64 MiB. A peer that
- * stops reading for that long is treated as gone, so it cannot take the heap.
+ * Default write budget: bytes written but not yet taken by the peer (ours plus the stream's own buffer),
+ * 64 MiB. A peer that stops reading for that long is treated as gone, so it cannot take the heap.
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_QUEUED_BYTES, serveStdio } from '@mcp-inflight/stdio';
- * serveStdio(() => {}, { maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES / 8 }); // give up on a stalled client sooner
+ * import { DEFAULT_MAX_UNSENT_BYTES, serveStdio } from '@mcp-inflight/stdio';
+ * serveStdio(() => {}, { maxUnsentBytes: DEFAULT_MAX_UNSENT_BYTES / 8 }); // give up on a stalled client sooner
  * ```
  */
-export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Options for a {@link LineWriter}.
@@ -19,7 +19,7 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
  * ```ts
  * import { LineWriter, type LineWriterOptions } from '@mcp-inflight/stdio';
  * const options: LineWriterOptions = {
- *   maxQueuedBytes: 8 << 20,
+ *   maxUnsentBytes: 8 << 20,
  *   onOverflow: (queuedBytes) => {
  *     // The writer has stopped writing; the reader is taken as gone.
  *     console.error(`the reader stopped: ${queuedBytes} bytes waiting`);
@@ -30,8 +30,8 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
  * ```
  */
 export interface LineWriterOptions {
-  /** Bound on bytes waiting for a slow reader. @default 64 MiB */
-  maxQueuedBytes?: number;
+  /** Bound on bytes waiting for a slow reader (ours plus the stream's buffer). @default 64 MiB */
+  maxUnsentBytes?: number;
   /** Called once when the bound is passed; the writer stops writing (the caller should close). */
   onOverflow?: (queuedBytes: number) => void;
 }
@@ -59,9 +59,9 @@ export interface LineWriterStats {
   /** Times the stream said "wait for drain" (backpressure). */
   drainWaits: number;
   /** Bytes held by us, waiting for `drain`. */
-  queuedBytes: number;
+  unsentBytes: number;
   /** The most ever held by us at once. */
-  peakQueuedBytes: number;
+  peakUnsentBytes: number;
 }
 
 /**
@@ -73,14 +73,14 @@ export interface LineWriterStats {
  * @example
  * ```ts
  * import { LineWriter } from '@mcp-inflight/stdio';
- * const writer = new LineWriter(process.stdout, { maxQueuedBytes: 8 << 20 });
+ * const writer = new LineWriter(process.stdout, { maxUnsentBytes: 8 << 20 });
  * writer.writeLine(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
  * writer.stats.writeCalls; // 0 until the microtask flush; lines written in one tick share one write()
  * ```
  */
 export class LineWriter {
   readonly output: Writable;
-  readonly maxQueuedBytes: number;
+  readonly maxUnsentBytes: number;
   #onOverflow: ((queuedBytes: number) => void) | undefined;
   /** Lines not yet handed to the stream, in order. */
   #queue: string[] = [];
@@ -95,7 +95,7 @@ export class LineWriter {
 
   constructor(output: Writable, options: LineWriterOptions = {}) {
     this.output = output;
-    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.maxUnsentBytes = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
     this.#onOverflow = options.onOverflow;
     output.on('drain', this.#onDrain);
   }
@@ -105,8 +105,8 @@ export class LineWriter {
       messages: this.#messages,
       writeCalls: this.#writeCalls,
       drainWaits: this.#drainWaits,
-      queuedBytes: this.#queuedBytes,
-      peakQueuedBytes: this.#peakQueuedBytes,
+      unsentBytes: this.#queuedBytes,
+      peakUnsentBytes: this.#peakQueuedBytes,
     };
   }
 
@@ -124,7 +124,7 @@ export class LineWriter {
       // Measure only under backpressure, where it matters; the fast path counts nothing.
       this.#queuedBytes += Buffer.byteLength(line) + 1;
       if (this.#queuedBytes > this.#peakQueuedBytes) this.#peakQueuedBytes = this.#queuedBytes;
-      if (this.#queuedBytes + this.output.writableLength > this.maxQueuedBytes) this.#overflow();
+      if (this.#queuedBytes + this.output.writableLength > this.maxUnsentBytes) this.#overflow();
       return;
     }
     if (!this.#flushScheduled) {
@@ -170,6 +170,8 @@ export class LineWriter {
     if (!accepted) {
       this.#waitingForDrain = true;
       this.#drainWaits++;
+      // One flush can carry a whole tick of large results past the budget by itself.
+      if (this.output.writableLength > this.maxUnsentBytes) this.#overflow();
     }
   };
 
