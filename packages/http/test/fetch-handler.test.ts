@@ -67,7 +67,7 @@ describe('legacy session expiry', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it('keeps a session with a request in flight, and ends it once that settles and time passes', async () => {
+  it('keeps a session whose client waits on its reply, and ends it once that settles and time passes', async () => {
     const clock = new ManualClock();
     const { handler, held, release } = holdingHandler(clock);
     const session = (await initialize(handler)).headers.get('mcp-session-id')!;

@@ -61,8 +61,14 @@ export interface HttpServerOptions {
    * waits, however large. @default 4_194_304 (4 MiB)
    */
   sseBudgetBytes?: number;
-  /** A legacy session with no request, no stream and nothing in flight for this long ends. @default 300_000 */
+  /**
+   * A legacy session ends after this long without contact from its client (a request or notification, an
+   * open GET stream, or a reply stream the client is draining), even with work in flight: that work is
+   * cancelled with `SESSION_EXPIRED`. A long call whose stream is being read never expires. @default 300_000
+   */
   sessionIdleMs?: number;
+  /** Told when a legacy session expires (for logs): its id, how long it was quiet, calls it cancelled. */
+  onSessionExpired?: (expired: SessionExpiry) => void;
   /** More concurrent legacy sessions than this get `503` at initialize. @default 10_000 */
   maxSessions?: number;
   /** Serve legacy revisions (sessions, `initialize`). @default true */
@@ -85,6 +91,24 @@ export interface HttpServerOptions {
   onError?: (error: unknown) => void;
 }
 
+/**
+ * What {@link HttpServerOptions.onSessionExpired} is told.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, type SessionExpiry } from '@mcp-inflight/http';
+ * const log = (e: SessionExpiry) => console.error(`session ${e.sessionId} expired; ${e.inFlight} call(s) cancelled`);
+ * createHttpHandler(() => {}, { sessionIdleMs: 60_000, onSessionExpired: log });
+ * ```
+ */
+export interface SessionExpiry {
+  sessionId: string;
+  /** How long the client had been out of contact. */
+  idleMs: number;
+  /** Requests of the session still running, now cancelled with `SESSION_EXPIRED`. */
+  inFlight: number;
+}
+
 /** {@link HttpServerOptions} with every default applied. */
 export interface ResolvedServerOptions {
   isAllowedOrigin: (origin: string) => boolean;
@@ -97,6 +121,7 @@ export interface ResolvedServerOptions {
   maxBufferedBytes: number;
   sseBudgetBytes: number;
   sessionIdleMs: number;
+  onSessionExpired: (expired: SessionExpiry) => void;
   maxSessions: number;
   legacy: boolean;
   modern: boolean;
@@ -119,6 +144,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
     sseBudgetBytes: options.sseBudgetBytes ?? 4 * 1024 * 1024,
     sessionIdleMs: options.sessionIdleMs ?? 300_000,
+    onSessionExpired: options.onSessionExpired ?? (() => {}),
     maxSessions: options.maxSessions ?? 10_000,
     legacy: options.legacy ?? true,
     modern: options.modern ?? true,

@@ -101,9 +101,12 @@ export class ResponseStream {
     return this.#logBytes;
   }
 
-  /** Whether the attached client is keeping up: nothing of ours waits in its response body. */
+  /**
+   * Whether the client is keeping up: still connected and waiting for its first byte, or attached with
+   * nothing of ours waiting in its response body.
+   */
   get draining(): boolean {
-    return this.#sink !== undefined && this.#sink.queuedBytes === 0;
+    return this.#state === 'waiting' || (this.#sink !== undefined && this.#sink.queuedBytes === 0);
   }
 
   /** Whether the stream has ended (final delivered, closed, or dropped). */

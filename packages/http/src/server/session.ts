@@ -21,6 +21,12 @@ export interface OpenStreamOptions {
  * One legacy Streamable HTTP session (`Mcp-Session-Id`): its endpoint, the reply stream of each POST, the
  * optional GET stream, resumption by `Last-Event-ID`, and an idle expiry so sessions of clients that never
  * DELETE do not pile up (rule 8).
+ *
+ * Expiry counts only contact from the client: a request or notification, an open GET stream, or a reply
+ * stream it is draining. Work in flight is not contact: a legacy disconnect is not a cancel [H13], so a
+ * client that drops its long calls and never comes back would otherwise pin the session (and a slot of
+ * `maxSessions`) for as long as the calls run. An expired session's work is cancelled with
+ * `SESSION_EXPIRED`.
  */
 export class LegacySession {
   readonly id: string;
@@ -58,7 +64,7 @@ export class LegacySession {
     return this.#closed;
   }
 
-  /** A request for this session arrived: it is not idle. */
+  /** A request or notification for this session arrived: contact. */
   touch(): void {
     this.#lastActiveAt = this.#context.options.clock.now();
   }
@@ -143,12 +149,15 @@ export class LegacySession {
     return response;
   }
 
-  /** Ends the session: handlers are aborted with DISCONNECTED, every stream closes, later requests get 404. */
-  terminate(why: string): void {
+  /**
+   * Ends the session: handlers are aborted with `cause` (DISCONNECTED unless said otherwise), every stream
+   * closes, later requests get 404.
+   */
+  terminate(why: string, cause: InflightError = new InflightError('DISCONNECTED', why)): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#idleTimer?.clear();
-    this.endpoint.close(new InflightError('DISCONNECTED', why));
+    this.endpoint.close(cause, cause);
     for (const stream of [...this.#byKey.values()]) stream.end();
     this.#router.clear();
     this.#onClosed();
@@ -160,15 +169,31 @@ export class LegacySession {
     this.terminate(why);
   }
 
+  /** Whether the client is in touch through a stream: a live GET stream, or a reply it is draining. */
+  #streamContact(): boolean {
+    for (const stream of this.#byKey.values()) {
+      if (stream.ended) continue;
+      if (stream.requestIds.size === 0 ? stream.attached : stream.draining) return true;
+    }
+    return false;
+  }
+
   #armIdle(waitMs: number): void {
     const { clock, sessionIdleMs } = this.#context.options;
     this.#idleTimer = clock.setTimer(() => {
       if (this.#closed) return;
+      if (this.#streamContact()) this.touch();
       const idleMs = clock.now() - this.#lastActiveAt;
-      const busy =
-        this.endpoint.stats.inboundInFlight > 0 || [...this.#byKey.values()].some((s) => s.attached);
-      if (!busy && idleMs >= sessionIdleMs) return this.terminate('the session expired after being idle');
-      this.#armIdle(busy ? sessionIdleMs : sessionIdleMs - idleMs);
+      if (idleMs < sessionIdleMs) return this.#armIdle(sessionIdleMs - idleMs);
+      this.#expire(idleMs);
     }, waitMs);
+  }
+
+  #expire(idleMs: number): void {
+    const inFlight = this.endpoint.stats.inboundInFlight;
+    const why = `the session expired after ${idleMs} ms without contact from its client`;
+    this.#context.stats.expiredSessions++;
+    this.#context.options.onSessionExpired({ sessionId: this.id, idleMs, inFlight });
+    this.terminate(why, new InflightError('SESSION_EXPIRED', why));
   }
 }
