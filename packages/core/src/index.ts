@@ -1,9 +1,28 @@
 // The public surface of @mcp-inflight/core: explicit named exports only.
+
+export {
+  type CallToolResult,
+  type ClientTransport,
+  LifecycleClient,
+  type McpClient,
+} from './client/client.js';
+export { connectLifecycle, type LifecycleHooks } from './client/connect-lifecycle.js';
+export {
+  type ClientIdentity,
+  type ConnectOptions,
+  NegotiationError,
+  type ServerHandshake,
+} from './client/handshake.js';
 export { type Clock, MAX_TIMER_MS, systemClock, type TimerHandle, timersOf } from './clock/clock.js';
 export { DeadlineController, type DeadlineOptions } from './deadline/deadline-controller.js';
 export { type WithTimeoutOptions, withTimeout } from './deadline/with-timeout.js';
 export type { Channel } from './endpoint/channel.js';
-export type { NotificationHandler, RequestContext, RequestHandler } from './endpoint/context.js';
+export type {
+  HandlerLimits,
+  NotificationHandler,
+  RequestContext,
+  RequestHandler,
+} from './endpoint/context.js';
 export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
 export type { Direction, EndpointEvents, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';

@@ -39,10 +39,39 @@ export interface RequestContext {
    */
   progress(progress: number, total?: number, message?: string): boolean;
   /**
+   * A child scope for part of the work, with limits of its own inside the request's: its `signal` aborts
+   * when its own limit fires or the request ends, its `progress` touches it (and every enclosing scope),
+   * and a limit that fires in it reaches the caller as -32001 with `data.cause`, even when the work
+   * throws a plain `AbortError`. Disposed when the request settles.
+   */
+  limit(limits: HandlerLimits): RequestContext;
+  /**
    * Ends progress for a 2025-11-25 task-augmented request whose route outlived its response, once the task
    * reaches a terminal status [PG14]. A no-op otherwise.
    */
   endProgress(): void;
+}
+
+/**
+ * Limits for one handler (`setRequestHandler(method, handler, limits)`) or one part of it (`ctx.limit()`):
+ * an idle window that its progress resets, and a ceiling from its start. Unset means no limit of its own.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint, HandlerLimits } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const limits: HandlerLimits = { idleMs: 5_000, ceilingMs: 60_000 };
+ * endpoint.setRequestHandler('tools/call', async (_params, ctx) => {
+ *   const fetchStep = ctx.limit({ ceilingMs: 1_500 }); // this part gets 1.5 s, inside the call's 60 s
+ *   await fetch('https://example.com', { signal: fetchStep.signal });
+ *   fetchStep.progress(1, 2, 'fetched');
+ *   return { content: [] };
+ * }, limits);
+ * ```
+ */
+export interface HandlerLimits {
+  idleMs?: number;
+  ceilingMs?: number;
 }
 
 /**

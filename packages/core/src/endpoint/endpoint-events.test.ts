@@ -209,8 +209,8 @@ describe('Endpoint.drain', () => {
     expect(server.stats.inboundInFlight).toBe(1);
     expect(server.events.listenerCount('request-ended')).toBe(0);
     server.shutdown('grace over');
-    // The peer's SHUTDOWN answer reaches the client as that JSON-RPC error, its cause in data.
-    expect(await call).toMatchObject({ code: -32000, data: { cause: 'SHUTDOWN' } });
+    // The peer's SHUTDOWN answer reaches the client as the same InflightError a local one would be.
+    expect(await call).toMatchObject({ code: 'SHUTDOWN', origin: 'remote' });
     expect(clock.pendingTimers).toBe(0);
   });
 });

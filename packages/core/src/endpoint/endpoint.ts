@@ -21,7 +21,7 @@ import { isCancelledParams, isProgressParams } from '../schemas/fast-check.js';
 import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
-import type { NotificationHandler, RequestHandler } from './context.js';
+import type { HandlerLimits, NotificationHandler, RequestHandler } from './context.js';
 import { createEmitter, type EndpointEvents, type EventHub } from './events.js';
 import { InboundRequests } from './inbound.js';
 import {
@@ -32,6 +32,9 @@ import {
   type ProgressFields,
 } from './messages.js';
 import { OutboundRequests, type RequestOptions } from './outbound.js';
+
+/** Requests 2026-07-28 removed: answered -32601 there, whoever registered a handler [TO10 M12]. */
+const REMOVED_IN_MODERN: ReadonlySet<string> = new Set(['ping', 'initialize']);
 
 /**
  * Options for an {@link Endpoint}.
@@ -139,6 +142,7 @@ export class Endpoint {
   /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
   revision: Revision | undefined;
   #handlers = new Map<string, RequestHandler>();
+  #handlerLimits = new Map<string, HandlerLimits>();
   #notificationHandlers = new Map<string, NotificationHandler>();
   #inbound: InboundRequests;
   #outbound: OutboundRequests;
@@ -188,9 +192,14 @@ export class Endpoint {
     this.#handlers.set('ping', () => ({}));
   }
 
-  /** Serves `method`. Replaces an earlier handler for it. */
-  setRequestHandler(method: string, handler: RequestHandler): this {
+  /**
+   * Serves `method`. Replaces an earlier handler for it. `limits` bound this handler alone (instead of the
+   * endpoint's `handlerIdleMs` / `handlerCeilingMs`); a limit that fires answers -32001 with `data.cause`.
+   */
+  setRequestHandler(method: string, handler: RequestHandler, limits?: HandlerLimits): this {
     this.#handlers.set(method, handler);
+    if (limits) this.#handlerLimits.set(method, limits);
+    else this.#handlerLimits.delete(method);
     return this;
   }
 
@@ -441,7 +450,8 @@ export class Endpoint {
       }
       revision = LATEST_LEGACY_REVISION; // no session yet and no envelope: serve leniently as legacy
     }
-    const handler = this.#handlers.get(method);
+    const handler =
+      isLegacy(revision) || !REMOVED_IN_MODERN.has(method) ? this.#handlers.get(method) : undefined;
     if (!handler)
       return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`));
     batch?.expect();
@@ -452,7 +462,16 @@ export class Endpoint {
             this.revision = negotiateLegacy(chosen, this.transport);
           }
         : undefined;
-    this.#inbound.dispatch(id, method, params, revision, handler, batch, onResult);
+    this.#inbound.dispatch(
+      id,
+      method,
+      params,
+      revision,
+      handler,
+      batch,
+      onResult,
+      this.#handlerLimits.get(method),
+    );
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {

@@ -10,7 +10,7 @@ import { isTokenOrId } from '../schemas/fast-check.js';
 import type { RequestId } from '../schemas/types.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
-import type { RequestContext, RequestHandler } from './context.js';
+import type { HandlerLimits, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
 import { asksForTask, errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 import { RecentIds } from './recent-ids.js';
@@ -29,6 +29,8 @@ interface InboundEntry {
   /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. */
   suppress: boolean;
   done: boolean;
+  /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. */
+  scopes: DeadlineController[] | undefined;
 }
 
 /** Shared settings for {@link InboundRequests}. */
@@ -81,6 +83,7 @@ export class InboundRequests {
     handler: RequestHandler,
     batch: BatchCollector | undefined,
     onResult?: (result: unknown) => void,
+    limits?: HandlerLimits,
   ): void {
     const s = this.settings;
     if (this.#entries.has(id)) {
@@ -103,8 +106,8 @@ export class InboundRequests {
     }
     let aborting: InboundEntry | undefined;
     const deadline = new DeadlineController({
-      idleMs: s.handlerIdleMs,
-      ceilingMs: s.handlerCeilingMs,
+      idleMs: limits?.idleMs ?? s.handlerIdleMs,
+      ceilingMs: limits?.ceilingMs ?? s.handlerCeilingMs,
       clock: s.clock,
       onAbort: () => {
         if (aborting) this.#onAbort(aborting);
@@ -119,6 +122,7 @@ export class InboundRequests {
       lastProgress: Number.NEGATIVE_INFINITY,
       suppress: false,
       done: false,
+      scopes: undefined,
     };
     aborting = entry;
     const meta = metaOf(params);
@@ -136,23 +140,37 @@ export class InboundRequests {
     const hub = s.hub;
     hub.events?.emit('request-started', 'inbound', id, method, revision);
     const taskRoutes = this.#taskRoutes;
-    const ctx: RequestContext = {
+    const progressToken = mayProgress ? token : undefined;
+    // One context per scope: the request's own, and each `ctx.limit()` child, whose progress touches it
+    // (and, through it, every enclosing deadline).
+    const contextOf = (scope: DeadlineController): RequestContext => ({
       id,
       method,
       revision,
       // Read lazily: the signal's AbortController is only made for handlers that look at it.
       get signal() {
-        return deadline.signal;
+        return scope.signal;
       },
-      progressToken: mayProgress ? token : undefined,
+      progressToken,
       meta,
-      deadline,
+      deadline: scope,
+      limit(scopeLimits) {
+        const child = new DeadlineController({
+          idleMs: scopeLimits.idleMs ?? Number.POSITIVE_INFINITY,
+          ceilingMs: scopeLimits.ceilingMs ?? Number.POSITIVE_INFINITY,
+          parent: scope,
+        });
+        if (entry.done) child.dispose();
+        else if (entry.scopes) entry.scopes.push(child);
+        else entry.scopes = [child];
+        return contextOf(child);
+      },
       progress(progress, total, message) {
         const route = entry.route;
         if (route) {
           if (route.closed) return false;
           const accepted = route.push(progress, total, message);
-          if (accepted) deadline.touch();
+          if (accepted) scope.touch();
           const events = hub.events;
           if (events === undefined) return accepted;
           if (accepted)
@@ -164,14 +182,15 @@ export class InboundRequests {
         if (entry.done || typeof progress !== 'number' || !(progress > entry.lastProgress)) return false;
         if (!Number.isFinite(progress)) return false;
         entry.lastProgress = progress;
-        deadline.touch();
+        scope.touch();
         return false;
       },
       endProgress() {
         entry.route?.close();
         if (entry.route) taskRoutes.delete(entry.route);
       },
-    };
+    });
+    const ctx = contextOf(deadline);
     // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
     const taskAugmented = revision === '2025-11-25' && asksForTask(params);
     Promise.resolve()
@@ -195,7 +214,7 @@ export class InboundRequests {
           this.#finish(entry);
           hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
           entry.route?.close();
-          this.#reply(batch, id, errorResponseFor(id, error));
+          this.#reply(batch, id, errorResponseFor(id, limitBehind(entry, error)));
         },
       )
       .catch((error: unknown) => s.onError(error, `settling request ${JSON.stringify(id)}`));
@@ -258,6 +277,7 @@ export class InboundRequests {
     this.#entries.delete(entry.id);
     this.#recentlyDone.add(entry.id);
     entry.deadline.dispose();
+    if (entry.scopes) for (const scope of entry.scopes) scope.dispose();
   }
 
   /** Tells the channel no response will come for `id`; a channel that throws must not stop us. */
@@ -290,6 +310,26 @@ export class InboundRequests {
       }
     }
   }
+}
+
+/**
+ * What a handler's failure means to the caller. An abort thrown by a timer or fetch on an aborted signal
+ * hides the limit behind it: the innermost aborted scope's reason (or the abort's own `cause`) is the
+ * answer, so a handler's own ceiling reaches the client as -32001 with `data.cause`, never -32603.
+ */
+function limitBehind(entry: InboundEntry, error: unknown): unknown {
+  if (InflightError.is(error) || !isAbortError(error)) return error;
+  if (InflightError.is(error.cause)) return error.cause;
+  const scopes = entry.scopes ?? [];
+  for (let i = scopes.length - 1; i >= 0; i--) {
+    const scope = scopes[i];
+    if (scope?.aborted) return InflightError.from(scope.reason);
+  }
+  return entry.deadline.aborted ? InflightError.from(entry.deadline.reason) : error;
+}
+
+function isAbortError(error: unknown): error is { name: 'AbortError'; cause?: unknown } {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }
 
 /** 2026-07-28 results carry `resultType`; a plain result is `"complete"` [L7]. */

@@ -7,7 +7,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type Revision,
 } from '../eras/eras.js';
-import { InflightError } from '../errors/inflight-error.js';
+import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
@@ -49,6 +49,11 @@ export interface RequestOptions {
   revision?: Revision;
   /** The inbound request this one belongs to (legacy server-to-client requests on HTTP). */
   related?: RequestId;
+  /**
+   * `false` sends no `progressToken` (a handshake: nobody listens for its progress); the call still has
+   * its deadline. @default true
+   */
+  progress?: boolean;
 }
 
 interface Pending {
@@ -152,7 +157,10 @@ export class OutboundRequests {
       this.#byId.set(id, pending);
       s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
-      const meta: Record<string, unknown> = { ...metaOf(params), progressToken: pending.token };
+      const meta: Record<string, unknown> =
+        options.progress === false
+          ? { ...metaOf(params) }
+          : { ...metaOf(params), progressToken: pending.token };
       if (isLegacy(revision)) {
         // A relayed 2026-07-28 envelope must not make a legacy peer read the request as modern.
         delete meta[PROTOCOL_VERSION_META_KEY];
@@ -229,7 +237,10 @@ export class OutboundRequests {
     }
     this.#settle(pending);
     if (error) {
-      const failure = new JsonRpcError(error.code, error.message, error.data);
+      // A limit the peer (or a proxy beyond it) enforced reads as the same InflightError a local one
+      // does, `origin: 'remote'` (rule 11); any other error stays a JsonRpcError.
+      const failure =
+        inflightErrorFromJsonRpc(error) ?? new JsonRpcError(error.code, error.message, error.data);
       this.#ended(pending, 'error', failure);
       pending.reject(failure);
     } else {

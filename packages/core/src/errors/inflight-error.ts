@@ -73,6 +73,11 @@ export class InflightError extends Error {
   override readonly name = 'InflightError';
   readonly code: CancelCode;
   readonly details: InflightErrorDetails;
+  /**
+   * Where the limit fired: `local` (this process) or `remote` (the peer, or a proxy further on, answered
+   * with this cause in `data.cause`). One `catch` reads both the same way (rule 11).
+   */
+  readonly origin: 'local' | 'remote';
 
   /** The brand every copy of this class shares; see {@link InflightError.is}. */
   get [BRAND](): true {
@@ -104,11 +109,15 @@ export class InflightError extends Error {
     code: CancelCode,
     message?: string,
     details: InflightErrorDetails = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; origin?: 'local' | 'remote' },
   ) {
-    super(message ?? DEFAULT_MESSAGES[code], options);
+    super(
+      message ?? DEFAULT_MESSAGES[code],
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.code = code;
     this.details = details;
+    this.origin = options?.origin ?? 'local';
   }
 
   /** A caller's own cancel. `why` is the text they gave, if any. */
@@ -213,7 +222,7 @@ function isCancelCode(value: unknown): value is CancelCode {
  * ```ts
  * import { inflightErrorFromJsonRpc } from '@mcp-inflight/core';
  * const fromPeer = { code: -32001, message: 'idle limit…', data: { cause: 'IDLE_TIMEOUT', limitMs: 500 } };
- * inflightErrorFromJsonRpc(fromPeer)?.code; // 'IDLE_TIMEOUT', with details { limitMs: 500 }
+ * inflightErrorFromJsonRpc(fromPeer)?.code; // 'IDLE_TIMEOUT', with details { limitMs: 500 }, origin 'remote'
  * inflightErrorFromJsonRpc({ code: -32602, message: 'bad params' }); // undefined: not one of our causes
  * inflightErrorFromJsonRpc({ code: -32000, message: 'odd', data: { cause: 'toString' } }); // undefined
  * ```
@@ -223,5 +232,5 @@ export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightErr
   const cause = data?.cause;
   if (!isCancelCode(cause)) return undefined;
   const { cause: _ignored, ...details } = data as Record<string, unknown>;
-  return new InflightError(cause, error.message, details as InflightErrorDetails);
+  return new InflightError(cause, error.message, details as InflightErrorDetails, { origin: 'remote' });
 }

@@ -1,0 +1,195 @@
+import type { NotificationHandler, RequestHandler } from '../endpoint/context.js';
+import type { Endpoint, EndpointStats } from '../endpoint/endpoint.js';
+import type { RequestOptions } from '../endpoint/outbound.js';
+import type { Revision } from '../eras/eras.js';
+import { connectLifecycle, type LifecycleHooks } from './connect-lifecycle.js';
+import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshake.js';
+
+/**
+ * A `tools/call` result as every revision shapes it.
+ *
+ * @example
+ * ```ts
+ * import type { CallToolResult, McpClient } from '@mcp-inflight/core';
+ * declare const client: McpClient;
+ * const result: CallToolResult = await client.callTool('work', { steps: 3, intervalMs: 100 });
+ * if (result.isError) console.error('the tool failed:', result.content);
+ * ```
+ */
+export interface CallToolResult {
+  content: Array<{ type: string; [key: string]: unknown }>;
+  structuredContent?: Record<string, unknown>;
+  /** A tool execution error the model should see (not a protocol error). */
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * The one client shape: the stdio client and the HTTP client both implement it, so host code written
+ * once runs on either. Every limit, local or enforced by the server, rejects with an `InflightError`
+ * (`origin` says which side); other failures with a `JsonRpcError`; a failed handshake with a
+ * `NegotiationError`.
+ *
+ * @example
+ * ```ts
+ * import { InflightError, type McpClient } from '@mcp-inflight/core';
+ * async function run(client: McpClient): Promise<string> {
+ *   await client.connect(); // 'auto': 2026-07-28 if the server speaks it, else initialize
+ *   try {
+ *     const result = await client.callTool('work', { steps: 5, intervalMs: 100 }, {
+ *       idleMs: 2_000,
+ *       ceilingMs: 30_000,
+ *       onprogress: (p) => console.log(`${p.progress}/${p.total}`),
+ *     });
+ *     return result.isError ? 'tool error' : 'done';
+ *   } catch (error) {
+ *     if (InflightError.is(error)) return `${error.code} (${error.origin})`; // one catch, local or remote
+ *     throw error;
+ *   } finally {
+ *     await client.close();
+ *   }
+ * }
+ * ```
+ */
+export interface McpClient {
+  /** The core endpoint underneath (role `client`). */
+  readonly endpoint: Endpoint;
+  /** What `connect()` settled, once it has. */
+  readonly server: ServerHandshake | undefined;
+  /** The revision in use, once connected. */
+  readonly revision: Revision | undefined;
+  /**
+   * Negotiates a revision (see `connectLifecycle`). Later calls return the same handshake; a failed or
+   * aborted one may be tried again. `request()` connects with the defaults when nobody has.
+   */
+  connect(options?: ConnectOptions): Promise<ServerHandshake>;
+  /** Sends a request within its deadline. */
+  request<T = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<T>;
+  /** `tools/call` with a typed result. */
+  callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult>;
+  /** Sends a notification; resolves once the transport has taken it. */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Serves a request the server sends outside a call (`roots/list`, legacy `elicitation/create`…). */
+  onRequest(method: string, handler: RequestHandler): this;
+  /** Receives a notification the server sends (`notifications/tools/list_changed`…). */
+  onNotification(method: string, handler: NotificationHandler): this;
+  /** The endpoint's counters. */
+  stats(): EndpointStats;
+  /** Ends everything in flight and the connection. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * What a transport supplies to {@link LifecycleClient}: how bytes move, nothing about MCP.
+ *
+ * @example
+ * ```ts
+ * import type { ClientTransport } from '@mcp-inflight/core';
+ * const transport: ClientTransport = {
+ *   notify: async () => {},
+ *   close: async () => {},
+ * };
+ * ```
+ */
+export interface ClientTransport extends LifecycleHooks {
+  /** Sends a notification (after the handshake). */
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
+  /** Ends the transport once the endpoint has settled everything. */
+  close(): Promise<void>;
+}
+
+/**
+ * The {@link McpClient} behaviour every transport shares, written once: the handshake, connecting on
+ * first use, typed tool calls, handlers for what the server sends. Transports construct it with their
+ * endpoint and a {@link ClientTransport}.
+ *
+ * @example
+ * ```ts
+ * import { Endpoint, LifecycleClient } from '@mcp-inflight/core';
+ * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel: { write: () => {} } });
+ * const client = new LifecycleClient(
+ *   endpoint,
+ *   { clientInfo: { name: 'my-host', version: '1.0.0' }, capabilities: {} },
+ *   { notify: async (method, params) => endpoint.notify(method, params), close: async () => endpoint.close() },
+ * );
+ * ```
+ */
+export class LifecycleClient implements McpClient {
+  readonly endpoint: Endpoint;
+  #identity: ClientIdentity;
+  #transport: ClientTransport;
+  #server: ServerHandshake | undefined;
+  #connecting: Promise<ServerHandshake> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(endpoint: Endpoint, identity: ClientIdentity, transport: ClientTransport) {
+    this.endpoint = endpoint;
+    this.#identity = identity;
+    this.#transport = transport;
+  }
+
+  get server(): ServerHandshake | undefined {
+    return this.#server;
+  }
+
+  get revision(): Revision | undefined {
+    return this.endpoint.revision;
+  }
+
+  connect(options: ConnectOptions = {}): Promise<ServerHandshake> {
+    if (this.#closing) return Promise.reject(new Error('the client is closed'));
+    this.#connecting ??= connectLifecycle(this.endpoint, this.#identity, options, this.#transport).then(
+      (settled) => {
+        this.#server = settled;
+        return settled;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined; // a failed or aborted handshake may be tried again
+        throw error;
+      },
+    );
+    return this.#connecting;
+  }
+
+  async request<T = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<T> {
+    if (!this.#server) await this.connect();
+    return (await this.endpoint.request(method, params, options)) as T;
+  }
+
+  callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
+    return this.request<CallToolResult>('tools/call', { name, arguments: args ?? {} }, options);
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (!this.#server) await this.connect();
+    await this.#transport.notify(method, params);
+  }
+
+  onRequest(method: string, handler: RequestHandler): this {
+    this.endpoint.setRequestHandler(method, handler);
+    return this;
+  }
+
+  onNotification(method: string, handler: NotificationHandler): this {
+    this.endpoint.setNotificationHandler(method, handler);
+    return this;
+  }
+
+  stats(): EndpointStats {
+    return this.endpoint.stats;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#transport.close();
+    return this.#closing;
+  }
+}

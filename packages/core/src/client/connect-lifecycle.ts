@@ -1,0 +1,247 @@
+import type { Endpoint } from '../endpoint/endpoint.js';
+import { SERVER_INFO_META_KEY } from '../endpoint/lifecycle.js';
+import { JsonRpcError } from '../endpoint/messages.js';
+import {
+  hasStreamableHttp,
+  isLegacy,
+  isRevision,
+  LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
+  REVISIONS,
+  type Revision,
+} from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import {
+  type ClientIdentity,
+  type ConnectOptions,
+  NegotiationError,
+  type ServerHandshake,
+} from './handshake.js';
+
+/**
+ * What a transport adds to the handshake; everything else is the same on every transport.
+ *
+ * @example
+ * ```ts
+ * import { connectLifecycle, type Endpoint, type LifecycleHooks } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * const hooks: LifecycleHooks = {
+ *   // HTTP: later requests carry the negotiated version in a header, so it must be known first.
+ *   onLegacySession: (revision) => console.log(`session speaks ${revision}`),
+ * };
+ * await connectLifecycle(endpoint, { clientInfo: { name: 'h', version: '1' }, capabilities: {} }, {}, hooks);
+ * ```
+ */
+export interface LifecycleHooks {
+  /** Told the legacy revision the server chose, before `notifications/initialized` goes out. */
+  onLegacySession?(revision: Revision): void;
+  /** Sends `notifications/initialized` and waits until it is accepted. @default `endpoint.notify` */
+  sendInitialized?(): Promise<void>;
+}
+
+/**
+ * The one client handshake, for every transport: a legacy revision is negotiated with `initialize`
+ * [M17 M18]; `'auto'` and `'2026-07-28'` probe with `server/discover` first [M8 M14] and read the answer,
+ * never keyed to one error code [M15]: a `DiscoverResult` offering 2026-07-28 is a modern server; a
+ * modern `UnsupportedProtocolVersion` error lists what the server speaks (a legacy revision we speak
+ * there means `initialize` with it); a header mismatch, a rejected envelope (HTTP 400 invalid params),
+ * an auth or server failure, or our own abort ends the handshake; any other error, or silence within
+ * `probeTimeoutMs`, means a legacy server [M14 H46]. `initialize` is never cancelled on the wire [CN7].
+ * Sets `endpoint.revision`: no transport assigns it.
+ *
+ * @example
+ * ```ts
+ * import { connectLifecycle, Endpoint } from '@mcp-inflight/core';
+ * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel: { write: () => {} } });
+ * const server = await connectLifecycle(endpoint, {
+ *   clientInfo: { name: 'my-host', version: '1.0.0' },
+ *   capabilities: {},
+ * });
+ * console.log(server.revision, server.era, server.serverInfo?.name);
+ * ```
+ */
+export async function connectLifecycle(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  options: ConnectOptions = {},
+  hooks: LifecycleHooks = {},
+): Promise<ServerHandshake> {
+  const requested = options.revision ?? 'auto';
+  const supported = REVISIONS.filter((r) => endpoint.transport !== 'http' || hasStreamableHttp(r));
+  if (requested !== 'auto' && !supported.includes(requested)) {
+    const reason = `${requested} is not spoken over ${endpoint.transport}`;
+    throw new NegotiationError(reason, requested, [], supported);
+  }
+  if (requested !== 'auto' && isLegacy(requested)) {
+    return initialize(endpoint, identity, requested, options, hooks, supported);
+  }
+  const verdict = await probe(endpoint, options, supported);
+  if (verdict.handshake) return verdict.handshake;
+  if (requested === MODERN_REVISION) {
+    throw new NegotiationError(
+      `the server does not speak ${MODERN_REVISION} (it offered ${JSON.stringify(verdict.offered)})`,
+      requested,
+      verdict.offered,
+      supported,
+    );
+  }
+  return initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+}
+
+/** The fields of an `InitializeResult` or a `DiscoverResult` the handshake reads. */
+interface HandshakeFields {
+  protocolVersion?: unknown;
+  supportedVersions?: unknown;
+  serverInfo?: unknown;
+  capabilities?: unknown;
+  instructions?: unknown;
+  _meta?: unknown;
+}
+
+/** The fields of a refusal's `data` the probe reads (`httpStatus`, `network`: set by the HTTP client). */
+interface RefusalData {
+  httpStatus?: unknown;
+  network?: unknown;
+  supported?: unknown;
+}
+
+interface ProbeVerdict {
+  /** Set when the server is modern. */
+  handshake?: ServerHandshake;
+  /** The legacy revision to initialize with otherwise. */
+  legacy: Revision;
+  /** What the server named, for a NegotiationError. */
+  offered: readonly unknown[];
+}
+
+async function probe(
+  endpoint: Endpoint,
+  options: ConnectOptions,
+  supported: readonly Revision[],
+): Promise<ProbeVerdict> {
+  const limitMs = options.probeTimeoutMs ?? 5_000;
+  let result: Record<string, unknown> & HandshakeFields;
+  try {
+    // The endpoint stamps the 2026-07-28 envelope (identity included) [M1 M2 M4].
+    const value = await endpoint.request(
+      'server/discover',
+      {},
+      {
+        revision: MODERN_REVISION,
+        idleMs: limitMs,
+        ceilingMs: limitMs,
+        progress: false,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
+    result = asObject(value);
+  } catch (error) {
+    return fromRefusal(error, supported);
+  }
+  const offered = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
+  if (!offered.includes(MODERN_REVISION)) return { legacy: bestLegacy(offered, supported), offered };
+  endpoint.revision = MODERN_REVISION;
+  const meta = asObject(result._meta);
+  const handshake: ServerHandshake = {
+    revision: MODERN_REVISION,
+    era: 'modern',
+    serverInfo: (meta[SERVER_INFO_META_KEY] ?? result.serverInfo) as ServerHandshake['serverInfo'],
+    capabilities: asObject(result.capabilities),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    result,
+  };
+  return { handshake, legacy: LATEST_LEGACY_REVISION, offered };
+}
+
+/** Reads a failed probe: legacy unless the error says the server is modern or the exchange itself broke. */
+function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdict {
+  if (InflightError.is(error)) {
+    // Silence within the probe's limit means a legacy server [M14]; our abort or a dead peer ends it.
+    if (error.isTimeout && error.origin === 'local') return { legacy: LATEST_LEGACY_REVISION, offered: [] };
+    throw error;
+  }
+  if (!(error instanceof JsonRpcError)) throw error;
+  const data: RefusalData = asObject(error.data);
+  const status = typeof data.httpStatus === 'number' ? data.httpStatus : undefined;
+  if (data.network === true || status === 401 || status === 403 || (status !== undefined && status >= 500))
+    throw error;
+  if (error.code === JsonRpcErrorCode.UnsupportedProtocolVersion) {
+    const offered = Array.isArray(data.supported) ? (data.supported as unknown[]) : [];
+    const legacy = offered.filter(
+      (v): v is Revision => isRevision(v) && supported.includes(v) && isLegacy(v),
+    );
+    // A modern server that refuses our version and names none we speak: do not fall back [stdio compat].
+    if (offered.includes(MODERN_REVISION) || legacy.length === 0) {
+      throw new NegotiationError(
+        `the server refused ${MODERN_REVISION} and offered ${JSON.stringify(offered)}`,
+        MODERN_REVISION,
+        offered,
+        supported,
+        { cause: error },
+      );
+    }
+    return { legacy: bestLegacy(legacy, supported), offered };
+  }
+  if (error.code === JsonRpcErrorCode.HeaderMismatch) throw error;
+  if (error.code === JsonRpcErrorCode.InvalidParams && status === 400) throw error;
+  return { legacy: LATEST_LEGACY_REVISION, offered: [] };
+}
+
+/** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */
+async function initialize(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  revision: Revision,
+  options: ConnectOptions,
+  hooks: LifecycleHooks,
+  supported: readonly Revision[],
+): Promise<ServerHandshake> {
+  const limitMs = options.timeoutMs ?? 30_000;
+  const value = await endpoint.request(
+    'initialize',
+    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
+    {
+      revision,
+      idleMs: limitMs,
+      ceilingMs: limitMs,
+      progress: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+  const result: Record<string, unknown> & HandshakeFields = asObject(value);
+  const chosen = result.protocolVersion;
+  if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
+    // The client SHOULD disconnect when it does not speak the server's choice [M17].
+    throw new NegotiationError(
+      `the server chose protocol version ${JSON.stringify(chosen)}, which this client does not speak over ${endpoint.transport}`,
+      revision,
+      [chosen],
+      supported,
+    );
+  }
+  endpoint.revision = chosen;
+  hooks.onLegacySession?.(chosen);
+  if (hooks.sendInitialized) await hooks.sendInitialized();
+  else endpoint.notify('notifications/initialized');
+  return {
+    revision: chosen,
+    era: 'legacy',
+    serverInfo: result.serverInfo as ServerHandshake['serverInfo'],
+    capabilities: asObject(result.capabilities),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    result,
+  };
+}
+
+/** The newest legacy revision we speak among `offered`, else the newest we speak. */
+function bestLegacy(offered: readonly unknown[], supported: readonly Revision[]): Revision {
+  const usable = offered.filter((v): v is Revision => isRevision(v) && isLegacy(v) && supported.includes(v));
+  return usable.sort().at(-1) ?? LATEST_LEGACY_REVISION;
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

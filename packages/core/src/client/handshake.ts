@@ -1,0 +1,117 @@
+import type { Revision } from '../eras/eras.js';
+
+/**
+ * Who a client says it is, and what it offers.
+ *
+ * @example
+ * ```ts
+ * import type { ClientIdentity } from '@mcp-inflight/core';
+ * const identity: ClientIdentity = {
+ *   clientInfo: { name: 'my-host', version: '3.2.0' },
+ *   capabilities: { sampling: {} }, // sent in initialize, or in every 2026-07-28 request's _meta
+ * };
+ * ```
+ */
+export interface ClientIdentity {
+  clientInfo: { name: string; version: string; [key: string]: unknown };
+  capabilities: Record<string, unknown>;
+}
+
+/**
+ * Options for a client's `connect()`, the same on every transport.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectOptions } from '@mcp-inflight/core';
+ * const options: ConnectOptions = {
+ *   revision: '2026-07-28', // only the modern revision: a legacy server is a NegotiationError
+ *   probeTimeoutMs: 2_000,
+ *   signal: AbortSignal.timeout(10_000), // stops the wait; initialize itself is never cancelled on the wire
+ * };
+ * ```
+ */
+export interface ConnectOptions {
+  /**
+   * `'auto'` probes with 2026-07-28 `server/discover` and falls back to `initialize` when the server is
+   * legacy [M14 M15 H46]. `'2026-07-28'` accepts only a modern server. A legacy revision goes straight to
+   * `initialize` with it. @default 'auto'
+   */
+  revision?: Revision | 'auto';
+  /** Stops waiting for the handshake. `initialize` is never cancelled on the wire [CN7]. */
+  signal?: AbortSignal;
+  /** Limit for `initialize` (idle and ceiling). @default 30 000 */
+  timeoutMs?: number;
+  /** How long `server/discover` may stay silent before the server is taken as legacy [M14]. @default 5 000 */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * What the handshake settled, the same on every transport.
+ *
+ * @example
+ * ```ts
+ * import type { McpClient, ServerHandshake } from '@mcp-inflight/core';
+ * declare const client: McpClient;
+ * const server: ServerHandshake = await client.connect();
+ * if (server.era === 'legacy') console.error(`a legacy server: ${server.revision}, after initialize`);
+ * console.error(server.serverInfo?.name ?? 'an unnamed server', Object.keys(server.capabilities));
+ * ```
+ */
+export interface ServerHandshake {
+  /** The revision the connection speaks from now on. */
+  revision: Revision;
+  /** `modern` for 2026-07-28 (per-request `_meta`), `legacy` for an `initialize` session. */
+  era: 'legacy' | 'modern';
+  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  capabilities: Record<string, unknown>;
+  instructions: string | undefined;
+  /** The result as the server sent it (an `InitializeResult` or a `DiscoverResult`). */
+  result: Record<string, unknown>;
+}
+
+/** Brand shared by every copy of this class (a CJS and an ESM build in one app). */
+const NEGOTIATION_BRAND = Symbol.for('@mcp-inflight/core.NegotiationError');
+
+/**
+ * The client and the server share no revision: the handshake ends with the versions on both sides, so
+ * a host can say what to upgrade.
+ *
+ * @example
+ * ```ts
+ * import { type McpClient, NegotiationError } from '@mcp-inflight/core';
+ * declare const client: McpClient;
+ * try {
+ *   await client.connect({ revision: '2026-07-28' });
+ * } catch (error) {
+ *   if (NegotiationError.is(error)) console.error(`server offers ${error.offered}, we speak ${error.supported}`);
+ * }
+ * ```
+ */
+export class NegotiationError extends Error {
+  override readonly name = 'NegotiationError';
+  /** What we asked for. */
+  readonly requested: Revision | 'auto';
+  /** What the server offered or chose (empty when it named nothing). */
+  readonly offered: readonly unknown[];
+  /** What this client speaks on its transport. */
+  readonly supported: readonly Revision[];
+
+  constructor(
+    message: string,
+    requested: Revision | 'auto',
+    offered: readonly unknown[],
+    supported: readonly Revision[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.requested = requested;
+    this.offered = offered;
+    this.supported = supported;
+    Object.defineProperty(this, NEGOTIATION_BRAND, { value: true });
+  }
+
+  /** True for a NegotiationError from any copy of this package. */
+  static is(value: unknown): value is NegotiationError {
+    return typeof value === 'object' && value !== null && NEGOTIATION_BRAND in value;
+  }
+}

@@ -1,0 +1,90 @@
+import type * as z from 'zod';
+import type { CallToolResult } from '../client/client.js';
+import type { RequestContext } from '../endpoint/context.js';
+
+/**
+ * What a tool's `run` may return: a full `tools/call` result, or a string for one text block.
+ *
+ * @example
+ * ```ts
+ * import type { ToolOutput } from '@mcp-inflight/core/tools';
+ * const short: ToolOutput = 'done'; // { content: [{ type: 'text', text: 'done' }] }
+ * const full: ToolOutput = { content: [{ type: 'text', text: 'done' }], structuredContent: { steps: 3 } };
+ * ```
+ */
+export type ToolOutput = string | CallToolResult;
+
+/**
+ * One tool: its name and description as `tools/list` shows them, its input as a zod schema (validated
+ * before `run`, and shown as JSON Schema), and what it does.
+ *
+ * @example
+ * ```ts
+ * import { type ToolDefinition, defineTool } from '@mcp-inflight/core/tools';
+ * import * as z from 'zod';
+ * const input = z.object({ text: z.string() });
+ * const definition: ToolDefinition<typeof input> = {
+ *   name: 'shout',
+ *   description: 'Upper-cases the text.',
+ *   input,
+ *   run: ({ text }) => text.toUpperCase(),
+ * };
+ * const shout = defineTool(definition);
+ * ```
+ */
+export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** The arguments' schema; it should describe an object (MCP tool input is an object). */
+  input: Input;
+  /** Extra fields shown in `tools/list` (`annotations`, `outputSchema`, `_meta`…). */
+  listing?: Record<string, unknown>;
+  /**
+   * Runs the tool. `ctx.progress` reports progress, `ctx.signal` aborts on cancel or a limit,
+   * `ctx.limit()` bounds part of the work. Throw an `InflightError` (or let an aborted signal throw) for
+   * a limit, a `JsonRpcError` for a protocol error; any other throw becomes an `isError` result.
+   */
+  run(args: z.output<Input>, ctx: RequestContext): ToolOutput | Promise<ToolOutput>;
+}
+
+/**
+ * A tool ready for `serveTools`.
+ *
+ * @example
+ * ```ts
+ * import { defineTool, type Tool } from '@mcp-inflight/core/tools';
+ * import * as z from 'zod';
+ * const ping: Tool = defineTool({ name: 'echo', input: z.object({ v: z.string() }), run: ({ v }) => v });
+ * ```
+ */
+export interface Tool {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+}
+
+/**
+ * Makes a tool from its definition, keeping the types of `run`'s arguments tied to `input`.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from '@mcp-inflight/core/tools';
+ * import * as z from 'zod';
+ * export const work = defineTool({
+ *   name: 'work',
+ *   description: 'Sleeps intervalMs per step, reporting progress.',
+ *   input: z.object({ steps: z.number().int().min(0), intervalMs: z.number().min(0) }),
+ *   async run({ steps, intervalMs }, ctx) {
+ *     for (let i = 1; i <= steps; i++) {
+ *       await new Promise((resolve) => setTimeout(resolve, intervalMs));
+ *       ctx.signal.throwIfAborted();
+ *       ctx.progress(i, steps);
+ *     }
+ *     return `done ${steps} steps`;
+ *   },
+ * });
+ * ```
+ */
+export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+  return { name: definition.name, definition: definition as unknown as ToolDefinition };
+}

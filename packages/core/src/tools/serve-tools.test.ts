@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { ManualClock } from '../clock/manual-clock.js';
+import { Endpoint } from '../endpoint/endpoint.js';
+import { JsonRpcError } from '../endpoint/messages.js';
+import type { Revision } from '../eras/eras.js';
+import { InflightError } from '../errors/inflight-error.js';
+import { defineTool } from './define-tool.js';
+import { serveTools } from './serve-tools.js';
+
+/** A client and a server with the tools, joined in memory through JSON text; `revision` is the session's. */
+function setup(revision: Revision) {
+  const clock = new ManualClock();
+  let client!: Endpoint;
+  let server!: Endpoint;
+  const session = revision === '2026-07-28' ? undefined : revision;
+  server = new Endpoint({
+    role: 'server',
+    transport: 'stdio',
+    clock,
+    revision: session,
+    channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
+  });
+  client = new Endpoint({
+    role: 'client',
+    transport: 'stdio',
+    clock,
+    revision: session,
+    channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
+  });
+  serveTools(server, [
+    defineTool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      input: z.object({ a: z.number(), b: z.number(), note: z.string().default('') }),
+      run: ({ a, b }) => String(a + b),
+    }),
+    defineTool({
+      name: 'fail',
+      input: z.object({ how: z.enum(['limit', 'protocol', 'crash']) }),
+      run: ({ how }) => {
+        if (how === 'limit') throw InflightError.ceiling(1_500, { progressCount: 2 });
+        if (how === 'protocol') throw new JsonRpcError(-32602, 'no such file');
+        throw new Error('disk full');
+      },
+    }),
+  ]);
+  const call = (method: string, params: Record<string, unknown>) =>
+    client.request(method, params, { revision });
+  return { clock, client, server, call };
+}
+
+describe('serveTools', () => {
+  it('lists tools in the order given with JSON Schema input; no caching hints before 2026-07-28', async () => {
+    const { call } = setup('2025-11-25');
+    const listed = (await call('tools/list', {})) as Record<string, unknown> & { tools: unknown[] };
+    expect(listed.tools).toEqual([
+      {
+        name: 'add',
+        description: 'Adds two numbers.',
+        inputSchema: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string', default: '' } },
+          required: ['a', 'b'],
+        },
+      },
+      expect.objectContaining({ name: 'fail' }),
+    ]);
+    expect(listed).not.toHaveProperty('ttlMs');
+  });
+
+  it('2026-07-28: tools/list carries ttlMs and cacheScope [CA1]', async () => {
+    const { call } = setup('2026-07-28');
+    const listed = await call('tools/list', {});
+    expect(listed).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+  });
+
+  it('runs a tool with validated arguments (defaults applied)', async () => {
+    const { call } = setup('2025-06-18');
+    await expect(call('tools/call', { name: 'add', arguments: { a: 2, b: 3 } })).resolves.toEqual({
+      content: [{ type: 'text', text: '5' }],
+    });
+  });
+
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    '%s: invalid arguments are an isError result naming the issue [TL1]',
+    async (revision) => {
+      const { call } = setup(revision);
+      const result = (await call('tools/call', { name: 'add', arguments: { a: 'two' } })) as {
+        isError: boolean;
+        content: Array<{ text: string }>;
+      };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(/Invalid arguments for add/);
+      expect(result.content[0]?.text).toMatch(/a/);
+    },
+  );
+
+  it.each(['2025-03-26', '2025-06-18'] as const)('%s: invalid arguments are -32602', async (revision) => {
+    const { call } = setup(revision);
+    await expect(call('tools/call', { name: 'add', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('an unknown tool is -32602', async () => {
+    const { call } = setup('2025-11-25');
+    await expect(call('tools/call', { name: 'nope' })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('a limit thrown by run answers with its cause; a protocol error keeps its code; a crash is isError', async () => {
+    const { call } = setup('2025-11-25');
+    const limit = await call('tools/call', { name: 'fail', arguments: { how: 'limit' } }).catch((e) => e);
+    expect(InflightError.is(limit) ? limit.code : limit).toBe('CEILING');
+    await expect(call('tools/call', { name: 'fail', arguments: { how: 'protocol' } })).rejects.toMatchObject({
+      code: -32602,
+      message: 'no such file',
+    });
+    await expect(call('tools/call', { name: 'fail', arguments: { how: 'crash' } })).resolves.toEqual({
+      content: [{ type: 'text', text: 'disk full' }],
+      isError: true,
+    });
+  });
+});

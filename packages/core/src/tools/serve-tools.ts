@@ -1,0 +1,125 @@
+import * as z from 'zod';
+import type { CallToolResult } from '../client/client.js';
+import type { RequestContext } from '../endpoint/context.js';
+import type { Endpoint } from '../endpoint/endpoint.js';
+import { JsonRpcError } from '../endpoint/messages.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Tool, ToolOutput } from './define-tool.js';
+
+/**
+ * Caching hints for `tools/list` on 2026-07-28, which requires both on every cacheable result [CA1].
+ *
+ * @example
+ * ```ts
+ * import type { CacheHints } from '@mcp-inflight/core/tools';
+ * const hints: CacheHints = { ttlMs: 60_000, cacheScope: 'public' }; // the same list for every client
+ * ```
+ */
+export interface CacheHints {
+  /** How long a client may reuse the list, in milliseconds (a non-negative integer). */
+  ttlMs: number;
+  /** `public`: shared intermediaries may cache it; `private`: only this client. */
+  cacheScope: 'public' | 'private';
+}
+
+/**
+ * Options for {@link serveTools}.
+ *
+ * @example
+ * ```ts
+ * import type { ServeToolsOptions } from '@mcp-inflight/core/tools';
+ * const options: ServeToolsOptions = { cache: { ttlMs: 300_000, cacheScope: 'public' } };
+ * ```
+ */
+export interface ServeToolsOptions {
+  /** @default { ttlMs: 0, cacheScope: 'private' }: always fresh, never shared */
+  cache?: CacheHints;
+}
+
+/** The default hints claim nothing: a client re-asks, and no intermediary shares the list. */
+const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+
+/** 2025-11-25 made invalid tool input a tool execution error, so the model can correct itself [TL1]. */
+const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
+
+/**
+ * Answers `tools/list` and `tools/call` for `tools` on one endpoint. The list shows each tool's input as
+ * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28. A
+ * call validates its arguments first: invalid ones are an `isError` result naming the issues from
+ * 2025-11-25 on, and -32602 before; an unknown tool is -32602. A limit (an `InflightError`, or an abort
+ * whose reason is one) answers -32001 or -32000 with `data.cause`; a `JsonRpcError` keeps its code; any
+ * other throw is an `isError` result with its message, so the model sees it.
+ *
+ * @example
+ * ```ts
+ * import { Endpoint, serveLifecycle } from '@mcp-inflight/core';
+ * import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+ * import * as z from 'zod';
+ * const endpoint = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: () => {} } });
+ * serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: {} } });
+ * serveTools(endpoint, [
+ *   defineTool({ name: 'add', input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) }),
+ * ]);
+ * ```
+ */
+export function serveTools(
+  endpoint: Endpoint,
+  tools: readonly Tool[],
+  options: ServeToolsOptions = {},
+): void {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listed = tools.map(listingOf);
+  const hints = options.cache ?? NO_CACHING;
+  endpoint.setRequestHandler('tools/list', (_params, ctx) =>
+    isLegacy(ctx.revision) ? { tools: listed } : { tools: listed, ...hints },
+  );
+  endpoint.setRequestHandler('tools/call', (params, ctx) => {
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    const tool = typeof name === 'string' ? byName.get(name) : undefined;
+    if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
+    return callTool(tool, args ?? {}, ctx);
+  });
+}
+
+async function callTool(tool: Tool, args: unknown, ctx: RequestContext): Promise<CallToolResult> {
+  const parsed = tool.definition.input.safeParse(args);
+  if (!parsed.success) {
+    const issues = z.prettifyError(parsed.error);
+    const message = `Invalid arguments for ${tool.name}: ${issues}`;
+    if (ctx.revision < INPUT_ERRORS_AS_RESULTS)
+      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, message);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
+  try {
+    return asResult(await tool.definition.run(parsed.data, ctx));
+  } catch (error) {
+    if (InflightError.is(error) || error instanceof JsonRpcError) throw error;
+    // An abort thrown by a timer or fetch: the limit or cancel behind it is what the caller must see.
+    const limit = ctx.signal.aborted ? InflightError.from(ctx.signal.reason) : undefined;
+    if (limit) throw limit;
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
+}
+
+function asResult(output: ToolOutput): CallToolResult {
+  return typeof output === 'string' ? { content: [{ type: 'text', text: output }] } : output;
+}
+
+function listingOf(tool: Tool): Record<string, unknown> {
+  const { name, title, description, input, listing } = tool.definition;
+  // `io: 'input'`: a field with a default is optional for the caller.
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return {
+    name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    inputSchema,
+    ...listing,
+  };
+}
