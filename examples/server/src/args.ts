@@ -4,6 +4,14 @@ export interface ServerOptions {
   httpPort?: number;
   /** `--conformance`: also serve the tools the conformance suite calls by name. */
   conformance: boolean;
+  /** `--max-sessions N`: legacy HTTP sessions alive at once; one more gets 503. */
+  maxSessions: number;
+  /** `--session-idle MS`: a legacy HTTP session ends after this long without contact from its client. */
+  sessionIdleMs: number;
+  /** `--handler-idle MS`: a handler with no progress for this long is cancelled (IDLE_TIMEOUT). */
+  handlerIdleMs: number;
+  /** `--handler-ceiling MS`: no handler runs longer than this (CEILING). */
+  handlerCeilingMs: number;
   /** `--help` */
   help: boolean;
 }
@@ -17,12 +25,19 @@ export interface ServerOptions {
  * process.stdout.write(USAGE);
  * ```
  */
-export const USAGE = `usage: mcp-inflight-example-server [--http PORT] [--conformance]
+export const USAGE = `usage: mcp-inflight-example-server [--http PORT] [--conformance] [limits]
 
-  (no flags)      serve MCP on stdin/stdout, every revision 2024-11-05 .. 2026-07-28
-  --http PORT     serve Streamable HTTP on http://127.0.0.1:PORT/mcp (0 picks a free port)
-  --conformance   also serve the tools @modelcontextprotocol/conformance calls by name
-  --help          print this and exit
+  (no flags)             serve MCP on stdin/stdout, every revision 2024-11-05 .. 2026-07-28
+  --http PORT            serve Streamable HTTP on http://127.0.0.1:PORT/mcp (0 picks a free port)
+  --conformance          also serve the tools @modelcontextprotocol/conformance calls by name
+  --help                 print this and exit
+
+Limits (milliseconds; the defaults keep a forgotten call or client from holding the server):
+  --handler-idle MS      cancel a handler that reports no progress for this long (default 60000)
+  --handler-ceiling MS   cancel a handler that runs longer than this (default 600000)
+  --max-sessions N       HTTP: legacy sessions alive at once; one more gets 503 (default 1000)
+  --session-idle MS      HTTP: end a legacy session after this long without contact from its client,
+                         cancelling its calls with SESSION_EXPIRED (default 300000)
 
 Tools: work {steps, intervalMs, tag?} sleeps intervalMs per step and reports progress after each,
 honouring cancellation; status returns {running, completed, cancelled} counts of work calls.
@@ -34,14 +49,16 @@ honouring cancellation; status returns {running, completed, cancelled} counts of
  * @example
  * ```ts
  * import { parseServerArgs } from './args.js';
- * parseServerArgs(['--http', '0']); // { httpPort: 0, conformance: false, help: false }
+ * parseServerArgs(['--http', '0', '--max-sessions', '50']).maxSessions; // 50
  * ```
  */
 export function parseServerArgs(argv: readonly string[]): ServerOptions {
-  const options: ServerOptions = { conformance: false, help: false };
+  const options: ServerOptions = { conformance: false, help: false, ...DEFAULT_LIMITS };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
-    if (flag === '--help') options.help = true;
+    const limit = LIMIT_FLAGS[flag ?? ''];
+    if (limit) options[limit] = positiveInteger(flag!, argv[++i]);
+    else if (flag === '--help') options.help = true;
     else if (flag === '--conformance') options.conformance = true;
     else if (flag === '--http') {
       const text = argv[++i] ?? '';
@@ -52,4 +69,28 @@ export function parseServerArgs(argv: readonly string[]): ServerOptions {
     } else throw new Error(`unknown argument ${flag}`);
   }
   return options;
+}
+
+/** Limits the example applies unless told otherwise: a forgotten call or client must not hold it forever. */
+const DEFAULT_LIMITS = {
+  maxSessions: 1_000,
+  sessionIdleMs: 300_000,
+  handlerIdleMs: 60_000,
+  handlerCeilingMs: 600_000,
+} as const;
+
+type LimitName = keyof typeof DEFAULT_LIMITS;
+
+const LIMIT_FLAGS: Readonly<Record<string, LimitName>> = {
+  '--max-sessions': 'maxSessions',
+  '--session-idle': 'sessionIdleMs',
+  '--handler-idle': 'handlerIdleMs',
+  '--handler-ceiling': 'handlerCeilingMs',
+};
+
+function positiveInteger(flag: string, text = ''): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value))
+    throw new Error(`${flag} takes a whole number of at least 1, not ${JSON.stringify(text)}`);
+  return value;
 }

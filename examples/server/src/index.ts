@@ -38,6 +38,16 @@ if (options.httpPort !== undefined) {
       port: options.httpPort,
       host: '127.0.0.1',
       path: '/mcp',
+      maxSessions: options.maxSessions,
+      sessionIdleMs: options.sessionIdleMs,
+      handlerIdleMs: options.handlerIdleMs,
+      handlerCeilingMs: options.handlerCeilingMs,
+      // The one place an expiry shows: its calls end with SESSION_EXPIRED on the server side.
+      onSessionExpired: ({ sessionId, idleMs, inFlight }) =>
+        process.stderr.write(
+          `example server: session ${sessionId} expired after ${idleMs} ms without contact; ` +
+            `${inFlight} call(s) cancelled (SESSION_EXPIRED)\n`,
+        ),
     });
   } catch (error) {
     // A port in use is a mistake to name, not a crash to show.
@@ -57,7 +67,10 @@ if (options.httpPort !== undefined) {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } else {
-  const server = serveStdio((endpoint) => setup(endpoint));
+  const server = serveStdio((endpoint) => setup(endpoint), {
+    handlerIdleMs: options.handlerIdleMs,
+    handlerCeilingMs: options.handlerCeilingMs,
+  });
   transportStats = () => ({ kind: 'stdio', ...server.stats });
   await server.closed;
 }

@@ -189,7 +189,8 @@ export class LegacySession {
     }, waitMs);
   }
 
-  #expire(idleMs: number): void {
+  #expire(quietMs: number): void {
+    const idleMs = Math.round(quietMs);
     const inFlight = this.endpoint.stats.inboundInFlight;
     const why = `the session expired after ${idleMs} ms without contact from its client`;
     this.#context.stats.expiredSessions++;
