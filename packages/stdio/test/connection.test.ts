@@ -66,7 +66,8 @@ describe('connectStdio', () => {
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
     await expect.poll(() => handlerReason?.code).toBe('CANCELLED');
     expect(handlerReason?.message).toMatch(/enough/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The handler has returned its result by now (absorbed on the server), and none reached the client.
+    await expect.poll(() => server.endpoint.stats.lateResults).toBe(1);
     expect(client.endpoint.stats.lateResponses).toBe(0);
     expect(seen).toEqual([...seen].sort((x, y) => x - y));
   });
@@ -104,7 +105,7 @@ describe('connectStdio', () => {
       for await (const line of readLines(fromServer)) lines.push(line);
     })();
     toServer.write('{"jsonrpc":"2.0","id":7,"method":"slow"}\n');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => server.endpoint.stats.inboundInFlight).toBe(1);
     await server.close('maintenance');
     await reading; // the output was ended
     expect(lines.map((l) => JSON.parse(l))).toEqual([
@@ -119,7 +120,7 @@ describe('connectStdio', () => {
     const peerReading = (async () => {
       for await (const line of readLines(b)) seenByPeer.push(line);
     })();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => seenByPeer.length).toBe(1); // the request reached the peer
     await client.close('bye');
     expect(await call).toMatchObject({ code: 'SHUTDOWN' });
     await peerReading;

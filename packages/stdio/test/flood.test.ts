@@ -212,8 +212,8 @@ describe('serveStdio under floods', () => {
     console.info(
       `cancel behind 200,000 requests (${(text.length / 2 ** 20).toFixed(1)} MiB) reached its handler in ${Math.round(latencyMs)} ms`,
     );
-    // Measured: 0.7-0.9 s, the time to read 23 MiB of lines; before the in-flight limit every request of
-    // the burst started first, and the cancel took 5-12 s.
-    expect(latencyMs).toBeLessThan(3_000);
+    // Measured: 0.35-0.95 s, the time to read 23 MiB of lines; before the in-flight limit every request
+    // of the burst started first, and the cancel took 5.7 s.
+    expect(latencyMs).toBeLessThan(4_000);
   }, 60_000);
 });
