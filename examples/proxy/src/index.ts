@@ -1,5 +1,6 @@
 // The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
+import { withTimeout } from '@mcp-inflight/core';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
@@ -92,9 +93,8 @@ const stop = async (why: string): Promise<void> => {
   stopping = true;
   // Every host is answered with SHUTDOWN and every upstream call cancelled with that reason.
   relay.shutdown(why);
-  const graceUntil = Date.now() + SHUTDOWN_GRACE_MS;
-  while (relay.inFlight > 0 && Date.now() < graceUntil)
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  // A time bound that is no request's deadline: wait for the calls to end, but never past the grace.
+  await withTimeout(relay.idle(), SHUTDOWN_GRACE_MS).catch(() => undefined);
   await listener.close().catch(() => undefined);
   await link.close();
   log({ type: 'stats', stats: relay.stats });

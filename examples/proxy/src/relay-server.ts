@@ -74,6 +74,8 @@ export class ProxyRelay {
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
+  /** Resolvers of {@link ProxyRelay.idle} promises, called when the last call in flight ends. */
+  #waitingForIdle: Array<() => void> = [];
 
   constructor(link: UpstreamLink, options: RelayOptions = {}) {
     this.link = link;
@@ -87,6 +89,12 @@ export class ProxyRelay {
   /** Calls relayed and not yet ended. */
   get inFlight(): number {
     return this.#inFlight.size;
+  }
+
+  /** Settles once no call is in flight (at once if none is); bound it with `withTimeout`. */
+  idle(): Promise<void> {
+    if (this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waitingForIdle.push(resolve));
   }
 
   /** Serves one host connection: the lifecycle from the upstream's identity, and every forwarded method. */
@@ -131,6 +139,7 @@ export class ProxyRelay {
     const end = (outcome: CallOutcome, error?: InflightError | Error): void => {
       this.#inFlight.delete(key);
       this.stats.inFlight--;
+      if (this.#inFlight.size === 0) for (const resolve of this.#waitingForIdle.splice(0)) resolve();
       const event: CallEvent = {
         type: 'call',
         host,

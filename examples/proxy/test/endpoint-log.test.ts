@@ -42,7 +42,7 @@ function proxy(idleMs = 1_000) {
   };
   const of = <T extends ProxyEvent['type']>(type: T) =>
     events.filter((e): e is Extract<ProxyEvent, { type: T }> => e.type === type);
-  return { clock, host, events, of };
+  return { clock, host, events, of, relay };
 }
 
 describe('call events: arguments are cut for the log', () => {
@@ -143,5 +143,29 @@ describe('endpoint events in the log', () => {
       { type: 'endpoint', leg: 'upstream #1', event: 'late', kind: 'response', key: 41 },
     ]);
     expect(w.client.events.eventNames()).toEqual([]);
+  });
+});
+
+describe('ProxyRelay.idle, the wait of a graceful shutdown', () => {
+  it('settles at once with nothing in flight, and when the last call in flight ends', async () => {
+    const p = proxy();
+    await p.relay.idle(); // nothing in flight
+    const h = p.host();
+    const call = h.client.request('tools/call', {
+      name: 'work',
+      arguments: { steps: 2, intervalMs: 100, tag: 'i' },
+    });
+    await settle();
+    let idle = false;
+    void p.relay.idle().then(() => {
+      idle = true;
+    });
+    p.clock.advance(100);
+    await settle();
+    expect([p.relay.inFlight, idle]).toEqual([1, false]);
+    p.clock.advance(100);
+    await call;
+    await settle();
+    expect([p.relay.inFlight, idle]).toEqual([0, true]);
   });
 });
