@@ -186,6 +186,7 @@ describe('serveStdio under floods', () => {
     expect(peer.stderr).toMatch(/ABORTED w1 DISCONNECTED/);
     expect(peer.stderr).toMatch(/ABORTED w2 DISCONNECTED/);
     expect(peer.stderr).toMatch(/CLOSED DISCONNECTED/);
+    expect(peer.stderr).toMatch(/MCP_INFLIGHT_PEER_NOT_READING.*the peer stopped reading/);
     // What was already in the pipe can still be read, then the output ends.
     peer.child.stdout!.resume();
     await expect.poll(() => peer.stdoutEnded, { timeout: 5_000 }).toBe(true);

@@ -167,13 +167,14 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
    */
   function peerStoppedReading(bytes: number): void {
     if (reason) return;
-    finish(
-      lostPeer(
-        role,
-        `the peer stopped reading: ${bytes} bytes waited to be written (budget maxUnsentBytes ${writer.maxUnsentBytes})`,
-      ),
+    const cause = lostPeer(
+      role,
+      `the peer stopped reading: ${bytes} bytes waited to be written (budget maxUnsentBytes ${writer.maxUnsentBytes})`,
     );
+    finish(cause);
     destroyOutput(output);
+    // Never silent: with no one listening for the close, say it on stderr (stdout is the peer's).
+    if (!options.onClose) process.emitWarning(cause.message, { code: 'MCP_INFLIGHT_PEER_NOT_READING' });
     // The connection is over: a server stops reading so its process can exit; a client drains what the
     // child still writes, so the child is never stuck on a full pipe while it exits.
     if (role === 'server') input.pause();

@@ -57,7 +57,10 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   answerBadInput?: boolean;
   /** Told about every bad line (not JSON, too long, unfinished at the end). */
   onBadInput?: (event: BadInput) => void;
-  /** Told once when the connection ends, with the cause (also in `closeReason`; `closed` resolves). */
+  /**
+   * Told once when the connection ends, with the cause (also in `closeReason`; `closed` resolves).
+   * Without it, a close because the peer stopped reading is also a process warning on stderr.
+   */
   onClose?: (reason: InflightError) => void;
   /** Told about exceptions thrown by our own notification handlers. @default process.emitWarning */
   onError?: (error: unknown) => void;
