@@ -33,6 +33,19 @@ const entries = [
     platform: 'neutral',
     budget: 12 * KB,
   },
+  // Entries beyond the request lifecycle, each with a budget of its own (a user pays only for what they import).
+  {
+    name: 'tool layer (@mcp-inflight/core/tools: defineTool, serveTools)',
+    code: `export { defineTool, serveTools } from ${JSON.stringify(join(root, 'packages/core/dist/tools.js'))};`,
+    platform: 'neutral',
+    budget: 12 * KB,
+  },
+  {
+    name: 'schemas (@mcp-inflight/core/schemas: zod schemas, zod inside)',
+    code: `export * from ${JSON.stringify(join(root, 'packages/core/dist/schemas.js'))};`,
+    platform: 'neutral',
+    budget: 96 * KB,
+  },
   {
     name: 'HttpClient (@mcp-inflight/http/fetch, browser)',
     code: `export { HttpClient } from ${JSON.stringify(httpFetch)};`,
