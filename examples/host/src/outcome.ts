@@ -1,4 +1,4 @@
-import { type CancelCode, InflightError, inflightErrorFromJsonRpc, JsonRpcError } from '@mcp-inflight/core';
+import { type CancelCode, InflightError, JsonRpcError } from '@mcp-inflight/core';
 
 /** How a call ended, in words a person reads. */
 export type EndKind =
@@ -72,33 +72,29 @@ export function outcomeOfResult(result: unknown): CallOutcome {
 }
 
 /**
- * The outcome of a call that failed. An {@link InflightError} is this host's own verdict (the user's
- * cancel, its own limits, its connection); a JSON-RPC error whose `data.cause` names a cause is the far
- * side's (a proxy's idle limit reaches us as `idle-timeout` by `server`, never as a generic failure).
+ * The outcome of a call that failed. Every limit is an {@link InflightError}, whichever side enforced it:
+ * `origin: 'local'` is this host's own verdict (the user's cancel, its own limits, its connection),
+ * `origin: 'remote'` the far side's (a proxy's idle limit reaches us as `idle-timeout` by `server`, never
+ * as a generic failure). Any other JSON-RPC error is the server's.
  *
  * @example
  * ```ts
- * import { JsonRpcError } from '@mcp-inflight/core';
+ * import { InflightError } from '@mcp-inflight/core';
  * import { outcomeOfError } from './outcome.js';
- * outcomeOfError(new JsonRpcError(-32001, 'idle limit of 800 ms passed', { cause: 'IDLE_TIMEOUT' }));
+ * outcomeOfError(new InflightError('IDLE_TIMEOUT', 'idle limit of 800 ms passed', {}, { origin: 'remote' }));
  * // { kind: 'idle-timeout', by: 'server', cause: 'IDLE_TIMEOUT', code: -32001, detail: 'idle limit of 800 ms passed' }
  * ```
  */
 export function outcomeOfError(error: unknown): CallOutcome {
   if (error instanceof InflightError) {
-    const by = error.code === 'CANCELLED' ? 'you' : 'host';
-    return { kind: KIND_BY_CAUSE[error.code], by, cause: error.code, detail: oneLine(error.message) };
+    const kind = KIND_BY_CAUSE[error.code];
+    const detail = oneLine(error.message);
+    if (error.origin === 'remote') {
+      return { kind, by: 'server', cause: error.code, code: error.toJsonRpc().code, detail };
+    }
+    return { kind, by: error.code === 'CANCELLED' ? 'you' : 'host', cause: error.code, detail };
   }
   if (error instanceof JsonRpcError) {
-    const remote = inflightErrorFromJsonRpc(error.toJsonRpc());
-    if (remote)
-      return {
-        kind: KIND_BY_CAUSE[remote.code],
-        by: 'server',
-        cause: remote.code,
-        code: error.code,
-        detail: oneLine(error.message),
-      };
     return { kind: 'error', by: 'server', code: error.code, detail: oneLine(error.message) };
   }
   return {

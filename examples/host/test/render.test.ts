@@ -1,4 +1,4 @@
-import { InflightError, JsonRpcError } from '@mcp-inflight/core';
+import { InflightError, inflightErrorFromJsonRpc, JsonRpcError } from '@mcp-inflight/core';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { parseHostArgs } from '../src/args.js';
@@ -75,8 +75,10 @@ describe('outcomes', () => {
     );
     expect(lost.detail).toBe('the request failed: fetch failed');
     const relayed = outcomeOfError(
-      new JsonRpcError(-32000, 'the request failed: fetch failed ({"network":true})', {
-        cause: 'UPSTREAM_CLOSED',
+      inflightErrorFromJsonRpc({
+        code: -32000,
+        message: 'the request failed: fetch failed ({"network":true})',
+        data: { cause: 'UPSTREAM_CLOSED' },
       }),
     );
     expect(describeOutcome(relayed)).toBe(
@@ -97,10 +99,13 @@ describe('outcomes', () => {
     );
   });
 
-  it('reads a proxy’s limit from data.cause, and never calls a user’s cancel a timeout', () => {
-    const remote = outcomeOfError(
-      new JsonRpcError(-32001, 'hard ceiling of 3000 ms reached', { cause: 'CEILING', limitMs: 3000 }),
-    );
+  it('reads a proxy’s limit (a remote InflightError), and never calls a user’s cancel a timeout', () => {
+    const fromProxy = {
+      code: -32001,
+      message: 'hard ceiling of 3000 ms reached',
+      data: { cause: 'CEILING', limitMs: 3000 },
+    };
+    const remote = outcomeOfError(inflightErrorFromJsonRpc(fromProxy));
     expect(remote).toMatchObject({ kind: 'ceiling', by: 'server', cause: 'CEILING', code: -32001 });
     const mine = outcomeOfError(InflightError.cancelled('you pressed Ctrl-C'));
     expect(mine).toMatchObject({ kind: 'cancelled', by: 'you' });
@@ -111,7 +116,11 @@ describe('outcomes', () => {
       code: -32602,
     });
     expect(
-      describeOutcome(outcomeOfError(new JsonRpcError(-32000, 'gone', { cause: 'UPSTREAM_CLOSED' }))),
+      describeOutcome(
+        outcomeOfError(
+          inflightErrorFromJsonRpc({ code: -32000, message: 'gone', data: { cause: 'UPSTREAM_CLOSED' } }),
+        ),
+      ),
     ).toBe("the server's upstream went away: gone");
   });
 

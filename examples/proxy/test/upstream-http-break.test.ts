@@ -94,7 +94,7 @@ it('a dropped socket fails only its own call; the other call in flight completes
       { onprogress: () => void progress++ },
     );
     const broken = b.request('tools/call', { name: 'break', arguments: {} }, {});
-    await expect(broken).rejects.toMatchObject({ data: { cause: 'UPSTREAM_CLOSED' } });
+    await expect(broken).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED', origin: 'remote' });
     await expect(slow).resolves.toMatchObject({ content: [{ text: 'slow done' }] });
     expect(progress).toBeGreaterThan(0);
     expect(closedEarly).toEqual(['break']);
