@@ -66,6 +66,8 @@ describe('lines that are JSON but not JSON-RPC messages', () => {
     open.push(client);
     await client.connect({ revision: '2025-06-18' });
     await expect(client.request('ping')).resolves.toEqual({});
+    // Its stderr is a separate pipe: wait until its record of the ping has arrived too.
+    await expect.poll(() => client.stderrText()).toMatch(/RECV .*"method":"ping"/);
     const received = client
       .stderrText()
       .split('\n')

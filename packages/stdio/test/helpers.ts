@@ -56,7 +56,8 @@ export class RawPeer {
       this.rawLines.push(line);
       this.messages.push(JSON.parse(line) as Record<string, unknown>);
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': it comes once stdout and stderr have been read to the end too.
+    this.exited = new Promise((resolve) => this.child.once('close', (code) => resolve(code)));
   }
 
   /** Writes raw text as is (add the newlines yourself). */
