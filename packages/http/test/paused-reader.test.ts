@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { serveLifecycle } from '@mcp-inflight/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningHttpServer, serveHttp } from '../src/index.js';
+import { forceGc } from './fixtures/gc.js';
 import { EventReader, MODERN, modernRequest, RawHttp } from './fixtures/raw-http.js';
 
 const MESSAGE_BYTES = 1024 * 1024;
@@ -92,7 +93,7 @@ const modernHeadersOf = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/c
 
 /** Samples the handler's buffered bytes and the process's array buffers while the flood runs. */
 async function sampleWhileFlooding(): Promise<{ maxBuffered: number; arrayBuffersGrowth: number }> {
-  global.gc?.();
+  forceGc();
   const base = process.memoryUsage().arrayBuffers;
   let maxBuffered = 0;
   let maxArrayBuffers = base;
