@@ -6,9 +6,9 @@ import type { HttpHandler } from '../server/handler.js';
  * Adapts a Fetch-standard {@link HttpHandler} to `node:http`. The Node response closing before it finished
  * (the client went away) aborts the exchange's `disconnect` signal and cancels the response body, which is
  * how the handler learns of a disconnect: the cancel on 2026-07-28, a detached stream under legacy
- * revisions. The signal is handed to the handler directly (not only through `new Request({ signal })`,
- * whose link Node keeps weakly), and the response's own `close` listener holds it, so the abort arrives
- * within a turn of the event loop, garbage collection or not [CN24].
+ * revisions. The signal is handed to the handler directly (never through `new Request({ signal })`, whose
+ * link Node keeps weakly), and the response's own `close` listener holds it, so the abort arrives within a
+ * turn of the event loop, garbage collection or not [CN24].
  *
  * @example
  * ```ts
@@ -43,7 +43,7 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
     socket.off('end', gone);
     gone();
   });
-  const response = await handler.handle(toRequest(req, disconnect.signal), { disconnect: disconnect.signal });
+  const response = await handler.handle(toRequest(req), { disconnect: disconnect.signal });
   if (res.destroyed || disconnect.signal.aborted) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -82,7 +82,12 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
 /** One reason for every disconnect: it carries no per-exchange detail, so no stack is captured per drop. */
 const CLIENT_GONE = new Error('the client closed the connection');
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+/**
+ * The Fetch `Request` for a Node request. It carries no signal: the handler hears of a disconnect through
+ * the exchange's own (a signal given to `new Request` would only be followed weakly, and costs a dependent
+ * signal per request for nothing).
+ */
+function toRequest(req: IncomingMessage): Request {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -91,7 +96,7 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   }
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
   if (hasBody) {
     init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
     init.duplex = 'half'; // a streamed request body needs this in Node's fetch
