@@ -120,6 +120,18 @@ describe('slow clients are cut at the bound', () => {
 });
 
 describe('every refusal carries its code', () => {
+  it('400 for bytes that are not HTTP, 431 for headers past what Node reads', async () => {
+    const garbage = await trickle(['HELLO THERE\r\n\r\n'], 10);
+    expect(garbage.reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(garbage.reply).error.code).toBe(HTTP_ERROR_CODES.BadHttpRequest);
+    const huge = await trickle(
+      [`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+      10,
+    );
+    expect(huge.reply).toMatch(/^HTTP\/1\.1 431 /);
+    expect(bodyOf(huge.reply).error.code).toBe(HTTP_ERROR_CODES.HeadersTooLarge);
+  });
+
   const codeOf = async (response: Response) =>
     ((await response.json()) as { error: { code: number } }).error.code;
 
