@@ -10,8 +10,12 @@ import { observe, workServer } from './fixtures/work-server.js';
 
 const HEADERS_TIMEOUT_MS = 400;
 const REQUEST_TIMEOUT_MS = 800;
-/** How late past its limit a cut may come: Node checks the limits every quarter of the headers limit. */
-const CUT_SLACK_MS = HEADERS_TIMEOUT_MS;
+/**
+ * How late past its limit a cut may come: Node checks the limits every quarter of the headers limit, and
+ * a busy machine delays timers. Far below Node's own defaults (60 s headers, 300 s request), which is what
+ * this guards against.
+ */
+const CUT_SLACK_MS = 2 * HEADERS_TIMEOUT_MS;
 
 let server: RunningHttpServer;
 let raw: RawHttp;
@@ -84,7 +88,7 @@ describe('slow clients are cut at the bound', () => {
     );
     expect(cut.reply).toMatch(/^HTTP\/1\.1 408 /);
     expect(bodyOf(cut.reply).error.code).toBe(HTTP_ERROR_CODES.RequestTimeout);
-    expect(cut.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 10);
+    expect(cut.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100); // the limit, not something sooner
     expect(cut.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + CUT_SLACK_MS);
   });
 
