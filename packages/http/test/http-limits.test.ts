@@ -102,6 +102,28 @@ describe('slow clients are cut at the bound', () => {
     expect(cut.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + CUT_SLACK_MS);
   });
 
+  it('an idle kept-alive connection is closed after keepAliveTimeoutMs', async () => {
+    const body = JSON.stringify(modernRequest(1, 'tools/list'));
+    const head = [
+      'POST /mcp HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      'MCP-Protocol-Version: 2026-07-28',
+      'Mcp-Method: tools/list',
+      `Content-Length: ${body.length}`,
+    ].join('\r\n');
+    const cut = await trickle([`${head}\r\n\r\n${body}`], 10);
+    console.log(
+      `idle keep-alive: closed ${cut.closedAfterMs.toFixed(0)} ms after its request (limit 1000 ms)`,
+    );
+    expect(cut.reply).toMatch(/^HTTP\/1\.1 200 /);
+    expect(cut.reply).toMatch(/keep-alive: timeout=1\r\n/i); // what the client is told
+    // Node closes 1 s after the advertised timeout, so a client that trusts it never races the close.
+    expect(cut.closedAfterMs).toBeGreaterThanOrEqual(1_000 - 100);
+    expect(cut.closedAfterMs).toBeLessThan(1_000 + 1_000 + CUT_SLACK_MS);
+  });
+
   it('connections past maxConnections get a 503 with our code; the others are served', async () => {
     const held = await Promise.all(
       Array.from(

@@ -33,8 +33,9 @@ export interface ServeHttpOptions extends HttpServerOptions {
   /** The whole request, body included, must have arrived within this long, else `408`. @default 30_000 */
   requestTimeoutMs?: number;
   /**
-   * An idle kept-alive connection (no request in progress) closes after this long. Not to be confused
-   * with `keepAliveMs`, the SSE comment interval. @default 5_000
+   * An idle kept-alive connection (no request in progress) closes after this long (advertised in the
+   * `Keep-Alive` header; Node closes up to 1 s later so a client trusting it never races the close). Not
+   * to be confused with `keepAliveMs`, the SSE comment interval. @default 5_000
    */
   keepAliveTimeoutMs?: number;
   /**
