@@ -30,9 +30,7 @@ it('--max-sessions and --session-idle: a dropped long call frees its slot, with 
     params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'b', version: '1' } },
   });
   expect(second.status).toBe(503);
-  expect(((await second.json()) as { error: { code: number } }).error.code).toBe(
-    HTTP_ERROR_CODES.TooManySessions,
-  );
+  expect(((await second.json()) as { error: { code: number } }).error.code).toBe(HTTP_ERROR_CODES.Overloaded);
   const drop = new AbortController();
   const pending = raw.post(workCall(1, 100, 1_000), raw.legacy(session, REVISION), drop.signal);
   const response = await pending;

@@ -32,7 +32,7 @@ const CODES_BY_STATUS: Readonly<Record<number, readonly number[]>> = {
   409: [C.StreamConflict],
   413: [C.PayloadTooLarge],
   415: [C.UnsupportedMediaType],
-  503: [C.TooManySessions],
+  503: [C.Overloaded],
 };
 /** Codes a JSON-RPC error inside a 200 may carry: the spec's, and core's causes. */
 const IN_BAND_CODES = new Set([

@@ -136,7 +136,7 @@ describe('slow clients are cut at the bound', () => {
     );
     const refused = await trickle([''], 10);
     expect(refused.reply).toMatch(/^HTTP\/1\.1 503 /);
-    expect(bodyOf(refused.reply).error.code).toBe(HTTP_ERROR_CODES.TooManyConnections);
+    expect(bodyOf(refused.reply).error.code).toBe(HTTP_ERROR_CODES.Overloaded);
     for (const socket of held) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     const served = await raw.post(modernRequest(1, 'tools/list'), modernHeaders('tools/list'));
@@ -187,7 +187,7 @@ describe('every refusal carries its code', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
-    expect([second.status, await codeOf(second)]).toEqual([503, HTTP_ERROR_CODES.TooManySessions]);
+    expect([second.status, await codeOf(second)]).toEqual([503, HTTP_ERROR_CODES.Overloaded]);
     const none = await raw.post({ jsonrpc: '2.0', id: 1, method: 'ping' });
     expect([none.status, await codeOf(none)]).toEqual([400, HTTP_ERROR_CODES.SessionRequired]);
   });

@@ -40,7 +40,7 @@ const BAD_REQUEST = rawReply(
 );
 const TOO_MANY = rawReply(
   '503 Service Unavailable',
-  HTTP_ERROR_CODES.TooManyConnections,
+  HTTP_ERROR_CODES.Overloaded,
   'Service Unavailable: too many connections',
 );
 

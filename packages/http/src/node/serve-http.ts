@@ -39,7 +39,7 @@ export interface ServeHttpOptions extends HttpServerOptions {
    */
   keepAliveTimeoutMs?: number;
   /**
-   * Open connections at most; one more gets `503` with `HTTP_ERROR_CODES.TooManyConnections` and is
+   * Open connections at most; one more gets `503` with `HTTP_ERROR_CODES.Overloaded` and is
    * closed. Keep it below the process's file-descriptor limit. @default 4_096
    */
   maxConnections?: number;

@@ -132,7 +132,7 @@ export class LegacyServer {
   ): Promise<Response> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
-      return errorReply(503, HTTP_ERROR_CODES.TooManySessions, 'Service Unavailable: too many sessions', {
+      return errorReply(503, HTTP_ERROR_CODES.Overloaded, 'Service Unavailable: too many sessions', {
         id,
         headers,
       });

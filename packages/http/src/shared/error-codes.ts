@@ -1,7 +1,8 @@
 /**
  * Every JSON-RPC error code the HTTP transport itself answers with, server and client, in one table (the
  * same table is in the README). Where the spec names a code for the situation, that code; otherwise one of
- * ours from -32003..-32019. -32000 and -32001 carry core's causes (`data.cause`), -32002 is the old
+ * ours from -32003..-32019 (shared with stdio where the meaning is shared: -32010 is "overloaded" on both).
+ * -32000 and -32001 carry core's causes (`data.cause`), -32002 is the old
  * "resource not found" that 2026-07-28 forbids emitting, and -32020 and up belong to the spec.
  *
  * @example
@@ -36,20 +37,24 @@ export const HTTP_ERROR_CODES = {
   TransportFailure: -32000,
   /** 503: the server is closing. */
   ServerClosing: -32003,
-  /** 503: `maxSessions` legacy sessions are alive; try later. */
-  TooManySessions: -32004,
   /** 403: `Host` or `Origin` is not allowed (DNS rebinding, browsers). */
-  Forbidden: -32005,
+  Forbidden: -32004,
   /** 404: not the MCP endpoint's path. */
-  NotFound: -32006,
+  NotFound: -32005,
   /** 405: the method (or a GET/DELETE with no session, or on 2026-07-28) is not served here. */
-  MethodNotAllowed: -32007,
+  MethodNotAllowed: -32006,
   /** 406: `Accept` allows neither JSON nor SSE (or a GET without SSE). */
-  NotAcceptable: -32008,
+  NotAcceptable: -32007,
   /** 413: the body is over `maxBodyBytes`. */
-  PayloadTooLarge: -32009,
+  PayloadTooLarge: -32008,
   /** 415: the body is not `application/json`. */
-  UnsupportedMediaType: -32010,
+  UnsupportedMediaType: -32009,
+  /**
+   * 503: overloaded, retry later: `maxSessions` legacy sessions are alive, or `maxConnections` connections
+   * are open. The same code as stdio's `OVERLOADED_ERROR_CODE`, so a refusal for load reads the same on
+   * either transport (and through a proxy).
+   */
+  Overloaded: -32010,
   /** 400: a legacy request with no `Mcp-Session-Id`. */
   SessionRequired: -32011,
   /** 404: the legacy session ended (DELETE, expiry, shutdown) or never existed; initialize again. */
@@ -60,10 +65,8 @@ export const HTTP_ERROR_CODES = {
   NothingToResume: -32014,
   /** 408: the request's headers or body did not arrive within `headersTimeoutMs` / `requestTimeoutMs`. */
   RequestTimeout: -32015,
-  /** 503: `maxConnections` connections are open; this one is closed. */
-  TooManyConnections: -32016,
   /** 400: the bytes are not an HTTP/1.1 request. */
-  BadHttpRequest: -32017,
+  BadHttpRequest: -32016,
   /** 431: the request's headers are larger than the server reads. */
-  HeadersTooLarge: -32018,
+  HeadersTooLarge: -32017,
 } as const;
