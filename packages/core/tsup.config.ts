@@ -3,7 +3,12 @@ import { defineConfig } from 'tsup';
 // p-timeout 7 is ESM-only, so the CJS output bundles it; the ESM output keeps it external.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', testing: 'src/testing.ts', schemas: 'src/schemas.ts', tools: 'src/tools.ts' },
+    entry: {
+      index: 'src/index.ts',
+      testing: 'src/testing.ts',
+      schemas: 'src/schemas.ts',
+      tools: 'src/tools.ts',
+    },
     format: ['esm'],
     dts: true,
     clean: true,
@@ -12,7 +17,12 @@ export default defineConfig([
     sourcemap: true,
   },
   {
-    entry: { index: 'src/index.ts', testing: 'src/testing.ts', schemas: 'src/schemas.ts', tools: 'src/tools.ts' },
+    entry: {
+      index: 'src/index.ts',
+      testing: 'src/testing.ts',
+      schemas: 'src/schemas.ts',
+      tools: 'src/tools.ts',
+    },
     format: ['cjs'],
     dts: true,
     target: 'es2022',

@@ -1,8 +1,7 @@
-import { type Endpoint, MODERN_REVISION, type RequestOptions, type Revision } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/core';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { HostOptions } from './args.js';
-import type { RequestSender } from './runner.js';
 
 /**
  * Who the host says it is (`clientInfo`).
@@ -15,22 +14,25 @@ import type { RequestSender } from './runner.js';
  */
 export const HOST_CLIENT_INFO = { name: 'mcp-inflight-example-host', version: '0.1.0' };
 
-/** A connected client of a server or proxy, over either transport. */
-export interface HostClient extends RequestSender {
-  /** The revision the connection settled on. */
-  readonly revision: Revision | undefined;
-  /** `stdio: <command>` or the URL. */
-  readonly target: string;
-  /** The client endpoint under the transport: its event stream feeds the report. */
-  readonly endpoint: Endpoint;
-  close(): Promise<void>;
+/**
+ * How the host names what it talks to: `stdio: <command>` or the URL.
+ *
+ * @example
+ * ```ts
+ * import { targetLabel } from './connect.js';
+ * targetLabel({ kind: 'http', url: 'http://127.0.0.1:3000/mcp' }); // 'http://127.0.0.1:3000/mcp'
+ * ```
+ */
+export function targetLabel(target: HostOptions['target']): string {
+  return target.kind === 'stdio' ? `stdio: ${target.commandLine}` : target.url;
 }
 
 /**
- * Connects to the server or proxy the options name: spawns it on stdio, or reaches it over HTTP. With
- * `revision: 'auto'` it speaks 2026-07-28 when the server offers it and the newest legacy revision
- * otherwise; a pinned revision is spoken or the connect fails. `idleMs` and `ceilingMs` become the
- * default limits of every call.
+ * Connects to the server or proxy the options name, through the library's one client shape: spawns it
+ * on stdio, or reaches it over HTTP; the code after this is the same for both. With `revision: 'auto'`
+ * it speaks 2026-07-28 when the server offers it and the newest legacy revision otherwise; a pinned
+ * revision is spoken or the connect fails. `idleMs` and `ceilingMs` become the default limits of every
+ * call.
  *
  * @example
  * ```ts
@@ -42,52 +44,17 @@ export interface HostClient extends RequestSender {
  */
 export async function connectHost(
   options: Pick<HostOptions, 'target' | 'revision' | 'idleMs' | 'ceilingMs'>,
-): Promise<HostClient> {
+): Promise<McpClient> {
   const { target, idleMs, ceilingMs } = options;
-  if (target.kind === 'stdio') {
-    const client = spawnStdio(target.commandLine, {
-      stderr: 'inherit',
-      clientInfo: HOST_CLIENT_INFO,
-      idleMs,
-      ceilingMs,
-    });
-    try {
-      // Only `auto` may fall back to a legacy revision; a pinned 2026-07-28 fails on a legacy server.
-      const settled = await client.connect({
-        revision: options.revision === 'auto' ? MODERN_REVISION : options.revision,
-        fallback: options.revision === 'auto',
-      });
-      return {
-        revision: settled.revision,
-        target: `stdio: ${target.commandLine}`,
-        endpoint: client.endpoint,
-        request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
-          client.request(method, params, request),
-        close: async () => {
-          await client.close();
-        },
-      };
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw error;
-    }
+  const client: McpClient =
+    target.kind === 'stdio'
+      ? spawnStdio(target.commandLine, { stderr: 'inherit', clientInfo: HOST_CLIENT_INFO, idleMs, ceilingMs })
+      : new HttpClient({ url: target.url, idleMs, ceilingMs, clientInfo: HOST_CLIENT_INFO });
+  try {
+    await client.connect({ revision: options.revision });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
   }
-  const client = new HttpClient({
-    url: target.url,
-    revision: options.revision,
-    idleMs,
-    ceilingMs,
-    clientInfo: HOST_CLIENT_INFO,
-  });
-  await client.connect();
-  return {
-    get revision() {
-      return client.revision;
-    },
-    target: target.url,
-    endpoint: client.endpoint,
-    request: (method: string, params: Record<string, unknown> | undefined, request: RequestOptions) =>
-      client.request(method, params, request),
-    close: () => client.close(),
-  };
+  return client;
 }

@@ -1,9 +1,9 @@
 // The host CLI: calls tools through any MCP server or proxy, draws live progress bars, cancels on Ctrl-C
 // and says why each call ended. See README.md.
 import { writeFileSync } from 'node:fs';
-import { systemClock } from '@mcp-inflight/core';
+import { type McpClient, systemClock } from '@mcp-inflight/core';
 import { type HostOptions, parseHostArgs, USAGE } from './args.js';
-import { connectHost, type HostClient } from './connect.js';
+import { connectHost, targetLabel } from './connect.js';
 import { Display } from './display.js';
 import { describeOutcome, outcomeOfError } from './outcome.js';
 import { exitCodeFor, toReport } from './report.js';
@@ -22,7 +22,7 @@ try {
   process.exit(2);
 }
 
-let client: HostClient;
+let client: McpClient;
 try {
   client = await connectHost(options);
 } catch (error) {
@@ -48,7 +48,7 @@ if (options.list) {
 
 const plural = options.calls.length === 1 ? 'call' : 'calls';
 process.stdout.write(
-  `host: ${options.calls.length} ${plural} to ${client.target} (${client.revision ?? 'unknown revision'}); Ctrl-C cancels\n`,
+  `host: ${options.calls.length} ${plural} to ${targetLabel(options.target)} (${client.revision ?? 'unknown revision'}); Ctrl-C cancels\n`,
 );
 // Only a report reads the endpoint's events; without --report nothing subscribes and nothing is emitted.
 const wire = options.reportPath ? tallyWire(client.endpoint) : undefined;
@@ -74,7 +74,7 @@ display.finish();
 if (options.reportPath)
   writeFileSync(
     options.reportPath,
-    `${JSON.stringify(toReport(client.target, client.revision, views, wire), null, 2)}\n`,
+    `${JSON.stringify(toReport(targetLabel(options.target), client.revision, views, wire), null, 2)}\n`,
   );
 await client.close().catch(() => undefined);
 process.exit(exitCodeFor(views));

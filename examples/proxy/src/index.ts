@@ -7,9 +7,8 @@ import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
 import { ProxyRelay } from './relay-server.js';
 import { LiveEndpoints, serveProxyStats } from './stats.js';
-import { httpUpstream } from './upstream-http.js';
+import { clientUpstream } from './upstream-client.js';
 import { UpstreamLink } from './upstream-link.js';
-import { stdioUpstream } from './upstream-stdio.js';
 
 /** How long shutdown waits for cancels and error responses to be written before closing. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -33,10 +32,7 @@ const log = (event: ProxyEvent): void => {
 };
 
 const logging = options.log !== 'quiet';
-const connect =
-  options.upstream.kind === 'stdio'
-    ? stdioUpstream(options.upstream.commandLine, { revision: options.upstream.revision })
-    : httpUpstream(options.upstream.url, { revision: options.upstream.revision });
+const connect = clientUpstream(options.upstream);
 // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired on
 // it, the late answers it absorbed. With --log quiet nobody subscribes, so its endpoint emits nothing.
 const connector = async () => {

@@ -54,10 +54,12 @@ interface InFlight {
  * ```ts
  * import { ProxyRelay } from './relay-server.js';
  * import { UpstreamLink } from './upstream-link.js';
- * import { stdioUpstream } from './upstream-stdio.js';
+ * import { clientUpstream } from './upstream-client.js';
  * import { serveStdio } from '@mcp-inflight/stdio';
  *
- * const link = new UpstreamLink(stdioUpstream('node examples/server/dist/index.js'));
+ * const link = new UpstreamLink(
+ *   clientUpstream({ kind: 'stdio', commandLine: 'node examples/server/dist/index.js', revision: 'auto' }),
+ * );
  * await link.get();
  * const relay = new ProxyRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
  * serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));

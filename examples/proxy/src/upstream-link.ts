@@ -64,8 +64,10 @@ export type UpstreamEvent =
  * @example
  * ```ts
  * import { UpstreamLink } from './upstream-link.js';
- * import { stdioUpstream } from './upstream-stdio.js';
- * const link = new UpstreamLink(stdioUpstream('node examples/server/dist/index.js'));
+ * import { clientUpstream } from './upstream-client.js';
+ * const link = new UpstreamLink(
+ *   clientUpstream({ kind: 'stdio', commandLine: 'node examples/server/dist/index.js', revision: 'auto' }),
+ * );
  * const upstream = await link.get();
  * await upstream.request('tools/list', {}, {});
  * ```

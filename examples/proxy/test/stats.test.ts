@@ -72,7 +72,8 @@ for (const revision of ['2025-11-25', '2026-07-28'] as const) {
       stop.abort();
       await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
       let after = await statsOf((m, p) => client.request(m, p));
-      for (let i = 0; i < 50 && after.upstream.stats.work.running > 0; i++)
+      // The cancel travels host -> proxy -> upstream on its own time: poll until both ends have seen it.
+      for (let i = 0; i < 50 && (after.upstream.stats.work.running > 0 || after.relay.inFlight > 0); i++)
         after = await statsOf((m, p) => client.request(m, p));
       expectEmpty(after);
       expect(after.transport.kind).toBe('stdio');

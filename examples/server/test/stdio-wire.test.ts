@@ -57,7 +57,7 @@ describe('examples/server on stdio', () => {
     async (revision: Revision) => {
       const client = spawnStdio({ command: process.execPath, args: [SERVER] }, { stderr: 'ignore' });
       clients.push(client);
-      const handshake = await client.connect({ revision, fallback: false });
+      const handshake = await client.connect({ revision });
       expect(handshake).toMatchObject({ revision, era: revision === '2026-07-28' ? 'modern' : 'legacy' });
       const seen: { progress: number; message?: string }[] = [];
       const result = await client.request(

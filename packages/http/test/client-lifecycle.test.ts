@@ -117,7 +117,7 @@ describe('notify() on 2026-07-28', () => {
   it('is refused before anything is sent: the revision defines no client notifications over HTTP', async () => {
     const { fetch, wire } = recordingFetch();
     const client = new HttpClient({ url: server.url, fetch });
-    expect(await client.connect()).toBe('2026-07-28');
+    expect((await client.connect()).revision).toBe('2026-07-28');
     await expect(client.notify('notifications/cancelled', { requestId: 5 })).rejects.toThrow(/2026-07-28/);
     expect(postedMethods(wire)).toEqual(['server/discover']);
     await client.close();

@@ -47,7 +47,7 @@ describe('negotiation', () => {
     const legacyOnly = await serveHttp(workServer(observe()), { port: 0, modern: false });
     const { fetch, wire } = recordingFetch();
     const client = new HttpClient({ url: legacyOnly.url, fetch });
-    expect(await client.connect()).toBe('2025-11-25');
+    expect((await client.connect()).revision).toBe('2025-11-25');
     expect(postedMethods(wire)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect(exchangeOf(wire, 'server/discover')!.status).toBe(400);
     expect(exchangeOf(wire, 'initialize')!.headers['mcp-protocol-version']).toBeUndefined();
@@ -132,8 +132,8 @@ describe('cancellation on the wire', () => {
 
   it('never cancels initialize (the call still rejects for the caller)', async () => {
     const { fetch, wire } = recordingFetch();
-    const client = new HttpClient({ url: server.url, fetch, revision: '2025-11-25', ceilingMs: 1 });
-    await expect(client.connect()).rejects.toBeInstanceOf(InflightError);
+    const client = new HttpClient({ url: server.url, fetch, revision: '2025-11-25' });
+    await expect(client.connect({ timeoutMs: 1 })).rejects.toBeInstanceOf(InflightError);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(postedMethods(wire)).not.toContain('notifications/cancelled');
     await client.close();

@@ -1,11 +1,6 @@
 // The public surface of @mcp-inflight/stdio: explicit named exports only.
 export type { ChildExit, ChildOptions, StderrMode } from './client/child.js';
 export { type CommandSpec, parseCommandLine } from './client/command-line.js';
-export type {
-  ClientIdentity,
-  ConnectOptions,
-  ServerHandshake,
-} from './client/handshake.js';
 export { type SpawnStdioOptions, type StdioClient, spawnStdio } from './client/spawn-stdio.js';
 export type { BadInput, BadInputKind } from './connection/bad-input.js';
 export {

@@ -92,7 +92,8 @@ describe('spawnStdio', () => {
     await expect
       .poll(async () => textOf(await client.request('tools/call', { name: 'status' })))
       .toMatch(/"running":1/);
-    const exit = await client.close();
+    await client.close();
+    const exit = await client.exited; // close() waited for it
     expect(await call).toMatchObject({ code: 'SHUTDOWN' });
     expect(exit).toEqual({ code: 0, signal: null }); // stdin closed, it exited: no signal needed
     expect(client.stderrText()).toMatch(/ABORTED \d+ CANCELLED/); // the SHUTDOWN cancel reached it
@@ -110,8 +111,8 @@ describe('spawnStdio', () => {
       },
       { stderr: 'ignore', exitGraceMs: 100, killGraceMs: 1_000 },
     );
-    const exit = await client.close();
-    expect(exit.signal).toBe('SIGTERM');
+    await client.close();
+    expect((await client.exited).signal).toBe('SIGTERM');
   });
 
   it('forwards stderr into a stream of yours', async () => {

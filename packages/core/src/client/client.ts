@@ -60,6 +60,11 @@ export interface McpClient {
   /** The revision in use, once connected. */
   readonly revision: Revision | undefined;
   /**
+   * Settles when the connection is over for every call: the peer went away (a stdio child exited) or
+   * `close()` finished. One broken exchange (an HTTP request whose socket dropped) does not settle it.
+   */
+  readonly closed: Promise<void>;
+  /**
    * Negotiates a revision (see `connectLifecycle`). Later calls return the same handshake; a failed or
    * aborted one may be tried again. `request()` connects with the defaults when nobody has.
    */
@@ -101,6 +106,8 @@ export interface ClientTransport extends LifecycleHooks {
   notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
   /** Ends the transport once the endpoint has settled everything. */
   close(): Promise<void>;
+  /** Settles when the transport is gone by itself (a child exited). @default only after `close()` */
+  closed?: Promise<void>;
 }
 
 /**
@@ -126,11 +133,19 @@ export class LifecycleClient implements McpClient {
   #server: ServerHandshake | undefined;
   #connecting: Promise<ServerHandshake> | undefined;
   #closing: Promise<void> | undefined;
+  #closedByCall: { promise: Promise<void>; resolve: () => void };
+  readonly closed: Promise<void>;
 
   constructor(endpoint: Endpoint, identity: ClientIdentity, transport: ClientTransport) {
     this.endpoint = endpoint;
     this.#identity = identity;
     this.#transport = transport;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.#closedByCall = { promise, resolve };
+    this.closed = transport.closed ? Promise.race([transport.closed, promise]) : promise;
   }
 
   get server(): ServerHandshake | undefined {
@@ -189,7 +204,7 @@ export class LifecycleClient implements McpClient {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#transport.close();
+    this.#closing ??= this.#transport.close().finally(this.#closedByCall.resolve);
     return this.#closing;
   }
 }

@@ -80,7 +80,7 @@ export async function connectLifecycle(
   if (verdict.handshake) return verdict.handshake;
   if (requested === MODERN_REVISION) {
     throw new NegotiationError(
-      `the server does not speak ${MODERN_REVISION} (it offered ${JSON.stringify(verdict.offered)})`,
+      `the server does not speak ${MODERN_REVISION}: server/discover offered ${JSON.stringify(verdict.offered)}`,
       requested,
       verdict.offered,
       supported,

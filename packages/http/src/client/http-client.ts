@@ -1,17 +1,18 @@
 import {
+  type ClientIdentity,
   type Clock,
+  type ConnectOptions,
+  connectLifecycle,
   Endpoint,
-  hasStreamableHttp,
-  isRevision,
+  LifecycleClient,
   MODERN_REVISION,
   type ProgressRelay,
-  type RequestOptions,
   type Revision,
+  type ServerHandshake,
   systemClock,
 } from '@mcp-inflight/core';
 import { HttpChannel } from './http-channel.js';
 import { listen } from './listen.js';
-import { probeRevision } from './negotiate.js';
 import { DEFAULT_MAX_EVENT_SIZE } from './sse-parser.js';
 
 /** How long close() waits for notifications already sent (a cancel) to be answered before aborting them. */
@@ -71,63 +72,68 @@ export interface HttpClientOptions {
 }
 
 /**
- * An MCP client over Streamable HTTP, built on core's {@link Endpoint}: progress routed per request, idle and
- * ceiling limits, and era-correct cancellation (abort the request's stream on 2026-07-28; POST
- * `notifications/cancelled` on legacy revisions). Uses only `fetch`, so it runs in browsers too.
+ * An MCP client over Streamable HTTP: the {@link McpClient} every transport implements, built on core's
+ * {@link Endpoint}: progress routed per request, idle and ceiling limits, and era-correct cancellation
+ * (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy revisions). Uses
+ * only `fetch`, so it runs in browsers too.
  *
  * @example
  * ```ts
  * import { HttpClient } from '@mcp-inflight/http';
  * const client = new HttpClient({ url: 'http://127.0.0.1:3000/mcp' });
- * const result = await client.request('tools/call', { name: 'work', arguments: { steps: 3, intervalMs: 100 } }, {
+ * const server = await client.connect(); // 2026-07-28 when the server speaks it, else initialize
+ * const result = await client.callTool('work', { steps: 3, intervalMs: 100 }, {
  *   onprogress: (p) => console.log(`${p.progress}/${p.total}`),
  *   idleMs: 5_000,
  * });
  * await client.close();
  * ```
  */
-export class HttpClient {
-  /** The client endpoint (role `client`, transport `http`): stats, notification handlers, server requests. */
-  readonly endpoint: Endpoint;
-  /** What the server said at connect: its `initialize` or `server/discover` result. */
-  serverResult: unknown;
+export class HttpClient extends LifecycleClient {
   #channel: HttpChannel;
   #options: HttpClientOptions;
-  #connecting: Promise<Revision> | undefined;
+  #identity: ClientIdentity;
   #listening: AbortController | undefined;
   #closed = false;
 
   constructor(options: HttpClientOptions) {
-    this.#options = options;
     const fetchFn =
       options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-    this.#channel = new HttpChannel({
+    const identity: ClientIdentity = {
+      clientInfo: options.clientInfo ?? { name: 'mcp-inflight-http-client', version: '0.1.0' },
+      capabilities: options.capabilities ?? {},
+    };
+    const channel: HttpChannel = new HttpChannel({
       url: String(options.url),
       fetch: fetchFn,
       headers: options.headers ?? {},
       clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
       maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
-      endpoint: () => this.endpoint,
-      renewSession: () => this.#renewSession(),
+      endpoint: (): Endpoint => endpoint,
+      renewSession: () => (this ? this.#renewSession() : Promise.reject(new Error('no session yet'))),
     });
-    this.endpoint = new Endpoint({
+    const endpoint: Endpoint = new Endpoint({
       role: 'client',
       transport: 'http',
-      channel: this.#channel,
+      channel,
       clock: options.clock,
       relay: options.relay,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
       // The endpoint stamps both on every 2026-07-28 request [M2 M4].
-      clientInfo: this.#clientInfo(),
-      clientCapabilities: options.capabilities ?? {},
+      clientInfo: identity.clientInfo,
+      clientCapabilities: identity.capabilities,
     });
-  }
-
-  /** The revision in use, once connected. */
-  get revision(): Revision | undefined {
-    return this.endpoint.revision;
+    super(endpoint, identity, {
+      onLegacySession: (revision) => this!.#onLegacySession(revision),
+      sendInitialized: () => this!.#sendInitialized(),
+      notify: (method, params) => this!.#notify(method, params),
+      close: () => this!.#close(),
+    });
+    this.#channel = channel;
+    this.#options = options;
+    this.#identity = identity;
   }
 
   /** The legacy session id, if any (2026-07-28 has none). */
@@ -135,24 +141,10 @@ export class HttpClient {
     return this.#channel.sessionId;
   }
 
-  /** Settles the revision: a `server/discover` probe and/or `initialize`. Called for you by `request()`. */
-  connect(): Promise<Revision> {
-    if (this.#closed) return Promise.reject(new Error('the client is closed'));
-    this.#connecting ??= this.#connect().catch((error: unknown) => {
-      this.#connecting = undefined;
-      throw error;
-    });
-    return this.#connecting;
-  }
-
-  /** Sends a request (connecting first if needed); options as core's `Endpoint.request`. */
-  async request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<unknown> {
-    await this.connect();
-    return this.endpoint.request(method, params, options);
+  /** Settles the revision; `revision` defaults to the one given at construction, else `'auto'`. */
+  override connect(options: ConnectOptions = {}): Promise<ServerHandshake> {
+    const revision = options.revision ?? this.#options.revision;
+    return super.connect(revision === undefined ? options : { ...options, revision });
   }
 
   /**
@@ -160,8 +152,7 @@ export class HttpClient {
    * @throws on 2026-07-28, which defines no client-to-server notifications over HTTP [H34]; a request is
    * cancelled there by aborting its `signal` (its stream closes).
    */
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    await this.connect();
+  async #notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.endpoint.revision === MODERN_REVISION) {
       throw new Error(
         `2026-07-28 defines no client-to-server notifications over Streamable HTTP (tried ${method}); ` +
@@ -176,8 +167,7 @@ export class HttpClient {
    * Ends everything in flight, then DELETEs the legacy session (a 405 answer is fine [H28]). A cancel sent
    * just before (legacy: a POST) is given up to 1 s to reach the server first.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  async #close(): Promise<void> {
     this.#closed = true;
     this.#listening?.abort();
     this.endpoint.close();
@@ -192,22 +182,6 @@ export class HttpClient {
       .catch(() => {});
   }
 
-  async #connect(): Promise<Revision> {
-    const wanted = this.#options.revision ?? 'auto';
-    if (wanted === MODERN_REVISION || wanted === 'auto') {
-      const verdict = await probeRevision(this.endpoint, {}, wanted === MODERN_REVISION);
-      if (verdict.revision === MODERN_REVISION) {
-        this.serverResult = verdict.result;
-        this.endpoint.revision = MODERN_REVISION;
-        return MODERN_REVISION;
-      }
-      return this.#initialize(verdict.revision);
-    }
-    if (!hasStreamableHttp(wanted))
-      throw new RangeError(`${wanted} has no Streamable HTTP; use stdio for it`);
-    return this.#initialize(wanted);
-  }
-
   /** The server ended our session (404) [H28]: a new one at the same revision, which requests wait for [H29]. */
   #renewSession(): Promise<void> {
     const revision = this.endpoint.revision;
@@ -215,38 +189,21 @@ export class HttpClient {
     this.#channel.protocolVersion = undefined; // initialize goes out bare, as the first one did
     if (this.#closed) return Promise.reject(new Error('the client is closed'));
     if (revision === undefined) return Promise.reject(new Error('no session was ever started'));
-    const renewing = this.#initialize(revision);
-    const connecting = renewing.catch((error: unknown) => {
-      if (this.#connecting === connecting) this.#connecting = undefined;
-      throw error;
-    });
-    connecting.catch(() => {}); // its failure reaches the requests that wait on `renewing`
-    this.#connecting = connecting;
-    return renewing.then(() => {});
+    const hooks = {
+      onLegacySession: (chosen: Revision) => this.#onLegacySession(chosen),
+      sendInitialized: () => this.#sendInitialized(),
+    };
+    return connectLifecycle(this.endpoint, this.#identity, { revision }, hooks).then(() => {});
   }
 
-  async #initialize(revision: Revision): Promise<Revision> {
-    const result = (await this.endpoint.request(
-      'initialize',
-      {
-        protocolVersion: revision,
-        capabilities: this.#options.capabilities ?? {},
-        clientInfo: this.#clientInfo(),
-      },
-      { revision },
-    )) as { protocolVersion?: unknown };
-    const negotiated = result?.protocolVersion;
-    if (!isRevision(negotiated) || !hasStreamableHttp(negotiated) || negotiated === MODERN_REVISION) {
-      throw new Error(
-        `the server chose protocol version ${JSON.stringify(negotiated)}, which this client cannot use over HTTP`,
-      );
-    }
-    this.serverResult = result;
-    this.endpoint.revision = negotiated;
-    this.#channel.protocolVersion = negotiated;
+  /** Later requests of a legacy session carry its revision in a header [H36]. */
+  #onLegacySession(revision: Revision): void {
+    this.#channel.protocolVersion = revision;
+  }
+
+  async #sendInitialized(): Promise<void> {
     await this.#channel.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     if (this.#options.listen) this.#listen();
-    return negotiated;
   }
 
   #listen(): void {
@@ -262,9 +219,5 @@ export class HttpClient {
       clock: this.#options.clock ?? systemClock,
       maxEventSize: this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
     });
-  }
-
-  #clientInfo(): { name: string; version: string; [key: string]: unknown } {
-    return this.#options.clientInfo ?? { name: 'mcp-inflight-http-client', version: '0.1.0' };
   }
 }

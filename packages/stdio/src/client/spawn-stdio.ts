@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { type Endpoint, InflightError, type RequestOptions } from '@mcp-inflight/core';
+import { type ClientIdentity, InflightError, LifecycleClient, type McpClient } from '@mcp-inflight/core';
 import {
   connectStdio,
   type StdioConnection,
@@ -7,7 +7,6 @@ import {
 } from '../connection/connect-stdio.js';
 import { type ChildExit, type ChildOptions, describeExit, startChild, stopChild } from './child.js';
 import { type CommandSpec, parseCommandLine } from './command-line.js';
-import { type ClientIdentity, type ConnectOptions, handshake, type ServerHandshake } from './handshake.js';
 
 /**
  * Options for {@link spawnStdio}: the child's process options, the client's identity, and connection options.
@@ -40,7 +39,7 @@ export interface SpawnStdioOptions
 }
 
 /**
- * A client of a child MCP server.
+ * A client of a child MCP server: the {@link McpClient} every transport implements, plus the child.
  *
  * @example
  * ```ts
@@ -52,38 +51,22 @@ export interface SpawnStdioOptions
  *   await client.request('tools/list');
  * } catch (error) {
  *   // The child died: UPSTREAM_CLOSED, naming its exit code; its last words are in the captured stderr.
- *   if (error instanceof InflightError && error.code === 'UPSTREAM_CLOSED') {
+ *   if (InflightError.is(error) && error.code === 'UPSTREAM_CLOSED') {
  *     console.error(client.stderrText());
  *   }
  * } finally {
  *   await client.close();
+ *   console.error('child exit', await client.exited);
  * }
  * ```
  */
-export interface StdioClient {
-  /** The core endpoint (role `client`): set handlers for server requests, read `stats`. */
-  readonly endpoint: Endpoint;
+export interface StdioClient extends McpClient {
   readonly child: ChildProcess;
   readonly connection: StdioConnection;
-  /** What `connect()` settled, once it has. */
-  readonly server: ServerHandshake | undefined;
-  /** Resolves when the connection is over (the child exited or closed its output, or `close()`). */
-  readonly closed: Promise<void>;
-  /** Resolves when the child has exited (or failed to start). */
+  /** Resolves when the child has exited (or failed to start); `close()` waits for it. */
   readonly exited: Promise<ChildExit>;
   /** The tail of the child's stderr, with `stderr: 'capture'`; otherwise empty. */
   stderrText(): string;
-  /**
-   * Negotiates a revision: `initialize` (legacy), or a `server/discover` probe for 2026-07-28. Call it
-   * once; later calls return the same handshake, unless it failed or was aborted (then it may be retried).
-   */
-  connect(options?: ConnectOptions): Promise<ServerHandshake>;
-  /** Sends a request within its deadline; rejects with `InflightError` or `JsonRpcError`. */
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
-  /** Sends a notification. */
-  notify(method: string, params?: Record<string, unknown>): void;
-  /** Cancels what is in flight, closes the child's stdin, and waits for it to exit (escalating to signals). */
-  close(): Promise<ChildExit>;
 }
 
 /** How long after the child exits its output may still be read before every pending call fails. */
@@ -92,17 +75,19 @@ const EXIT_DRAIN_MS = 100;
 /**
  * Spawns an MCP server as a child process and returns a client for it. The child gets no shell. Its exit
  * fails every pending call at once with UPSTREAM_CLOSED and a message naming the exit code or signal.
+ * `close()` cancels what is in flight, closes the child's stdin and waits for it to exit, escalating to
+ * SIGTERM and SIGKILL after `exitGraceMs` and `killGraceMs`.
  *
  * @example
  * ```ts
  * import { spawnStdio } from '@mcp-inflight/stdio';
  * const client = spawnStdio('node examples/server/dist/index.js', { stderr: 'capture' });
- * await client.connect({ revision: '2026-07-28' }); // probes, falls back to initialize for a legacy server
- * const result = await client.request(
- *   'tools/call',
- *   { name: 'work', arguments: { steps: 5, intervalMs: 100 } },
- *   { onprogress: (p) => console.log(`${p.progress}/${p.total}`), idleMs: 2_000, ceilingMs: 30_000 },
- * );
+ * await client.connect(); // 'auto': probes with server/discover, falls back to initialize for a legacy server
+ * const result = await client.callTool('work', { steps: 5, intervalMs: 100 }, {
+ *   onprogress: (p) => console.log(`${p.progress}/${p.total}`),
+ *   idleMs: 2_000,
+ *   ceilingMs: 30_000,
+ * });
  * await client.close();
  * ```
  */
@@ -115,56 +100,48 @@ export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdi
     capabilities: capabilities ?? {},
   };
   const started = startChild(spec, { cwd, env, stderr, maxStderrBytes });
-  const { child } = started;
   const connection = connectStdio({
     ...rest,
-    input: child.stdout!,
-    output: child.stdin!,
+    input: started.child.stdout!,
+    output: started.child.stdin!,
     role: 'client',
     // The endpoint stamps both on every 2026-07-28 request [M2 M4].
     clientInfo: identity.clientInfo,
     clientCapabilities: identity.capabilities,
     closeOnInputEnd: false, // wait for the exit status, so the cause names it
   });
-  const { endpoint } = connection;
   watchExit(connection, started, spec.command);
+  return new SpawnedClient(connection, started, identity, exitGraceMs ?? 2_000, killGraceMs ?? 2_000);
+}
 
-  let server: ServerHandshake | undefined;
-  let connecting: Promise<ServerHandshake> | undefined;
-  return {
-    endpoint,
-    child,
-    connection,
-    get server() {
-      return server;
-    },
-    closed: connection.closed,
-    exited: started.exited,
-    stderrText: started.stderrText,
-    connect(connectOptions = {}) {
-      connecting ??= handshake(endpoint, identity, connectOptions).then(
-        (settled) => {
-          server = settled;
-          return settled;
-        },
-        (error: unknown) => {
-          connecting = undefined; // a failed or aborted handshake may be tried again
-          throw error;
-        },
-      );
-      return connecting;
-    },
-    request(method, params, requestOptions) {
-      return endpoint.request(method, params, requestOptions);
-    },
-    notify(method, params) {
-      endpoint.notify(method, params);
-    },
-    async close() {
-      await connection.close('the client is closing');
-      return stopChild(started, exitGraceMs ?? 2_000, killGraceMs ?? 2_000);
-    },
-  };
+/** The shared client behaviour on a child's pipes. */
+class SpawnedClient extends LifecycleClient implements StdioClient {
+  readonly child: ChildProcess;
+  readonly connection: StdioConnection;
+  readonly exited: Promise<ChildExit>;
+  readonly stderrText: () => string;
+
+  constructor(
+    connection: StdioConnection,
+    started: ReturnType<typeof startChild>,
+    identity: ClientIdentity,
+    exitGraceMs: number,
+    killGraceMs: number,
+  ) {
+    const endpoint = connection.endpoint;
+    super(endpoint, identity, {
+      notify: async (method, params) => endpoint.notify(method, params),
+      close: async () => {
+        await connection.close('the client is closing');
+        await stopChild(started, exitGraceMs, killGraceMs);
+      },
+      closed: connection.closed,
+    });
+    this.child = started.child;
+    this.connection = connection;
+    this.exited = started.exited;
+    this.stderrText = started.stderrText;
+  }
 }
 
 /**

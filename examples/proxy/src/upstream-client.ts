@@ -1,0 +1,70 @@
+import type { McpClient, ServerHandshake } from '@mcp-inflight/core';
+import { HttpClient } from '@mcp-inflight/http';
+import { spawnStdio } from '@mcp-inflight/stdio';
+import type { UpstreamTarget } from './options.js';
+import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
+
+/**
+ * Who the proxy says it is to its upstream (`clientInfo`).
+ *
+ * @example
+ * ```ts
+ * import { PROXY_CLIENT_INFO } from './upstream-client.js';
+ * PROXY_CLIENT_INFO.name; // 'mcp-inflight-example-proxy'
+ * ```
+ */
+export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: '0.1.0' };
+
+/**
+ * Connects to the upstream through the library's one client shape (`McpClient`), whichever transport
+ * carries it. `revision: 'auto'` probes with `server/discover` and falls back to `initialize` for a
+ * legacy server [M14 M15 H46] (the target's `revision`); `2026-07-28` accepts only a modern server; a legacy revision goes straight
+ * to `initialize`. Each call of the returned connector opens a fresh client: a stdio child that exited
+ * fails every call in flight on it with UPSTREAM_CLOSED, and the proxy's next call spawns a new one. Over
+ * HTTP one broken exchange fails its own call alone; `closed` settles only on `close()`.
+ *
+ * @example
+ * ```ts
+ * import { clientUpstream } from './upstream-client.js';
+ * const connect = clientUpstream({ kind: 'http', url: 'http://127.0.0.1:3000/mcp', revision: 'auto' });
+ * const upstream = await connect();
+ * console.log(upstream.identity.serverInfo.name, upstream.revision);
+ * await upstream.close();
+ * ```
+ */
+export function clientUpstream(target: UpstreamTarget): UpstreamConnector {
+  return async (): Promise<UpstreamConnection> => {
+    const client = open(target);
+    let server: ServerHandshake;
+    try {
+      server = await client.connect({ revision: target.revision });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return {
+      endpoint: client.endpoint,
+      identity: {
+        serverInfo: server.serverInfo ?? { name: labelOf(target), version: 'unknown' },
+        capabilities: server.capabilities,
+        ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
+      },
+      revision: server.revision,
+      request: (method, params, options) => client.request(method, params, options),
+      closed: client.closed,
+      close: () => client.close(),
+    };
+  };
+}
+
+function open(target: UpstreamTarget): McpClient {
+  if (target.kind === 'stdio') {
+    // The child's stderr is the proxy's own: its crash reports reach the operator.
+    return spawnStdio(target.commandLine, { stderr: 'inherit', clientInfo: PROXY_CLIENT_INFO });
+  }
+  return new HttpClient({ url: target.url, clientInfo: PROXY_CLIENT_INFO });
+}
+
+function labelOf(target: UpstreamTarget): string {
+  return target.kind === 'stdio' ? target.commandLine : target.url;
+}
