@@ -132,9 +132,16 @@ describe('cancellation on the wire', () => {
 
   it('never cancels initialize (the call still rejects for the caller)', async () => {
     const { fetch, wire } = recordingFetch();
-    const client = new HttpClient({ url: server.url, fetch, revision: '2025-11-25' });
-    await expect(client.connect({ timeoutMs: 1 })).rejects.toBeInstanceOf(InflightError);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Every POST leaves 50 ms late, so the 10 ms limit always fires while initialize is on its way.
+    const slowFetch: typeof fetch = async (input, init) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return fetch(input, init);
+    };
+    const client = new HttpClient({ url: server.url, fetch: slowFetch, revision: '2025-11-25' });
+    await expect(client.connect({ timeoutMs: 10 })).rejects.toBeInstanceOf(InflightError);
+    // Long enough for a cancel (held back 50 ms like every POST) to have gone out, had one been sent.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(postedMethods(wire)).toContain('initialize');
     expect(postedMethods(wire)).not.toContain('notifications/cancelled');
     await client.close();
   });

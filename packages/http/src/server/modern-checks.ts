@@ -30,18 +30,19 @@ export function checkModernRequest(
       `Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`,
     );
   }
-  if (claimed !== MODERN_REVISION) {
-    return refuse(JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-      supported: [MODERN_REVISION],
-      requested: claimed,
-    });
-  }
+  // A header that disagrees with the body is a malformed request before it is a version question [H40].
   const header = request.headers.get('mcp-protocol-version');
   if (header !== claimed) {
     return refuse(
       JsonRpcErrorCode.HeaderMismatch,
       `Header mismatch: MCP-Protocol-Version ${show(header)} does not match _meta ${show(claimed)}`,
     );
+  }
+  if (claimed !== MODERN_REVISION) {
+    return refuse(JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      supported: [MODERN_REVISION],
+      requested: claimed,
+    });
   }
   const methodHeader = request.headers.get('mcp-method');
   if (methodHeader !== method) {
