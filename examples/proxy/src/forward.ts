@@ -1,4 +1,5 @@
 import { isLegacy, type Revision } from '@mcp-inflight/core';
+import type { CacheHints } from '@mcp-inflight/core/tools';
 
 /**
  * The request methods a host may send that the proxy passes upstream. Lifecycle (`initialize`,
@@ -56,20 +57,51 @@ export function upstreamParams(
 }
 
 /**
- * The upstream's result as the host's revision expects it: `resultType` exists only from 2026-07-28
- * [L7], so a legacy host gets a plain result; a 2026-07-28 host gets `resultType` added by its endpoint
- * when the upstream (legacy) sent none.
+ * Caching hints a 2026-07-28 host gets on a cacheable result whose upstream (legacy) sent none: fresh
+ * every time and never shared, the only claim the proxy can make about a result it did not produce [CA1].
  *
  * @example
  * ```ts
- * import { resultForHost } from './forward.js';
- * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18'); // { content: [] }
+ * import { NO_CACHING } from './forward.js';
+ * NO_CACHING; // { ttlMs: 0, cacheScope: 'private' }
  * ```
  */
-export function resultForHost(result: unknown, hostRevision: Revision): unknown {
-  if (!isLegacy(hostRevision) || typeof result !== 'object' || result === null || Array.isArray(result))
-    return result;
+export const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+
+/** Results 2026-07-28 requires to carry `ttlMs` and `cacheScope` [CA1]. */
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+]);
+
+/**
+ * The upstream's result as the host's revision expects it: `resultType` exists only from 2026-07-28
+ * [L7], so a legacy host gets a plain result; a 2026-07-28 host gets `resultType` added by its endpoint
+ * when the upstream (legacy) sent none, and on a cacheable result `ttlMs` and `cacheScope` from `hints`
+ * unless the upstream sent its own [CA1].
+ *
+ * @example
+ * ```ts
+ * import { NO_CACHING, resultForHost } from './forward.js';
+ * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18', 'tools/call', NO_CACHING); // { content: [] }
+ * resultForHost({ tools: [] }, '2026-07-28', 'tools/list', NO_CACHING); // { tools: [], ttlMs: 0, cacheScope: 'private' }
+ * ```
+ */
+export function resultForHost(
+  result: unknown,
+  hostRevision: Revision,
+  method: string,
+  hints: CacheHints,
+): unknown {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
   const r = result as Record<string, unknown>;
+  if (!isLegacy(hostRevision)) {
+    if (!CACHEABLE.has(method)) return result;
+    return { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope, ...r };
+  }
   if (r.resultType !== 'complete') return result;
   const { resultType: _dropped, ...rest } = r;
   return rest;

@@ -8,6 +8,7 @@ import {
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
+import type { CacheHints } from '@mcp-inflight/core/tools';
 import {
   argumentsForLog,
   type CallEvent,
@@ -17,7 +18,7 @@ import {
   type ProxyEvent,
   type ProxyStats,
 } from './events.js';
-import { FORWARDED_METHODS, resultForHost, upstreamParams } from './forward.js';
+import { FORWARDED_METHODS, NO_CACHING, resultForHost, upstreamParams } from './forward.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyRelay}. */
@@ -32,6 +33,11 @@ export interface RelayOptions {
   onEvent?: (event: ProxyEvent) => void;
   /** Called for each host endpoint after the relay has set it up (to serve more methods on it). */
   onAttach?: (endpoint: Endpoint, host: string) => void;
+  /**
+   * Caching hints for a 2026-07-28 host on a cacheable result the upstream sent without them (a legacy
+   * upstream has none to give) [CA1]. @default NO_CACHING: `{ ttlMs: 0, cacheScope: 'private' }`
+   */
+  cacheHints?: CacheHints;
 }
 
 interface InFlight {
@@ -73,6 +79,7 @@ export class ProxyRelay {
   readonly #clock: Clock;
   readonly #onEvent: (event: ProxyEvent) => void;
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
+  readonly #cacheHints: CacheHints;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
@@ -86,6 +93,7 @@ export class ProxyRelay {
     this.#clock = options.clock ?? systemClock;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#onAttach = options.onAttach;
+    this.#cacheHints = options.cacheHints ?? NO_CACHING;
   }
 
   /** Calls relayed and not yet ended. */
@@ -179,7 +187,7 @@ export class ProxyRelay {
         ceilingMs: Number.POSITIVE_INFINITY,
       });
       end('completed');
-      return resultForHost(result, ctx.revision);
+      return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { capabilitiesForHosts, resultForHost, upstreamParams } from '../src/forward.js';
+import { capabilitiesForHosts, NO_CACHING, resultForHost, upstreamParams } from '../src/forward.js';
 import { parseProxyArgs } from '../src/options.js';
 
 describe('parseProxyArgs', () => {
@@ -67,11 +67,30 @@ describe('forwarding helpers', () => {
   });
 
   it('gives legacy hosts results without resultType, and modern hosts results as they are', () => {
-    expect(resultForHost({ resultType: 'complete', content: [] }, '2024-11-05')).toEqual({ content: [] });
+    expect(
+      resultForHost({ resultType: 'complete', content: [] }, '2024-11-05', 'tools/call', NO_CACHING),
+    ).toEqual({
+      content: [],
+    });
     const r = { resultType: 'complete', content: [] };
-    expect(resultForHost(r, '2026-07-28')).toBe(r);
+    expect(resultForHost(r, '2026-07-28', 'tools/call', NO_CACHING)).toBe(r);
     const inputRequired = { resultType: 'input_required' };
-    expect(resultForHost(inputRequired, '2025-06-18')).toBe(inputRequired);
+    expect(resultForHost(inputRequired, '2025-06-18', 'tools/call', NO_CACHING)).toBe(inputRequired);
+  });
+
+  it('fills the caching hints 2026-07-28 requires on a cacheable result from a legacy upstream [CA1]', () => {
+    expect(resultForHost({ tools: [] }, '2026-07-28', 'tools/list', NO_CACHING)).toEqual({
+      tools: [],
+      ttlMs: 0,
+      cacheScope: 'private',
+    });
+    const hinted = { tools: [], ttlMs: 60_000, cacheScope: 'public' };
+    expect(resultForHost(hinted, '2026-07-28', 'tools/list', NO_CACHING)).toEqual(hinted); // the upstream's own win
+    const configured = { ttlMs: 5_000, cacheScope: 'public' } as const;
+    expect(resultForHost({ resources: [] }, '2026-07-28', 'resources/list', configured)).toMatchObject(
+      configured,
+    );
+    expect(resultForHost({ tools: [] }, '2025-11-25', 'tools/list', NO_CACHING)).toEqual({ tools: [] });
   });
 
   it('offers hosts only what one shared upstream can carry', () => {
