@@ -24,38 +24,6 @@ export const FORWARDED_METHODS: readonly string[] = [
   'completion/complete',
 ];
 
-const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
-
-/**
- * The params to send upstream for a host's request. The host's `progressToken` is dropped (the upstream
- * leg mints its own per call: hosts' tokens are only unique per host [PG4]), and so are the reserved
- * `io.modelcontextprotocol/*` keys: they describe the host's leg (its revision, its capabilities), and the
- * upstream leg writes its own envelope [M1 M2]. Other `_meta` keys pass through.
- *
- * @example
- * ```ts
- * import { upstreamParams } from './forward.js';
- * upstreamParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
- * // { name: 'work', _meta: { trace: 'x' } }
- * ```
- */
-export function upstreamParams(
-  params: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
-  if (params === undefined) return undefined;
-  const meta = params._meta;
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return params;
-  const kept: Record<string, unknown> = {};
-  let any = false;
-  for (const [key, value] of Object.entries(meta)) {
-    if (key === 'progressToken' || key.startsWith(RESERVED_META_PREFIX)) continue;
-    kept[key] = value;
-    any = true;
-  }
-  const { _meta: _dropped, ...rest } = params;
-  return any ? { ...rest, _meta: kept } : rest;
-}
-
 /**
  * Caching hints a 2026-07-28 host gets on a cacheable result whose upstream (legacy) sent none: fresh
  * every time and never shared, the only claim the proxy can make about a result it did not produce [CA1].

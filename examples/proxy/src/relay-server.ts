@@ -2,6 +2,7 @@ import {
   type Clock,
   DeadlineController,
   type Endpoint,
+  forwardedParams,
   InflightError,
   type RequestContext,
   type RequestId,
@@ -18,7 +19,7 @@ import {
   type ProxyEvent,
   type ProxyStats,
 } from './events.js';
-import { FORWARDED_METHODS, NO_CACHING, resultForHost, upstreamParams } from './forward.js';
+import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyRelay}. */
@@ -174,7 +175,7 @@ export class ProxyRelay {
     };
     try {
       const upstream = await call.race(this.link.get());
-      const result = await upstream.request(ctx.method, upstreamParams(params), {
+      const result = await upstream.request(ctx.method, forwardedParams(params), {
         onprogress: (p) => {
           progressIn++;
           if (ctx.progress(p.progress, p.total, p.message)) progressOut++;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { capabilitiesForHosts, NO_CACHING, resultForHost, upstreamParams } from '../src/forward.js';
+import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/forward.js';
 import { parseProxyArgs } from '../src/options.js';
 
 describe('parseProxyArgs', () => {
@@ -57,15 +57,6 @@ describe('parseProxyArgs', () => {
 });
 
 describe('forwarding helpers', () => {
-  it('drops the host’s token and reserved keys, keeps the rest, and leaves params without _meta alone', () => {
-    const params = { name: 'w', _meta: { progressToken: 0, 'io.modelcontextprotocol/clientInfo': {}, x: 1 } };
-    expect(upstreamParams(params)).toEqual({ name: 'w', _meta: { x: 1 } });
-    expect(upstreamParams({ name: 'w', _meta: { progressToken: 'a' } })).toEqual({ name: 'w' });
-    const plain = { name: 'w' };
-    expect(upstreamParams(plain)).toBe(plain);
-    expect(upstreamParams(undefined)).toBeUndefined();
-  });
-
   it('gives legacy hosts results without resultType, and modern hosts results as they are', () => {
     expect(
       resultForHost({ resultType: 'complete', content: [] }, '2024-11-05', 'tools/call', NO_CACHING),

@@ -30,6 +30,8 @@ export { SERVER_INFO_META_KEY, type ServerIdentity, serveLifecycle } from './end
 export {
   classify,
   errorResponse,
+  forwardedParams,
+  hasTask,
   JsonRpcError,
   type JsonRpcMessage,
   metaOf,
@@ -80,8 +82,9 @@ export {
   ProgressRoute,
   type RouteOptions,
 } from './relay/progress-relay.js';
-export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/fast-check.js';
+export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/guards.js';
 // The zod schemas live on `@mcp-inflight/core/schemas`, so this entry never loads zod.
 export type { CancelledParams, ProgressParams, ProgressToken, RequestId } from './schemas/types.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
 export { DuplicateTokenError, type TokenLease, TokenRegistry } from './tokens/token-registry.js';
+export { BoundedSet } from './util/bounded-set.js';

@@ -1,7 +1,7 @@
 /**
  * A shared corpus of `notifications/progress` and `notifications/cancelled` params, valid and invalid, with
  * the revisions each is valid in. The zod schemas (`schemas.ts`) and the hand-written hot-path checks
- * (`fast-check.ts`) must both agree with every entry (`fast-check.test.ts`).
+ * (`guards.ts`) must both agree with every entry (`guards.test.ts`).
  *
  * Each fixture is JSON text, because that is what arrives on the wire: `1e400` parses to `Infinity`, and
  * NaN cannot be written at all.

@@ -17,7 +17,7 @@ import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
-import { isCancelledParams, isProgressParams } from '../schemas/fast-check.js';
+import { isCancelledParams, isProgressParams } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';

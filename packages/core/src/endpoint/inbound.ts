@@ -6,14 +6,14 @@ import { InflightError } from '../errors/inflight-error.js';
 import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
-import { isTokenOrId } from '../schemas/fast-check.js';
+import { isTokenOrId } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
+import { BoundedSet } from '../util/bounded-set.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
 import type { HandlerLimits, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
-import { asksForTask, errorResponse, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
-import { RecentIds } from './recent-ids.js';
+import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 
 /** What the dispatch chain carries for a request that ended before its handler ran. */
 const NOT_RUN: unique symbol = Symbol('not run');
@@ -53,8 +53,8 @@ export interface InboundSettings {
 export class InboundRequests {
   #entries = new Map<RequestId, InboundEntry>();
   /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
-  #earlyCancels = new RecentIds(128);
-  #recentlyDone = new RecentIds(256);
+  #earlyCancels = new BoundedSet<RequestId>(128);
+  #recentlyDone = new BoundedSet<RequestId>(256);
   /** Routes of 2025-11-25 tasks that outlived their response; closed by endProgress or on close. */
   #taskRoutes = new Set<ProgressRoute>();
   /** Handler results or errors that came after their request had ended (absorbed). */
@@ -98,7 +98,7 @@ export class InboundRequests {
       return;
     }
     // `initialize` may not be cancelled [CN7], so an early cancel for its id does not apply.
-    if (method !== 'initialize' && this.#earlyCancels.take(id)) {
+    if (method !== 'initialize' && this.#earlyCancels.delete(id)) {
       this.earlyCancelsApplied++;
       batch?.add(undefined);
       this.#suppressed(id);
@@ -192,7 +192,7 @@ export class InboundRequests {
     });
     const ctx = contextOf(deadline);
     // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
-    const taskAugmented = revision === '2025-11-25' && asksForTask(params);
+    const taskAugmented = revision === '2025-11-25' && hasTask(params);
     Promise.resolve()
       .then(() => (entry.done ? NOT_RUN : handler(params, ctx)))
       .then(

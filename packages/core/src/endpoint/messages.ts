@@ -1,6 +1,6 @@
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
-import { isTokenOrId } from '../schemas/fast-check.js';
+import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**
@@ -208,8 +208,53 @@ export interface ProgressFields {
   message?: unknown;
 }
 
-/** Whether request params ask for a 2025-11-25 task (a `task` object) [PG14]. */
-export function asksForTask(params: { task?: unknown } | undefined): boolean {
-  const task = params?.task;
+/**
+ * Whether `value` carries a 2025-11-25 `task` object: request params that ask for a task, or the
+ * `CreateTaskResult` that answers one [PG14]. The one test for "is this a task?".
+ *
+ * @example
+ * ```ts
+ * import { hasTask } from '@mcp-inflight/core';
+ * hasTask({ name: 'work', task: { ttl: 60_000 } }); // true: a task-augmented tools/call
+ * hasTask({ task: { taskId: 't1', status: 'working' } }); // true: a CreateTaskResult
+ * hasTask({ content: [] }); // false
+ * ```
+ */
+export function hasTask(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const task = (value as { task?: unknown }).task;
   return typeof task === 'object' && task !== null;
+}
+
+/** `_meta` keys under this prefix belong to one leg of a relay: its revision, its capabilities [M1 M2 MK1]. */
+const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+
+/**
+ * A host's request params as a relay sends them on to its upstream: minus the host's `progressToken` (the
+ * upstream leg mints its own per call: hosts' tokens are only unique per host [PG4]) and minus the reserved
+ * `io.modelcontextprotocol/*` keys, which describe the host's leg (the upstream leg writes its own envelope
+ * [M1 M2]). Other `_meta` keys pass through.
+ *
+ * @example
+ * ```ts
+ * import { forwardedParams } from '@mcp-inflight/core';
+ * forwardedParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
+ * // { name: 'work', _meta: { trace: 'x' } }
+ * ```
+ */
+export function forwardedParams(
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (params === undefined) return undefined;
+  const meta = metaOf(params);
+  if (meta === undefined) return params;
+  const kept: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(meta)) {
+    if (key === 'progressToken' || key.startsWith(RESERVED_META_PREFIX)) continue;
+    kept[key] = value;
+    any = true;
+  }
+  const { _meta: _dropped, ...rest } = params;
+  return any ? { ...rest, _meta: kept } : rest;
 }

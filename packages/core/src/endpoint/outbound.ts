@@ -15,7 +15,7 @@ import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
-import { asksForTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
+import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
 
 /**
  * Options for one outbound request.
@@ -150,7 +150,7 @@ export class OutboundRequests {
         resolve,
         reject,
         unlink,
-        task: asksForTask(params),
+        task: hasTask(params),
         done: false,
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
+import { hasTask } from '../endpoint/messages.js';
 import { hasProgressMessage, type Revision } from '../eras/eras.js';
 import type { ProgressParams, ProgressToken } from '../schemas/types.js';
 import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
@@ -229,7 +230,7 @@ export class ProgressRoute {
    */
   settle(result: unknown): boolean {
     this.flush();
-    if (this.revision === '2025-11-25' && isCreateTaskResult(result)) return false;
+    if (this.revision === '2025-11-25' && hasTask(result)) return false;
     this.close();
     return true;
   }
@@ -260,12 +261,6 @@ export class ProgressRoute {
       this.#relay.emit('sendError', error, this.token);
     }
   }
-}
-
-function isCreateTaskResult(result: unknown): boolean {
-  if (typeof result !== 'object' || result === null) return false;
-  const task = (result as { task?: unknown }).task;
-  return typeof task === 'object' && task !== null;
 }
 
 /**

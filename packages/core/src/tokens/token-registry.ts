@@ -1,4 +1,4 @@
-import { isTokenOrId } from '../schemas/fast-check.js';
+import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken } from '../schemas/types.js';
 
 /**

@@ -1,4 +1,10 @@
-import type { Endpoint, JsonRpcMessage, RequestId, Revision } from '@mcp-inflight/core';
+import {
+  type Endpoint,
+  hasTask,
+  type JsonRpcMessage,
+  type RequestId,
+  type Revision,
+} from '@mcp-inflight/core';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
 
@@ -122,8 +128,5 @@ export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number 
 
 /** Whether `message` answers a task-augmented request with a `CreateTaskResult` (2025-11-25 tasks) [PT5]. */
 export function isCreateTaskResult(message: JsonRpcMessage): boolean {
-  const result = message.result as { task?: unknown } | undefined;
-  return (
-    typeof result === 'object' && result !== null && typeof result.task === 'object' && result.task !== null
-  );
+  return hasTask(message.result);
 }

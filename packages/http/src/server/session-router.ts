@@ -1,5 +1,4 @@
-import type { Channel, JsonRpcMessage, RequestId } from '@mcp-inflight/core';
-import { BoundedSet } from './bounded-set.js';
+import { BoundedSet, type Channel, type JsonRpcMessage, type RequestId } from '@mcp-inflight/core';
 import { type HttpHandlerStats, isCreateTaskResult, isResponseTo } from './context.js';
 import type { ResponseStream } from './response-stream.js';
 

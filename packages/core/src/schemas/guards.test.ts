@@ -9,7 +9,7 @@ import {
   paramsOf,
 } from '../../test/schema-fixtures.js';
 import { hasProgressMessage, REVISIONS, type Revision } from '../eras/eras.js';
-import { isCancelledParams, isProgressParams, isTokenOrId } from './fast-check.js';
+import { isCancelledParams, isProgressParams, isTokenOrId } from './guards.js';
 import {
   cancelledNotificationSchema,
   cancelledParamsSchema,

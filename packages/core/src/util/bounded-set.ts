@@ -1,0 +1,40 @@
+/**
+ * A set that keeps at most `limit` members, forgetting the oldest first, so a table fed for the life of a
+ * connection or session stays bounded (rule 8): recent request ids, early cancels, task ids.
+ *
+ * @example
+ * ```ts
+ * import { BoundedSet } from '@mcp-inflight/core';
+ * const recentlyDone = new BoundedSet<string | number>(256);
+ * recentlyDone.add(7);
+ * recentlyDone.has(7); // true, until 256 newer ids push it out
+ * ```
+ */
+export class BoundedSet<T> {
+  #members = new Set<T>();
+
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  has(value: T): boolean {
+    return this.#members.has(value);
+  }
+
+  add(value: T): void {
+    this.#members.delete(value); // re-adding makes it the newest
+    this.#members.add(value);
+    if (this.#members.size > this.limit) this.#members.delete(this.#members.values().next().value as T);
+  }
+
+  /** Removes `value`, returning whether it was there. */
+  delete(value: T): boolean {
+    return this.#members.delete(value);
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+}
