@@ -1,0 +1,224 @@
+// @modelcontextprotocol/conformance 0.2.0-alpha.12 (installed as `conformance-alpha`) on 2026-07-28,
+// against examples/server directly and through examples/proxy in front of a legacy-only upstream (the
+// official SDK v1 server in examples/proxy/test/fixtures). Each scenario's checks.json is read check by
+// check: every id in `pass` must be there and succeed (an id can occur more than once; all must succeed),
+// and every other id the suite reports must be one we know about, with the reason it does not pass, so a
+// regression or a new check fails this file. Known failures are listed, never skipped. The CLI imports
+// `globSync` from `fs` (Node 22+), so it runs with the preload in packages/http/test/conformance on Node 20.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
+import { commandLine, startProxy, V1_FIXTURE } from '../../proxy/test/procs.js';
+
+const CLI = createRequire(import.meta.url).resolve('conformance-alpha/dist/index.js');
+const PRELOAD = fileURLToPath(
+  new URL('../../../packages/http/test/conformance/register-fs-glob.mjs', import.meta.url),
+);
+const SPEC_VERSION = '2026-07-28';
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+/** What one scenario must show: ids that pass, and ids that do not, each with why. */
+interface Expectation {
+  pass: string[];
+  known: Record<string, string>;
+}
+
+const NOT_SERVED = {
+  diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) that we do not serve',
+  initialize:
+    'a dual-era server serves legacy `initialize` [M10]: an initialize with 2026-07-28 _meta gets HTTP 200 and a 2025-11-25 result, not 404/-32601',
+  subscriptions: 'skipped by the suite: no subscriptions/listen (listChanged is not declared)',
+  promptsResources: 'prompts and resources are not served (-32601), so they carry no cache hints',
+  xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which we do not serve',
+};
+
+const STATELESS_PASS = [
+  'sep-2575-request-meta-invalid-missing-meta',
+  'sep-2575-http-server-meta-invalid-400',
+  'sep-2575-request-meta-invalid-missing-protocol-version',
+  'sep-2575-request-meta-invalid-missing-client-capabilities',
+  'sep-2575-request-meta-client-info-optional',
+  'sep-2575-server-implements-discover',
+  'sep-2575-server-identifies-in-result-meta',
+  'sep-2575-server-declares-prompts-in-discover',
+  'sep-2575-discover-capabilities-match-handlers',
+  'sep-2575-server-unsupported-version-error',
+  'sep-2575-http-server-unsupported-version-400',
+  'sep-2575-http-server-header-mismatch-400',
+  'sep-2575-http-server-method-not-found-404-ping',
+  'sep-2575-http-server-method-not-found-404-logging-setlevel',
+  'sep-2575-http-server-method-not-found-404-resources-subscribe',
+  'sep-2575-http-server-method-not-found-404-resources-unsubscribe',
+  'sep-2575-http-server-method-not-found-404',
+  'sep-2575-http-server-error-jsonrpc-id',
+];
+
+const STATELESS_KNOWN = {
+  'sep-2575-server-rejects-undeclared-capability': NOT_SERVED.diagnosticTool,
+  'sep-2575-missing-capability-http-400': NOT_SERVED.diagnosticTool,
+  'sep-2575-http-server-method-not-found-404-initialize': NOT_SERVED.initialize,
+  'sep-2575-server-sends-subscription-ack': NOT_SERVED.subscriptions,
+  'sep-2575-server-tags-subscription-id': NOT_SERVED.subscriptions,
+  'sep-2575-server-honors-notification-filter': NOT_SERVED.subscriptions,
+  'sep-2575-server-sends-prompts-list-changed-on-subscription': NOT_SERVED.subscriptions,
+  'sep-2575-server-sends-tools-list-changed-on-subscription': NOT_SERVED.subscriptions,
+};
+
+/** Scenarios that need no tool of the suite's, so they run the same directly and through the proxy. */
+const COMMON: Record<string, Expectation> = {
+  caching: {
+    pass: [
+      'sep-2549-tools-list-caching-hints',
+      'sep-2549-ttl-non-negative',
+      'sep-2549-cache-scope-valid',
+      'wire-schema-valid',
+    ],
+    known: {
+      'sep-2549-prompts-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-templates-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-read-caching-hints': NOT_SERVED.promptsResources,
+    },
+  },
+  'tools-list': {
+    pass: ['tools-list', 'tools-name-format', 'tools-list-deterministic-order', 'wire-schema-valid'],
+    known: {},
+  },
+  'http-header-validation': {
+    pass: [
+      'sep-2243-server-reject-invalid-headers',
+      'sep-2243-server-reject-error-code',
+      'sep-2243-server-accepts-whitespace-header-value',
+      'sep-2243-header-name-case-insensitive',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'http-custom-header-server-validation': {
+    pass: ['wire-schema-valid'],
+    known: {
+      'sep-2243-server-no-xmcp-tool': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-decode-base64': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-validate-param-match': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-reject-invalid-param-chars': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-reject-param-mismatch': NOT_SERVED.xMcpHeaderTool,
+    },
+  },
+  'dns-rebinding-protection': {
+    pass: ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted'],
+    known: {},
+  },
+  'server-sse-multiple-streams': {
+    pass: ['server-accepts-multiple-post-streams'],
+    known: { 'server-sse-streams-functional': 'INFO only: the suite reports, it does not judge' },
+  },
+};
+
+const DIRECT: Record<string, Expectation> = {
+  'server-stateless': {
+    pass: STATELESS_PASS,
+    known: {
+      ...STATELESS_KNOWN,
+      'sep-2575-http-server-no-independent-requests-on-stream': NOT_SERVED.diagnosticTool,
+      'sep-2575-server-no-log-without-loglevel': NOT_SERVED.diagnosticTool,
+    },
+  },
+  ...COMMON,
+  // The tools the suite calls by name are served with `--conformance`.
+  'tools-call-simple-text': { pass: ['tools-call-simple-text', 'wire-schema-valid'], known: {} },
+  'tools-call-error': { pass: ['tools-call-error', 'wire-schema-valid'], known: {} },
+  'tools-call-with-progress': { pass: ['tools-call-with-progress', 'wire-schema-valid'], known: {} },
+};
+
+// The legacy upstream answers a call to a tool it lacks with an isError result ("Tool ... not found"),
+// which the suite reads as the diagnostic tool having run: two checks then pass without testing anything
+// (not asserted) and one fails for the same reason.
+const VACUOUS = 'passes only because the upstream answers an unknown tool with an isError result';
+const THROUGH_PROXY: Record<string, Expectation> = {
+  'server-stateless': {
+    pass: STATELESS_PASS,
+    known: {
+      ...STATELESS_KNOWN,
+      'sep-2575-server-rejects-undeclared-capability':
+        'the upstream answers the unknown diagnostic tool with an isError result, read as "executed"',
+      'sep-2575-http-server-no-independent-requests-on-stream': VACUOUS,
+      'sep-2575-server-no-log-without-loglevel': VACUOUS,
+    },
+  },
+  ...COMMON,
+};
+
+/** Runs one scenario and returns the checks it wrote. */
+async function runScenario(url: string, scenario: string): Promise<Check[]> {
+  const outputDir = await mkdtemp(join(tmpdir(), 'mcp-inflight-conformance-alpha-'));
+  try {
+    const args = ['--import', PRELOAD, CLI, 'server', '--url', url, '--scenario', scenario];
+    args.push('--spec-version', SPEC_VERSION, '-o', outputDir);
+    const output = await new Promise<string>((resolve) =>
+      // The CLI exits non-zero when any check fails; checks.json says which.
+      execFile(process.execPath, args, { timeout: 30_000 }, (_error, stdout, stderr) =>
+        resolve(`${stdout}\n${stderr}`),
+      ),
+    );
+    const [dir] = await readdir(outputDir);
+    if (!dir) throw new Error(`no checks.json for ${scenario}:\n${output}`);
+    return JSON.parse(await readFile(join(outputDir, dir, 'checks.json'), 'utf8')) as Check[];
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+}
+
+function expectChecks(checks: Check[], expectation: Expectation): void {
+  for (const id of expectation.pass) {
+    const found = checks.filter((c) => c.id === id);
+    expect(found.length, `${id} was not reported`).toBeGreaterThan(0);
+    for (const check of found) expect(check.status, `${id}: ${check.errorMessage ?? ''}`).toBe('SUCCESS');
+  }
+  const unexpected = checks
+    .filter((c) => !expectation.pass.includes(c.id) && !(c.id in expectation.known))
+    .map((c) => `${c.id} ${c.status} ${c.errorMessage ?? ''}`);
+  expect(unexpected, 'checks this file does not know about').toEqual([]);
+}
+
+function describeTarget(
+  name: string,
+  start: () => Promise<{ url: string; stop(): Promise<unknown> }>,
+  scenarios: Record<string, Expectation>,
+): void {
+  describe(`conformance 0.2.0-alpha.12 on ${SPEC_VERSION}: ${name}`, () => {
+    let target: { url: string; stop(): Promise<unknown> };
+    beforeAll(async () => {
+      target = await start();
+    });
+    afterAll(async () => {
+      await target?.stop();
+    });
+
+    for (const [scenario, expectation] of Object.entries(scenarios)) {
+      it(scenario, async () => {
+        expectChecks(await runScenario(target.url, scenario), expectation);
+      }, 40_000);
+    }
+  });
+}
+
+describeTarget('examples/server', () => spawnExampleServer(['--conformance']), DIRECT);
+
+describeTarget(
+  'examples/proxy in front of a legacy SDK v1 upstream',
+  async () => {
+    const proxy = await startProxy(['--upstream-stdio', commandLine(process.execPath, V1_FIXTURE)]);
+    return { url: proxy.url, stop: () => proxy.kill() };
+  },
+  THROUGH_PROXY,
+);
