@@ -323,7 +323,7 @@ export class HttpLane extends Lane {
   async start() {
     this.relay = await forwarder(this.proxy.port);
     this.client = new HttpClient({
-      url: process.env.SOAK_DIRECT ? this.proxy.url : this.relay.url,
+      url: this.relay.url,
       revision: this.revision,
       clientInfo: CLIENT_INFO,
       idleMs: 30_000,
