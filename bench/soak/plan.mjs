@@ -11,9 +11,9 @@ const RELAXED = { idleMs: 30_000, ceilingMs: 60_000 };
 /**
  * Intents, with their share of calls (per 10,000) and the `work` they send. `complete` is the bulk: 1-3
  * steps of 0-2 ms. The others each aim at one way a call ends early:
- * - `cancel`: the host aborts 0-4 ms in (its work takes about 15 ms);
+ * - `cancel`: the host aborts 0-4 ms in (its work takes about 45 ms, room for a loaded event loop);
  * - `idle` / `ceiling`: the host's own deadline on the request (10 ms idle against 50 ms steps; a 12 ms
- *   ceiling against 30 steps of 1 ms, progress all along);
+ *   ceiling against 30 steps of 2 ms, progress all along);
  * - `proxy-idle` / `proxy-ceiling`: the proxy's limits two hops away (one 3 s step against its 2 s idle;
  *   40 ms steps for 4 s against its 3 s ceiling), which must reach the host with the same cause [rule 11].
  *   The limits are long enough that a loaded machine does not trip them on ordinary calls.
@@ -68,14 +68,14 @@ export function planCall(seed, lane, index) {
       return {
         intent,
         progress,
-        args: { steps: 3, intervalMs: 5 },
+        args: { steps: 3, intervalMs: 15 },
         ...RELAXED,
         cancelAfterMs: between(random, 0, 4),
       };
     case 'idle':
       return { intent, progress, args: { steps: 2, intervalMs: 50 }, idleMs: 10, ceilingMs: 60_000 };
     case 'ceiling':
-      return { intent, progress: true, args: { steps: 30, intervalMs: 1 }, idleMs: 1_000, ceilingMs: 12 };
+      return { intent, progress: true, args: { steps: 30, intervalMs: 2 }, idleMs: 1_000, ceilingMs: 12 };
     case 'proxy-idle':
       return { intent, progress, args: { steps: 1, intervalMs: 3_000 }, ...RELAXED };
     default:
