@@ -198,6 +198,7 @@ export class StdioLane extends Lane {
     this.dropped = (this.dropped ?? 0) + 1;
     this.incarnation++;
     this.current = this.#spawn();
+    this.current.catch(() => {}); // a failed start is reported by the workers that wait for it
     this.background.push(this.#reap(old, pid));
     await this.current;
     end();

@@ -31,6 +31,13 @@ const watchdog = setTimeout(() => {
   process.exit(2);
 }, budgetS * 1_000);
 watchdog.unref();
+// Anything that breaks the harness itself (a proxy that cannot start, a lost child) is a failed soak too.
+const broken = (error) => {
+  process.stdout.write(`soak FAILED: ${error?.stack ?? error}\n`);
+  process.exit(2);
+};
+process.on('uncaughtException', broken);
+process.on('unhandledRejection', broken);
 const seconds = () => ((performance.now() - started) / 1_000).toFixed(1);
 const log = (line) => process.stdout.write(`${line}\n`);
 const seedText = `0x${seed.toString(16).padStart(8, '0')}`;
