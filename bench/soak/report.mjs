@@ -95,10 +95,15 @@ export function processChecks(name, start, end, { compareHeap, http, freshNodeTi
   const rows = [];
   const heapRow = (label, a, b, same) => {
     const delta = b.heapUsedBytes - a.heapUsedBytes;
-    const shown = same
-      ? `${mb(a.heapUsedBytes).padStart(10)} -> ${mb(b.heapUsedBytes).padStart(10)}  ${signedMb(delta)}`
-      : `${'(restarted)'.padStart(10)} -> ${mb(b.heapUsedBytes).padStart(10)}  pid ${a.pid} -> ${b.pid}`;
-    rows.push(`  ${label.padEnd(26)}${shown}`);
+    rows.push(
+      heapLine(
+        label,
+        same ? a.heapUsedBytes : undefined,
+        b.heapBeforeGcBytes,
+        b.heapUsedBytes,
+        same ? '' : `  pid ${a.pid} -> ${b.pid}`,
+      ),
+    );
     if (same && compareHeap)
       checks.push({
         ok: delta <= 5 * 1_048_576,
@@ -150,4 +155,12 @@ export function proxyView(name, stats) {
     .map(([cause, n]) => `${cause} ${fmt(n)}`)
     .join(', ');
   return `  ${name.padEnd(18)} ${fmt(r.calls)} relayed: ${fmt(r.completed)} completed, ${fmt(r.upstreamClosed)} upstream closed, ${fmt(r.errors)} errors, cancelled upstream: ${cancelled || 'none'}; ${fmt(r.progressIn)} progress in, ${fmt(r.progressOut)} out; ${stats.upstream.starts} upstream starts`;
+}
+
+/** The heap table's header and rows: start (after GC), end before GC, end after GC, growth. */
+export const HEAP_HEADER = `  ${''.padEnd(26)}${'start'.padStart(12)}${'end'.padStart(12)}${'end, GC'.padStart(12)}${'growth'.padStart(12)}`;
+export function heapLine(label, start, endBefore, end, note = '') {
+  const cell = (bytes) => (bytes === undefined ? '-' : mb(bytes)).padStart(12);
+  const growth = start === undefined ? '(restarted)' : signedMb(end - start);
+  return `  ${label.padEnd(26)}${cell(start)}${cell(endBefore)}${cell(end)}${growth.padStart(12)}${note}`;
 }

@@ -12,9 +12,8 @@ requireBuilt();
 const { CORE_DIST } = await import('./procs.mjs');
 const { systemClock, TimerQueue } = await import(CORE_DIST);
 const { HttpLane, HttpProxy, StdioLane } = await import('./lanes.mjs');
-const { callChecks, fmt, mb, outcomeTable, processChecks, proxyView, signedMb, Tally } = await import(
-  './report.mjs'
-);
+const { callChecks, fmt, HEAP_HEADER, heapLine, outcomeTable, processChecks, proxyView, signedMb, Tally } =
+  await import('./report.mjs');
 
 const callsArg = process.argv.indexOf('--calls');
 const total = Number(callsArg > 0 ? process.argv[callsArg + 1] : (process.env.SOAK_CALLS ?? 1_000_000));
@@ -193,11 +192,12 @@ for (const [i, p] of proxies.entries()) log(proxyView(p.name, final[i]));
 
 const checks = callChecks(tally, total);
 log('');
-log(`heap after GC, start -> end (tables settled ${settledMs} ms after the last call):`);
-const hostDelta = hostEnd - hostStart;
 log(
-  `  ${'host (this process)'.padEnd(26)}${mb(hostStart).padStart(10)} -> ${mb(hostEnd).padStart(10)}  ${signedMb(hostDelta)}`,
+  `heap in use ("start" and "end, GC" after a full collection; tables settled ${settledMs} ms after the last call):`,
 );
+log(HEAP_HEADER);
+const hostDelta = hostEnd.after - hostStart.after;
+log(heapLine('host (this process)', hostStart.after, hostEnd.before, hostEnd.after));
 checks.push({
   ok: hostDelta <= 5 * 1_048_576,
   what: `host: heap after GC within 5 MB of the start (${signedMb(hostDelta)})`,
@@ -274,9 +274,10 @@ async function settle() {
 }
 
 function hostHeap() {
+  const before = process.memoryUsage().heapUsed;
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  return { before, after: process.memoryUsage().heapUsed };
 }
 
 /** The host side's tables: every client endpoint of every lane. */

@@ -111,8 +111,10 @@ export interface ProcessStats {
   pid: number;
   /** Whether a full collection ran before measuring (asked with `gc: true`, and `--expose-gc` given). */
   gc: boolean;
-  /** V8 heap in use, in bytes. */
+  /** V8 heap in use, in bytes (after the collection, when one ran). */
   heapUsedBytes: number;
+  /** With `gc`: the heap in use just before the collection, so the garbage it freed shows. */
+  heapBeforeGcBytes?: number;
   timers: {
     /** Logical timers (deadlines, progress flushes) waiting in core's queue on the system clock. */
     queued: number;
@@ -135,6 +137,7 @@ export interface ProcessStats {
 export function processStats(gc: boolean): ProcessStats {
   const collect = (globalThis as { gc?: () => void }).gc;
   const collected = gc && typeof collect === 'function';
+  const before = collected ? process.memoryUsage().heapUsed : undefined;
   if (collected) {
     // Twice: the first pass can leave objects that only become garbage when finalizers of the first have run.
     collect();
@@ -145,6 +148,7 @@ export function processStats(gc: boolean): ProcessStats {
     pid: process.pid,
     gc: collected,
     heapUsedBytes: process.memoryUsage().heapUsed,
+    ...(before === undefined ? {} : { heapBeforeGcBytes: before }),
     timers: {
       queued: queue.size,
       armed: queue.armed,
