@@ -132,7 +132,8 @@ export function processChecks(name, start, end, { compareHeap, http, freshNodeTi
     zero(`${name} upstream work`, up1.work, ['running']);
   }
   if (http) zero(`${name} proxy HTTP`, end.transport, ['statelessInFlight']);
-  else zero(`${name} proxy stdio`, end.transport, ['queuedBytes']);
+  else zero(`${name} proxy stdio`, end.transport, ['queuedRequests', 'queuedBytes']);
+  if (up1) zero(`${name} upstream stdio`, up1.transport, ['queuedRequests', 'queuedBytes']);
   for (const [label, timers, fresh] of [
     [`${name} proxy`, end.timers, freshNodeTimeouts],
     [`${name} upstream`, up1?.timers, 0],
