@@ -18,7 +18,10 @@ function pair(transport: Transport) {
   const toClient: Channel = { write: (m) => client.receiveText(JSON.stringify(m)) };
   const toServer: Channel = {
     write: (m) => server.receiveText(JSON.stringify(m)),
-    closeRequestStream: (id) => server.abortInbound(id, new InflightError('DISCONNECTED')),
+    cancelRequest: (id, notification) =>
+      notification
+        ? server.receiveText(JSON.stringify(notification))
+        : server.abortInbound(id, new InflightError('DISCONNECTED')),
   };
   server = new Endpoint({ role: 'server', transport, channel: toClient, clock, relay });
   client = new Endpoint({ role: 'client', transport, channel: toServer, clock, relay });

@@ -52,7 +52,8 @@ export function wire(options: WireOptions): Wire {
     revision,
     channel: {
       write: (message) => deliver(() => server, toServer, message),
-      closeRequestStream: (id) => {
+      cancelRequest: (id, notification) => {
+        if (notification) return deliver(() => server, toServer, notification);
         closedStreams.push(id);
         queueMicrotask(() =>
           server.abortInbound(id, new InflightError('DISCONNECTED', 'the client closed the request stream')),

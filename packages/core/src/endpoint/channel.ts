@@ -22,10 +22,12 @@ export interface Channel {
    */
   write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void;
   /**
-   * Closes the response stream of an outbound request: the cancel on 2026-07-28 HTTP [CN24]. Channels
-   * without per-request streams leave it out.
+   * Carries out the cancel of an outbound request that core's policy chose: send `notification` (stdio,
+   * legacy HTTP [CN25]), or, when it is undefined, close that request's response stream and send nothing
+   * (2026-07-28 HTTP [CN24]). A channel decides nothing here and inspects no message. Without this
+   * method core writes the notification with `write`, and a close-stream cancel has nothing to close.
    */
-  closeRequestStream?(id: RequestId): void;
+  cancelRequest?(id: RequestId, notification: JsonRpcMessage | undefined): void;
   /**
    * An inbound request ended with no response and none will follow (the peer cancelled it, a cancel came
    * before it, its stream was dropped) [CN9]. HTTP ends that request's stream here; stdio has nothing to do.

@@ -40,7 +40,10 @@ function pair(transport: Transport = 'stdio') {
   const serverChannel: Channel = { write: (m) => client.receiveText(JSON.stringify(m)) };
   const clientChannel: Channel = {
     write: (m) => server.receiveText(JSON.stringify(m)),
-    closeRequestStream: (id) => server.abortInbound(id, new InflightError('DISCONNECTED')),
+    cancelRequest: (id, notification) =>
+      notification
+        ? server.receiveText(JSON.stringify(notification))
+        : server.abortInbound(id, new InflightError('DISCONNECTED')),
   };
   server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, relay });
   client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, relay });

@@ -43,7 +43,8 @@ function pair(transport: Transport = 'stdio', revision?: Revision): Wire {
       toServer.push(m as JsonRpcMessage);
       server.receiveText(JSON.stringify(m));
     },
-    closeRequestStream: (id) => {
+    cancelRequest: (id, notification) => {
+      if (notification) return clientChannel.write(notification);
       closedStreams.push(id);
       server.abortInbound(id, new InflightError('DISCONNECTED'));
     },

@@ -293,18 +293,19 @@ export class OutboundRequests {
       method: pending.method,
       task: pending.task,
     });
+    if (how.value !== 'notification' && how.value !== 'close-stream') return;
+    const notification =
+      how.value === 'notification'
+        ? {
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: pending.id, reason: cause.wireReason() },
+          }
+        : undefined;
     try {
-      if (how.value === 'notification') {
-        s.channel.write({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: pending.id, reason: cause.wireReason() },
-        });
-        events?.emit('cancel-sent', pending.id, pending.method, cause, 'notification');
-      } else if (how.value === 'close-stream') {
-        s.channel.closeRequestStream?.(pending.id);
-        events?.emit('cancel-sent', pending.id, pending.method, cause, 'close-stream');
-      }
+      if (s.channel.cancelRequest) s.channel.cancelRequest(pending.id, notification);
+      else if (notification) s.channel.write(notification);
+      events?.emit('cancel-sent', pending.id, pending.method, cause, how.value);
     } catch (error) {
       s.onError(error, `cancelling request ${JSON.stringify(pending.id)}`);
     }

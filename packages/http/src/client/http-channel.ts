@@ -66,23 +66,32 @@ export class HttpChannel implements Channel {
   write(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (!Array.isArray(message) && message.method !== undefined && message.id !== undefined)
       return void this.#exchange(message);
-    const cancelled =
-      !Array.isArray(message) && message.method === 'notifications/cancelled'
-        ? (message.params as { requestId?: RequestId }).requestId
-        : undefined;
-    if (cancelled !== undefined && this.#inflight.has(cancelled)) this.#cancelled.add(cancelled);
-    // A legacy cancel is the notification; the old stream is let go once it is sent, to free the connection.
+    this.#postInBackground(message);
+  }
+
+  /**
+   * Carries out the cancel core's policy chose: on a legacy revision POST the notification and let the old
+   * stream go once it is sent, to free the connection [CN25]; on 2026-07-28 close that request's stream and
+   * send nothing [CN24].
+   */
+  cancelRequest(id: RequestId, notification: JsonRpcMessage | undefined): void {
+    if (!notification) return this.#closeStream(id);
+    if (this.#inflight.has(id)) this.#cancelled.add(id);
+    this.#postInBackground(notification, () => this.#closeStream(id));
+  }
+
+  /** POSTs a notification or response without waiting; `flush()` waits for these. */
+  #postInBackground(message: JsonRpcMessage | JsonRpcMessage[], then?: () => void): void {
     const sending = this.post(message)
       .catch(() => {})
       .finally(() => {
         this.#sending.delete(sending);
-        if (cancelled !== undefined) this.closeRequestStream(cancelled);
+        then?.();
       });
     this.#sending.add(sending);
   }
 
-  /** The 2026-07-28 cancel: close that request's stream and send nothing [CN24]. */
-  closeRequestStream(id: RequestId): void {
+  #closeStream(id: RequestId): void {
     const controller = this.#inflight.get(id);
     this.#inflight.delete(id);
     controller?.abort(new Error('the request was cancelled'));
