@@ -43,7 +43,6 @@ export {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   DEFAULT_HTTP_REVISION,
-  eraOf,
   hasProgressMessage,
   hasStreamableHttp,
   isLegacy,
@@ -55,6 +54,7 @@ export {
   PROTOCOL_VERSION_META_KEY,
   REVISIONS,
   type Revision,
+  revisionOf,
   revisionOfHeader,
 } from './eras/eras.js';
 export { CANCEL_CODES, type CancelCode, JSONRPC_CODE_BY_CAUSE, JsonRpcErrorCode } from './errors/causes.js';

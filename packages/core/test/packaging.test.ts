@@ -91,7 +91,7 @@ const REQUIRED_EXPORTS = [
   'TimerQueue',
   'TokenRegistry',
   'eraCancelPolicy',
-  'eraOf',
+  'revisionOf',
   'inflightErrorFromJsonRpc',
   'isCancelledParams',
   'isProgressParams',

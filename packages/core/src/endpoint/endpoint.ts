@@ -3,7 +3,6 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import { withTimeout } from '../deadline/with-timeout.js';
 import {
   allowsBatches,
-  eraOf,
   isLegacy,
   isRevision,
   LATEST_LEGACY_REVISION,
@@ -12,6 +11,7 @@ import {
   negotiateLegacy,
   REVISIONS,
   type Revision,
+  revisionOf,
 } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
@@ -437,7 +437,7 @@ export class Endpoint {
     batch: BatchCollector | undefined,
   ): void {
     const reply = (message: JsonRpcMessage): void => this.#write(message, batch, id);
-    let revision = eraOf({ params }, this.revision);
+    let revision = revisionOf({ params }, this.revision);
     if (revision === undefined) {
       const requested = metaVersionOf({ params });
       if (requested !== undefined) {
@@ -475,7 +475,7 @@ export class Endpoint {
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {
-    const revision = eraOf({ params }, this.revision);
+    const revision = revisionOf({ params }, this.revision);
     if (method === 'notifications/cancelled') {
       // A malformed cancel, or one without an id (2025-11-25 allows that shape only for tasks, which use
       // tasks/cancel [CN16]), is ignored quietly [CN15].

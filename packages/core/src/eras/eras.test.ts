@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   allowsBatches,
   DEFAULT_HTTP_REVISION,
-  eraOf,
   hasProgressMessage,
   hasStreamableHttp,
   isLegacy,
@@ -14,6 +13,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   REVISIONS,
   type Revision,
+  revisionOf,
   revisionOfHeader,
 } from './eras.js';
 
@@ -53,30 +53,30 @@ describe('revisions', () => {
   });
 });
 
-describe('eraOf', () => {
+describe('revisionOf', () => {
   it('reads the 2026-07-28 _meta version, which wins over the session revision', () => {
-    expect(eraOf(withMeta('2026-07-28'))).toBe('2026-07-28');
-    expect(eraOf(withMeta('2026-07-28'), '2025-06-18')).toBe('2026-07-28');
-    expect(eraOf(withMeta('2025-06-18'), '2024-11-05')).toBe('2025-06-18');
+    expect(revisionOf(withMeta('2026-07-28'))).toBe('2026-07-28');
+    expect(revisionOf(withMeta('2026-07-28'), '2025-06-18')).toBe('2026-07-28');
+    expect(revisionOf(withMeta('2025-06-18'), '2024-11-05')).toBe('2025-06-18');
   });
 
   it('gives undefined for a _meta version we do not speak, even with a session revision', () => {
-    expect(eraOf(withMeta('2099-01-01'), '2025-06-18')).toBeUndefined();
-    expect(eraOf(withMeta(20260728), '2025-06-18')).toBeUndefined();
-    expect(eraOf(withMeta(null), '2025-06-18')).toBeUndefined();
+    expect(revisionOf(withMeta('2099-01-01'), '2025-06-18')).toBeUndefined();
+    expect(revisionOf(withMeta(20260728), '2025-06-18')).toBeUndefined();
+    expect(revisionOf(withMeta(null), '2025-06-18')).toBeUndefined();
   });
 
   it('falls back to the session revision when the message names none', () => {
-    expect(eraOf({ method: 'tools/call', params: {} }, '2025-06-18')).toBe('2025-06-18');
-    expect(eraOf({ method: 'tools/call', params: { _meta: {} } }, '2025-11-25')).toBe('2025-11-25');
-    expect(eraOf({ method: 'tools/call', params: { _meta: { progressToken: 1 } } }, '2024-11-05')).toBe(
+    expect(revisionOf({ method: 'tools/call', params: {} }, '2025-06-18')).toBe('2025-06-18');
+    expect(revisionOf({ method: 'tools/call', params: { _meta: {} } }, '2025-11-25')).toBe('2025-11-25');
+    expect(revisionOf({ method: 'tools/call', params: { _meta: { progressToken: 1 } } }, '2024-11-05')).toBe(
       '2024-11-05',
     );
-    expect(eraOf({ method: 'notifications/initialized' }, '2025-03-26')).toBe('2025-03-26');
+    expect(revisionOf({ method: 'notifications/initialized' }, '2025-03-26')).toBe('2025-03-26');
   });
 
   it('gives undefined with neither a _meta version nor a session revision', () => {
-    expect(eraOf({ method: 'tools/call', params: {} })).toBeUndefined();
+    expect(revisionOf({ method: 'tools/call', params: {} })).toBeUndefined();
   });
 
   it('survives odd shapes without throwing', () => {
@@ -91,7 +91,7 @@ describe('eraOf', () => {
       { params: { _meta: null } },
       { params: { _meta: 'x' } },
     ]) {
-      expect(eraOf(odd, '2025-06-18')).toBe('2025-06-18');
+      expect(revisionOf(odd, '2025-06-18')).toBe('2025-06-18');
       expect(metaVersionOf(odd)).toBeUndefined();
     }
   });

@@ -16,7 +16,7 @@ export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'
  * @example
  * ```ts
  * import { isRevision, type Revision } from '@mcp-inflight/core';
- * function revisionOf(header: string | undefined): Revision {
+ * function pickRevision(header: string | undefined): Revision {
  *   return isRevision(header) ? header : '2025-11-25';
  * }
  * ```
@@ -188,16 +188,16 @@ export function hasStreamableHttp(revision: Revision): boolean {
  *
  * @example
  * ```ts
- * import { eraOf } from '@mcp-inflight/core';
- * eraOf({ method: 'tools/call', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+ * import { revisionOf } from '@mcp-inflight/core';
+ * revisionOf({ method: 'tools/call', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
  * // '2026-07-28'
- * eraOf({ method: 'tools/call', params: {} }, '2025-06-18'); // '2025-06-18'
+ * revisionOf({ method: 'tools/call', params: {} }, '2025-06-18'); // '2025-06-18'
  * ```
  */
-export function eraOf(message: unknown, sessionEra?: Revision): Revision | undefined {
+export function revisionOf(message: unknown, sessionRevision?: Revision): Revision | undefined {
   const claimed = metaVersionOf(message);
   if (claimed !== undefined) return isRevision(claimed) ? claimed : undefined;
-  return sessionEra;
+  return sessionRevision;
 }
 
 /**
