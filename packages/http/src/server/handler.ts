@@ -1,4 +1,4 @@
-import { JsonRpcErrorCode, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core';
+import { DEFAULT_HTTP_REVISION, JsonRpcErrorCode, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
@@ -168,7 +168,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
         {
           data: {
             supported: [MODERN_REVISION],
-            requested: request.headers.get('mcp-protocol-version') ?? '2025-03-26',
+            requested: request.headers.get('mcp-protocol-version') ?? DEFAULT_HTTP_REVISION,
           },
           headers,
         },

@@ -1,5 +1,7 @@
 import {
+  allowsBatches,
   classify,
+  DEFAULT_HTTP_REVISION,
   hasStreamableHttp,
   isLegacy,
   isRevision,
@@ -66,7 +68,7 @@ export class LegacyServer {
     const stream = session.openStream({
       requestIds: [single.id],
       batch: false,
-      revision: session.endpoint.revision ?? '2025-03-26',
+      revision: session.endpoint.revision ?? DEFAULT_HTTP_REVISION,
       accepts: acceptsOf(request),
       headers,
       signal: disconnect,
@@ -184,7 +186,7 @@ export class LegacyServer {
     disconnect: AbortSignal,
   ): Promise<Response> | Response {
     const revision = session.endpoint.revision;
-    if (revision !== '2025-03-26') {
+    if (revision === undefined || !allowsBatches(revision)) {
       return errorReply(
         400,
         HTTP_ERROR_CODES.InvalidRequest,

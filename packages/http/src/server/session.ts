@@ -1,4 +1,11 @@
-import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
+import {
+  DEFAULT_HTTP_REVISION,
+  Endpoint,
+  InflightError,
+  type RequestId,
+  type Revision,
+  type TimerHandle,
+} from '@mcp-inflight/core';
 import type { Accepts, ServeContext } from './context.js';
 import { ResponseStream } from './response-stream.js';
 import { SessionRouter } from './session-router.js';
@@ -131,7 +138,7 @@ export class LegacySession {
     const stream = this.openStream({
       requestIds: [],
       batch: false,
-      revision: this.endpoint.revision ?? '2025-03-26',
+      revision: this.endpoint.revision ?? DEFAULT_HTTP_REVISION,
       accepts: { json: false, sse: true },
       headers,
     });
