@@ -58,6 +58,15 @@ async function upstreamPid(source, name) {
   throw new Error(`${name}: no upstream pid to kill (${error})`);
 }
 
+/** SIGKILLs `pid`; one already gone (another host's kill of the shared upstream got there first) is fine. */
+function sigkill(pid) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if (error.code !== 'ESRCH') throw error;
+  }
+}
+
 /** One call: plan it, run it on `client`, judge and count its one ending. */
 async function runCall(lane, index) {
   const plan = planCall(lane.seed, lane.id, index);
@@ -181,7 +190,7 @@ export class StdioLane extends Lane {
   async kill() {
     const pid = await upstreamPid(this, this.name);
     const end = this.kills.begin();
-    process.kill(pid, 'SIGKILL');
+    sigkill(pid);
     this.killed = (this.killed ?? 0) + 1;
     end();
   }
@@ -307,7 +316,7 @@ export class HttpProxy {
   async kill() {
     const pid = await upstreamPid(this, 'http proxy');
     const end = this.kills.begin();
-    process.kill(pid, 'SIGKILL');
+    sigkill(pid);
     this.killed++;
     end();
   }

@@ -16,6 +16,7 @@ export class Tally {
   explained = new Map();
   wrong = [];
   byLane = new Map();
+  completedByLane = new Map();
 
   add(lane, plan, outcome, exposure, verdict) {
     this.calls++;
@@ -23,6 +24,8 @@ export class Tally {
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     this.verdicts[verdict]++;
     this.byLane.set(lane.name, (this.byLane.get(lane.name) ?? 0) + 1);
+    if (outcome === 'completed')
+      this.completedByLane.set(lane.name, (this.completedByLane.get(lane.name) ?? 0) + 1);
     if (verdict === 'race')
       this.racesByIntent.set(plan.intent, (this.racesByIntent.get(plan.intent) ?? 0) + 1);
     if (verdict === 'exposed') {
@@ -164,4 +167,27 @@ export function heapLine(label, start, endBefore, end, note = '') {
   const cell = (bytes) => (bytes === undefined ? '-' : mb(bytes)).padStart(12);
   const growth = start === undefined ? '(restarted)' : signedMb(end - start);
   return `  ${label.padEnd(26)}${cell(start)}${cell(endBefore)}${cell(end)}${growth.padStart(12)}${note}`;
+}
+
+/**
+ * Each hop counted each call once, on a lane whose proxy and upstream lived the whole run: the proxy's
+ * endings add up to what it relayed, it relayed no more than the host sent (a cancel that overtakes its
+ * request means the call never starts), and completions only thin out towards the host (a result can
+ * cross a host's cancel, never the other way).
+ */
+export function hopChecks(name, hostCalls, hostCompleted, stats) {
+  const r = stats.relay;
+  const cancelled = Object.values(r.cancelled).reduce((sum, n) => sum + n, 0);
+  const ended = r.completed + r.errors + r.upstreamClosed + cancelled;
+  const work = stats.upstream.stats?.work ?? {};
+  return [
+    {
+      ok: ended === r.calls && r.calls <= hostCalls,
+      what: `${name}: the proxy ended each relayed call once (${fmt(ended)} endings, ${fmt(r.calls)} relayed, ${fmt(hostCalls)} sent by the host)`,
+    },
+    {
+      ok: work.running === 0 && work.completed >= r.completed && r.completed >= hostCompleted,
+      what: `${name}: completions upstream ${fmt(work.completed)} >= at the proxy ${fmt(r.completed)} >= at the host ${fmt(hostCompleted)}`,
+    },
+  ];
 }

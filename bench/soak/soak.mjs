@@ -12,8 +12,18 @@ requireBuilt();
 const { CORE_DIST } = await import('./procs.mjs');
 const { systemClock, TimerQueue } = await import(CORE_DIST);
 const { HttpLane, HttpProxy, StdioLane } = await import('./lanes.mjs');
-const { callChecks, fmt, HEAP_HEADER, heapLine, outcomeTable, processChecks, proxyView, signedMb, Tally } =
-  await import('./report.mjs');
+const {
+  callChecks,
+  fmt,
+  HEAP_HEADER,
+  heapLine,
+  hopChecks,
+  outcomeTable,
+  processChecks,
+  proxyView,
+  signedMb,
+  Tally,
+} = await import('./report.mjs');
 
 const callsArg = process.argv.indexOf('--calls');
 const total = Number(callsArg > 0 ? process.argv[callsArg + 1] : (process.env.SOAK_CALLS ?? 1_000_000));
@@ -211,6 +221,15 @@ for (const [i, p] of proxies.entries()) {
   for (const row of rows) log(row);
   checks.push(...more);
 }
+const steady = stdioLanes[1]; // no kills, no drops: one proxy and one upstream from start to end
+checks.push(
+  ...hopChecks(
+    steady.name,
+    tally.byLane.get(steady.name),
+    tally.completedByLane.get(steady.name) ?? 0,
+    final[1],
+  ),
+);
 checks.push({
   ok: Object.values(hostTables).every((n) => n === 0),
   what: `host tables: ${Object.entries(hostTables)
