@@ -3,9 +3,9 @@
 import { withTimeout } from '@mcp-inflight/core';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
+import { ProxyForwarder } from './forwarder.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
-import { ProxyRelay } from './relay-server.js';
 import { LiveEndpoints, serveProxyStats } from './stats.js';
 import { clientUpstream } from './upstream-client.js';
 import { UpstreamLink } from './upstream-link.js';
@@ -61,7 +61,7 @@ const statsSources = () => ({
     return stats;
   },
 });
-const relay = new ProxyRelay(link, {
+const relay = new ProxyForwarder(link, {
   idleMs: options.idleMs,
   ceilingMs: options.ceilingMs,
   onEvent: log,

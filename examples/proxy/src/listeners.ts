@@ -1,6 +1,6 @@
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
-import type { ProxyRelay } from './relay-server.js';
+import type { ProxyForwarder } from './forwarder.js';
 
 /** Where hosts reach the proxy, and how to stop taking them. */
 export interface Listener {
@@ -20,12 +20,12 @@ export interface Listener {
  * @example
  * ```ts
  * import { listenStdio } from './listeners.js';
- * declare const relay: import('./relay-server.js').ProxyRelay;
+ * declare const relay: import('./forwarder.js').ProxyForwarder;
  * const listener = listenStdio(relay);
  * await listener.closed; // the host went away
  * ```
  */
-export function listenStdio(relay: ProxyRelay): Listener {
+export function listenStdio(relay: ProxyForwarder): Listener {
   const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
   return {
     url: 'stdio',
@@ -42,12 +42,12 @@ export function listenStdio(relay: ProxyRelay): Listener {
  * @example
  * ```ts
  * import { listenHttp } from './listeners.js';
- * declare const relay: import('./relay-server.js').ProxyRelay;
+ * declare const relay: import('./forwarder.js').ProxyForwarder;
  * const listener = await listenHttp(relay, 0);
  * console.error(`listening on ${listener.url}`);
  * ```
  */
-export async function listenHttp(relay: ProxyRelay, port: number): Promise<Listener> {
+export async function listenHttp(relay: ProxyForwarder, port: number): Promise<Listener> {
   const server = await serveHttp(
     (endpoint, info) =>
       relay.attach(

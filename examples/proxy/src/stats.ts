@@ -1,6 +1,6 @@
 import { type Endpoint, type ProgressRelay, systemClock, TimerQueue } from '@mcp-inflight/core';
 
-import type { ProxyRelay } from './relay-server.js';
+import type { ProxyForwarder } from './forwarder.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 // The same counting as examples/server/src/stats.ts (examples share no code but the packages): keep the
@@ -172,7 +172,7 @@ export function wantsGc(params: Record<string, unknown> | undefined): boolean {
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
-  relay: ProxyRelay;
+  relay: ProxyForwarder;
   link: UpstreamLink;
   /** The listener's own tables (HTTP sessions, stdio queues); `stateless` says the request is one. */
   transport: (stateless: boolean) => Record<string, unknown>;

@@ -18,8 +18,8 @@ export {
 } from './host/late-messages.js';
 export { keepProgressOrder } from './host/progress-order.js';
 export { type DeadlineCallOptions, withDeadline } from './host/with-deadline.js';
+export { type ForwardRequestOptions, forwardRequest } from './proxy/forward-request.js';
 export { forwardedRequest } from './proxy/forwarded-request.js';
-export { type RelayRequestOptions, relayRequest } from './proxy/relay-request.js';
 export { type RelayOptions, sharedRelay } from './relay-for.js';
 export {
   type ProgressReporter,

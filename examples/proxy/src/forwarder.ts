@@ -22,8 +22,8 @@ import {
 import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
 import type { UpstreamLink } from './upstream-link.js';
 
-/** Options for a {@link ProxyRelay}. */
-export interface RelayOptions {
+/** Options for a {@link ProxyForwarder}. */
+export interface ForwarderOptions {
   /** Idle limit for every relayed call: upstream progress resets it. @default 60_000 */
   idleMs?: number;
   /** Hard ceiling for every relayed call, from the host's request; nothing extends it. @default 600_000 */
@@ -47,7 +47,7 @@ interface InFlight {
 }
 
 /**
- * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
+ * The proxy's relay, independent of transports: {@link ProxyForwarder.attach} makes any host-facing server
  * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
  * the upstream's identity and forward every other request to the one shared upstream. Each relayed call
  * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
@@ -59,7 +59,7 @@ interface InFlight {
  *
  * @example
  * ```ts
- * import { ProxyRelay } from './relay-server.js';
+ * import { ProxyForwarder } from './forwarder.js';
  * import { UpstreamLink } from './upstream-link.js';
  * import { clientUpstream } from './upstream-client.js';
  * import { serveStdio } from '@mcp-inflight/stdio';
@@ -68,11 +68,11 @@ interface InFlight {
  *   clientUpstream({ kind: 'stdio', commandLine: 'node examples/server/dist/index.js', revision: 'auto' }),
  * );
  * await link.get();
- * const relay = new ProxyRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
+ * const relay = new ProxyForwarder(link, { idleMs: 60_000, ceilingMs: 600_000 });
  * serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
  * ```
  */
-export class ProxyRelay {
+export class ProxyForwarder {
   readonly link: UpstreamLink;
   readonly idleMs: number;
   readonly ceilingMs: number;
@@ -84,10 +84,10 @@ export class ProxyRelay {
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
-  /** Resolvers of {@link ProxyRelay.idle} promises, called when the last call in flight ends. */
+  /** Resolvers of {@link ProxyForwarder.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
 
-  constructor(link: UpstreamLink, options: RelayOptions = {}) {
+  constructor(link: UpstreamLink, options: ForwarderOptions = {}) {
     this.link = link;
     this.idleMs = options.idleMs ?? 60_000;
     this.ceilingMs = options.ceilingMs ?? 600_000;

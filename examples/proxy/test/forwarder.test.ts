@@ -3,7 +3,7 @@ import { InflightError, type Revision, type Transport } from '@mcp-inflight/core
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { CallEvent, ProxyEvent } from '../src/events.js';
-import { ProxyRelay } from '../src/relay-server.js';
+import { ProxyForwarder } from '../src/forwarder.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, progressOf, settle, type Wire, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';
@@ -39,7 +39,7 @@ function proxy(setup: Setup = {}) {
     },
     (e) => events.push(e),
   );
-  const relay = new ProxyRelay(link, {
+  const relay = new ProxyForwarder(link, {
     idleMs: setup.idleMs ?? 1_000,
     ceilingMs: setup.ceilingMs ?? 10_000,
     clock,
@@ -352,7 +352,7 @@ describe('the upstream going away', () => {
       attempts++;
       throw new Error('spawn node-that-does-not-exist ENOENT');
     });
-    const relay = new ProxyRelay(link, { clock });
+    const relay = new ProxyForwarder(link, { clock });
     const h = wire({ clock, transport: 'stdio', revision: '2025-06-18' });
     relay.attach(h.server, 'host');
     const call = h.client.request('tools/list', {}, {});

@@ -11,24 +11,24 @@ import type { ClientLike, HandlerContext, RequestLike } from '../shapes.js';
 import { forwardedRequest } from './forwarded-request.js';
 
 /**
- * Options for {@link relayRequest}.
+ * Options for {@link forwardRequest}.
  *
  * @example
  * ```ts
  * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
- * import type { HandlerContext, RelayRequestOptions, RequestLike } from '@mcp-inflight/sdk';
- * import { relayRequest } from '@mcp-inflight/sdk';
+ * import type { HandlerContext, ForwardRequestOptions, RequestLike } from '@mcp-inflight/sdk';
+ * import { forwardRequest } from '@mcp-inflight/sdk';
  * declare const upstream: Client;
- * const options: RelayRequestOptions = {
+ * const options: ForwardRequestOptions = {
  *   idleMs: 30_000,
  *   minIntervalMs: 250, // at most 4 progress updates a second down to the host
  *   revision: '2024-11-05', // a v1 server on stdio cannot tell, and this host's revision has no `message`
  * };
  * const relay = (request: RequestLike, extra: HandlerContext) =>
- *   relayRequest(extra, upstream, request, options);
+ *   forwardRequest(extra, upstream, request, options);
  * ```
  */
-export interface RelayRequestOptions extends RelayOptions {
+export interface ForwardRequestOptions extends RelayOptions {
   /** Ends the upstream call when this long passes with no progress from upstream. @default 60_000 */
   idleMs?: number;
   /** Ends the upstream call this long after it started, whatever progress says. @default 600_000 */
@@ -69,23 +69,23 @@ export interface RelayRequestOptions extends RelayOptions {
  * import { Server } from '@modelcontextprotocol/sdk/server/index.js';
  * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
  * import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
- * import { relayRequest } from '@mcp-inflight/sdk';
+ * import { forwardRequest } from '@mcp-inflight/sdk';
  *
  * function front(upstream: Client): Server {
  *   const server = new Server({ name: 'proxy', version: '1.0.0' }, { capabilities: { tools: {} } });
  *   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
- *     relayRequest(extra, upstream, request, { idleMs: 60_000, ceilingMs: 600_000 }),
+ *     forwardRequest(extra, upstream, request, { idleMs: 60_000, ceilingMs: 600_000 }),
  *   );
  *   return server;
  * }
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: the upstream's result passes through unvalidated; by default it takes the type the SDK handler must return.
-export async function relayRequest<T = any>(
+export async function forwardRequest<T = any>(
   context: HandlerContext,
   upstream: ClientLike,
   request: RequestLike,
-  options: RelayRequestOptions = {},
+  options: ForwardRequestOptions = {},
 ): Promise<T> {
   const inbound = readInbound(context, options.revision);
   const token = inbound.token;

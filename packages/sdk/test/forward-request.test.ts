@@ -3,8 +3,8 @@ import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   forwardedRequest,
+  forwardRequest,
   type RequestLike,
-  relayRequest,
   type SdkRequestOptions,
   WireError,
 } from '../src/index.js';
@@ -43,12 +43,12 @@ const call = (token: number | string) => ({
   params: { name: 'work', arguments: {}, _meta: { progressToken: token, trace: 't' } },
 });
 
-describe('relayRequest', () => {
+describe('forwardRequest', () => {
   it('forwards without the host token or envelope, and maps upstream progress back to the host token', async () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 'host-7' });
-    const result = relayRequest(host.extra, upstream.client, call('host-7'), { clock, relay });
+    const result = forwardRequest(host.extra, upstream.client, call('host-7'), { clock, relay });
     const leg = upstream.calls[0]!;
     expect(leg.request).toEqual({
       method: 'tools/call',
@@ -76,8 +76,8 @@ describe('relayRequest', () => {
     const b = fakeV1Extra({ progressToken: 1 });
     const stopA = new AbortController();
     const hostA = { ...a.extra, signal: stopA.signal };
-    const resultA = relayRequest(hostA, upstream.client, call(1), { clock, relay });
-    const resultB = relayRequest(b.extra, upstream.client, call(1), { clock, relay });
+    const resultA = forwardRequest(hostA, upstream.client, call(1), { clock, relay });
+    const resultB = forwardRequest(b.extra, upstream.client, call(1), { clock, relay });
     const [legA, legB] = upstream.calls;
     legA!.sdk.onprogress({ progress: 10 });
     legB!.sdk.onprogress({ progress: 20 });
@@ -96,7 +96,7 @@ describe('relayRequest', () => {
     const upstream = fakeUpstream();
     const stop = new AbortController();
     const host = { ...fakeV1Extra({ progressToken: 1 }).extra, signal: stop.signal };
-    const result = relayRequest(host, upstream.client, call(1), { clock, relay });
+    const result = forwardRequest(host, upstream.client, call(1), { clock, relay });
     stop.abort(InflightError.ceiling(300).wireReason()); // what an mcp-inflight host sends as `reason`
     expect(upstream.calls[0]!.sdk.signal.reason).toMatch(/^CEILING: hard ceiling of 300 ms/);
     await expect(result).rejects.toMatchObject({ data: { cause: 'CEILING' } });
@@ -106,7 +106,7 @@ describe('relayRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 1 });
-    const result = relayRequest(host.extra, upstream.client, call(1), {
+    const result = forwardRequest(host.extra, upstream.client, call(1), {
       clock,
       relay,
       idleMs: 100,
@@ -131,14 +131,14 @@ describe('relayRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 1 });
-    const closed = relayRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
+    const closed = forwardRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
       (e: unknown) => e,
     );
     upstream.calls[0]!.reject(
       Object.assign(new Error('MCP error -32000: Connection closed'), { code: -32000 }),
     );
     expect(await closed).toMatchObject({ code: -32000, data: { cause: 'UPSTREAM_CLOSED' } });
-    const failed = relayRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
+    const failed = forwardRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
       (e: unknown) => e,
     );
     upstream.calls[1]!.reject(
@@ -152,7 +152,7 @@ describe('relayRequest', () => {
     const upstream = fakeUpstream();
     const hostDeadline = new DeadlineController({ clock, idleMs: 100, ceilingMs: 400 });
     const host = fakeV1Extra({ progressToken: 1 });
-    const result = relayRequest(host.extra, upstream.client, call(1), {
+    const result = forwardRequest(host.extra, upstream.client, call(1), {
       clock,
       relay,
       deadline: hostDeadline,
@@ -170,7 +170,7 @@ describe('relayRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const { ctx, sent } = fakeV2Ctx(undefined);
-    const result = relayRequest(
+    const result = forwardRequest(
       ctx,
       upstream.client,
       { method: 'tools/call', params: { name: 'w' } },
