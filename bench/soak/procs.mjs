@@ -1,7 +1,7 @@
 // The processes of the soak: the built proxy and server, started the way a user starts them, with
 // `--expose-gc` so their stats request can collect before it measures.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { PROXY_CEILING_MS, PROXY_IDLE_MS } from './plan.mjs';
@@ -71,13 +71,23 @@ export function freePort() {
   });
 }
 
-/** Whether a process with `pid` still exists. */
+/**
+ * Whether a process of ours (a proxy or server this soak started) still runs as `pid`. Pids are reused
+ * (32,768 of them on many Linux machines, in a run that starts hundreds of processes beside other work),
+ * so where /proc exists the command line must still be ours.
+ */
 export function alive(pid) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return error.code === 'EPERM';
+    if (error.code !== 'EPERM') return false;
+  }
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes(PROXY) || cmdline.includes(SERVER);
+  } catch (error) {
+    // Gone between the signal and the read, or no /proc on this system (then the signal is all we have).
+    return error.code !== 'ENOENT' || !existsSync('/proc/self');
   }
 }
 
