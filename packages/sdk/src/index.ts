@@ -9,7 +9,6 @@ export {
   callWithDeadline,
   passthroughSchema,
 } from './host/call-with-deadline.js';
-export { DEFAULT_CEILING_MS, DEFAULT_IDLE_MS } from './host/deadline-call.js';
 export {
   type AbsorbLateOptions,
   absorbLateMessages,
@@ -17,6 +16,7 @@ export {
   type LateMessageFilter,
 } from './host/late-messages.js';
 export { keepProgressOrder } from './host/progress-order.js';
+export { DEFAULT_CEILING_MS, DEFAULT_IDLE_MS } from './host/request-lifecycle.js';
 export { type DeadlineCallOptions, withDeadline } from './host/with-deadline.js';
 export { type ForwardRequestOptions, forwardRequest } from './proxy/forward-request.js';
 export { forwardedRequest } from './proxy/forwarded-request.js';

@@ -1,7 +1,7 @@
 import { type DeadlineController, InflightError, LATEST_LEGACY_REVISION } from '@mcp-inflight/core';
 import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import type { Progress, SdkRequestOptions } from '../shapes.js';
-import { deadlineCall } from './deadline-call.js';
+import { runRequestLifecycle } from './request-lifecycle.js';
 
 /**
  * Options for {@link withDeadline} and {@link callWithDeadline}.
@@ -67,7 +67,7 @@ export function withDeadline<T>(
       minIntervalMs: 0, // a local callback wants every accepted value; the route still filters them [PG6]
       send: onprogress ? (params) => onprogress(progressOf(params)) : () => {},
     });
-  return deadlineCall(run, options, {
+  return runRequestLifecycle(run, options, {
     openRoute,
     signal: options.signal,
     fromAbort: (reason) => InflightError.from(reason),

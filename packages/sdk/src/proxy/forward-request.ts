@@ -2,9 +2,9 @@ import type { DeadlineController, Revision } from '@mcp-inflight/core';
 import { InflightError } from '@mcp-inflight/core';
 import { inflightErrorFromAbort, WireError, withoutMcpPrefix } from '../errors.js';
 import { passthroughSchema } from '../host/call-with-deadline.js';
-import { deadlineCall } from '../host/deadline-call.js';
 import { absorbLateMessages } from '../host/late-messages.js';
 import { keepProgressOrder } from '../host/progress-order.js';
+import { runRequestLifecycle } from '../host/request-lifecycle.js';
 import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import { readInbound } from '../server/inbound.js';
 import type { ClientLike, HandlerContext, RequestLike } from '../shapes.js';
@@ -109,7 +109,7 @@ export async function forwardRequest<T = any>(
   try {
     // A proxy passes results through as the upstream sent them: no schema of ours in the way.
     // Both majors take (request, schema, options) for any method.
-    return (await deadlineCall((sdk) => upstream.request(forwarded, passthroughSchema, sdk), options, {
+    return (await runRequestLifecycle((sdk) => upstream.request(forwarded, passthroughSchema, sdk), options, {
       openRoute,
       signal: inbound.signal,
       fromAbort: inflightErrorFromAbort,

@@ -53,7 +53,7 @@ export interface Leg {
  * The one request lifecycle under both the host helper and the proxy relay: a deadline, an SDK-facing
  * signal aborted with the wire reason, progress as activity, and errors read into causes. @internal
  */
-export async function deadlineCall<T>(
+export async function runRequestLifecycle<T>(
   run: (sdk: SdkRequestOptions) => PromiseLike<T>,
   limits: DeadlineLimits,
   leg: Leg,
