@@ -95,4 +95,9 @@ export const JsonRpcErrorCode = {
   HeaderMismatch: -32020,
   /** 2026-07-28: the requested revision is not served [M19]. */
   UnsupportedProtocolVersion: -32022,
+  /**
+   * Ours (-32003..-32019): overloaded, retry later. A stdio connection's request queue is full, or an HTTP
+   * server has its most sessions or connections; the same code on every transport and through a proxy.
+   */
+  Overloaded: -32010,
 } as const;

@@ -1,3 +1,5 @@
+import { JsonRpcErrorCode } from '@mcp-inflight/core';
+
 /**
  * Every JSON-RPC error code the HTTP transport itself answers with, server and client, in one table (the
  * same table is in the README). Where the spec names a code for the situation, that code; otherwise one of
@@ -16,20 +18,15 @@
  * ```
  */
 export const HTTP_ERROR_CODES = {
-  /** 400: the body is not JSON (spec). */
-  ParseError: -32700,
-  /** 400: not a JSON-RPC message, a batch where none is allowed, an id already in flight (spec). */
-  InvalidRequest: -32600,
-  /** 404 on 2026-07-28: no handler for the method (spec). */
-  MethodNotFound: -32601,
-  /** 400: a required `_meta` field is missing (spec). */
-  InvalidParams: -32602,
-  /** 500: `setup` threw (spec). */
-  InternalError: -32603,
-  /** 400 on 2026-07-28: a mirrored header differs from the body (spec). */
-  HeaderMismatch: -32020,
-  /** 400: the revision asked for is not served; `data.supported` lists ours (spec). */
-  UnsupportedProtocolVersion: -32022,
+  /**
+   * Core's codes, the spec's and our shared ones: 400 -32700 (not JSON), 400 -32600 (not a JSON-RPC message,
+   * a batch where none is allowed, an id already in flight), 404 -32601 on 2026-07-28 (no handler), 400
+   * -32602 (a required `_meta` field is missing), 500 -32603 (`setup` threw), 400 -32020 on 2026-07-28 (a
+   * mirrored header differs from the body), 400 -32022 (the revision is not served; `data.supported` lists
+   * ours), 503 -32010 (overloaded: `maxSessions` legacy sessions are alive or `maxConnections` connections
+   * are open; stdio answers a full request queue with the same code).
+   */
+  ...JsonRpcErrorCode,
   /**
    * Client side: a call failed in transport (a non-2xx answer with no JSON-RPC error, a network failure);
    * `data.httpStatus` or `data.network` says which. A lost exchange is a lost connection, the -32000 family.
@@ -49,12 +46,6 @@ export const HTTP_ERROR_CODES = {
   PayloadTooLarge: -32008,
   /** 415: the body is not `application/json`. */
   UnsupportedMediaType: -32009,
-  /**
-   * 503: overloaded, retry later: `maxSessions` legacy sessions are alive, or `maxConnections` connections
-   * are open. The same code as stdio's `OVERLOADED_ERROR_CODE`, so a refusal for load reads the same on
-   * either transport (and through a proxy).
-   */
-  Overloaded: -32010,
   /** 400: a legacy request with no `Mcp-Session-Id`. */
   SessionRequired: -32011,
   /** 404: the legacy session ended (DELETE, expiry, shutdown) or never existed; initialize again. */

@@ -66,7 +66,7 @@ export const QUEUED_REQUEST_OVERHEAD_BYTES = 64;
  * }
  * ```
  */
-export const OVERLOADED_ERROR_CODE = -32010;
+export const OVERLOADED_ERROR_CODE: -32010 = JsonRpcErrorCode.Overloaded;
 
 /**
  * Counters of a connection's flow control for inbound requests (part of `connection.stats`).
