@@ -1,12 +1,13 @@
 // The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
 import { withTimeout } from '@mcp-inflight/core';
+import { LiveEndpoints } from '@mcp-inflight/example-server/stats';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
 import { ProxyForwarder } from './forwarder.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
-import { LiveEndpoints, serveProxyStats } from './stats.js';
+import { serveProxyStats } from './stats.js';
 import { clientUpstream } from './upstream-client.js';
 import { UpstreamLink } from './upstream-link.js';
 

@@ -1,174 +1,10 @@
-import { type Endpoint, type ProgressRelay, systemClock, TimerQueue } from '@mcp-inflight/core';
-
+import type { Endpoint } from '@mcp-inflight/core';
+import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/example-server/stats';
 import type { ProxyForwarder } from './forwarder.js';
 import type { UpstreamLink } from './upstream-link.js';
 
-// The same counting as examples/server/src/stats.ts (examples share no code but the packages): keep the
-// two in step, so the soak reads both processes alike.
-
-/**
- * The method that asks a process for its tables and timers (see README, "Stats"). Its params are
- * `{ gc?: boolean }`: with `gc: true` and the process started with `--expose-gc`, the heap is collected
- * first, so `heapUsedBytes` is what is really retained.
- *
- * @example
- * ```ts
- * import { STATS_METHOD } from './stats.js';
- * STATS_METHOD; // 'inflight/stats'
- * ```
- */
-export const STATS_METHOD = 'inflight/stats';
-
-/**
- * The endpoints of one process that are still open: a stdio pipe, each legacy HTTP session, each 2026-07-28
- * request in flight. Closed ones are swept out whenever the set doubles, so the table stays as large as
- * what is live (plus at most as much again), however many endpoints come and go [rule 8].
- *
- * @example
- * ```ts
- * import { LiveEndpoints } from './stats.js';
- * declare const endpoint: import('@mcp-inflight/core').Endpoint;
- * const live = new LiveEndpoints();
- * live.add(endpoint);
- * live.list().length; // 1 while it is open, 0 once it has closed
- * ```
- */
-export class LiveEndpoints {
-  readonly #set = new Set<Endpoint>();
-  #sweepAt = 64;
-
-  add(endpoint: Endpoint): void {
-    this.#set.add(endpoint);
-    if (this.#set.size < this.#sweepAt) return;
-    this.#sweep();
-    this.#sweepAt = Math.max(64, 2 * this.#set.size);
-  }
-
-  /** The open endpoints now. */
-  list(): Endpoint[] {
-    this.#sweep();
-    return [...this.#set];
-  }
-
-  #sweep(): void {
-    for (const endpoint of this.#set) if (endpoint.closed) this.#set.delete(endpoint);
-  }
-}
-
-/** The request tables of a set of endpoints, summed. */
-export interface EndpointTables {
-  /** Open endpoints. */
-  endpoints: number;
-  /** Requests the peers sent us that have not settled. */
-  inboundInFlight: number;
-  /** Requests we sent that have not settled. */
-  outboundInFlight: number;
-  /** Progress tokens held by outbound requests. */
-  outboundTokens: number;
-  /** Open progress routes (each relay counted once, however many endpoints share it). */
-  progressRoutes: number;
-}
-
-/**
- * Sums the tables of `endpoints`. `self` is the endpoint serving the stats request: that request is left
- * out (it is in flight while it answers, with a route when it carried a progress token).
- *
- * @example
- * ```ts
- * import { tablesOf } from './stats.js';
- * tablesOf([]); // { endpoints: 0, inboundInFlight: 0, outboundInFlight: 0, outboundTokens: 0, progressRoutes: 0 }
- * ```
- */
-export function tablesOf(
-  endpoints: readonly Endpoint[],
-  self?: { endpoint: Endpoint; hasRoute: boolean },
-): EndpointTables {
-  const tables: EndpointTables = {
-    endpoints: endpoints.length,
-    inboundInFlight: 0,
-    outboundInFlight: 0,
-    outboundTokens: 0,
-    progressRoutes: 0,
-  };
-  const relays = new Set<ProgressRelay>();
-  for (const endpoint of endpoints) {
-    const stats = endpoint.stats;
-    tables.inboundInFlight += stats.inboundInFlight;
-    tables.outboundInFlight += stats.outboundInFlight;
-    tables.outboundTokens += stats.outboundTokens;
-    relays.add(endpoint.relay);
-  }
-  for (const relay of relays) tables.progressRoutes += relay.stats.openRoutes;
-  if (self && endpoints.includes(self.endpoint)) {
-    tables.inboundInFlight--;
-    if (self.hasRoute) tables.progressRoutes--;
-  }
-  return tables;
-}
-
-/** What every process reports about itself. */
-export interface ProcessStats {
-  pid: number;
-  /** Whether a full collection ran before measuring (asked with `gc: true`, and `--expose-gc` given). */
-  gc: boolean;
-  /** V8 heap in use, in bytes (after the collection, when one ran). */
-  heapUsedBytes: number;
-  /** With `gc`: the heap in use just before the collection, so the garbage it freed shows. */
-  heapBeforeGcBytes?: number;
-  timers: {
-    /** Logical timers (deadlines, progress flushes) waiting in core's queue on the system clock. */
-    queued: number;
-    /** Whether that queue's one clock timer is armed. */
-    armed: boolean;
-    /** Node timers that keep the process alive (`Timeout` in `process.getActiveResourcesInfo()`). */
-    nodeTimeouts: number;
-  };
-}
-
-/**
- * The process's heap and timers, after a full collection when `gc` is asked for and available.
- *
- * @example
- * ```ts
- * import { processStats } from './stats.js';
- * processStats(false).timers.queued; // 0 when nothing has a deadline
- * ```
- */
-export function processStats(gc: boolean): ProcessStats {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  const collected = gc && typeof collect === 'function';
-  const before = collected ? process.memoryUsage().heapUsed : undefined;
-  if (collected) {
-    // Twice: the first pass can leave objects that only become garbage when finalizers of the first have run.
-    collect();
-    collect();
-  }
-  const queue = TimerQueue.for(systemClock);
-  return {
-    pid: process.pid,
-    gc: collected,
-    heapUsedBytes: process.memoryUsage().heapUsed,
-    ...(before === undefined ? {} : { heapBeforeGcBytes: before }),
-    timers: {
-      queued: queue.size,
-      armed: queue.armed,
-      nodeTimeouts: process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length,
-    },
-  };
-}
-
-/**
- * Whether the stats request asked for a collection first.
- *
- * @example
- * ```ts
- * import { wantsGc } from './stats.js';
- * wantsGc({ gc: true }); // true
- * ```
- */
-export function wantsGc(params: Record<string, unknown> | undefined): boolean {
-  return params?.gc === true;
-}
+// The counting itself (process, heap, timers, endpoint tables) is examples/server's stats module, so the
+// soak reads every process alike; the proxy adds its forwarder's map and its upstream leg.
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
@@ -204,18 +40,11 @@ export function serveProxyStats(
   hosts: LiveEndpoints,
   sources: () => ProxyStatsSources,
 ): void {
-  endpoint.setRequestHandler(STATS_METHOD, async (params, ctx) => {
-    ctx.deadline.dispose(); // answers at once: its own deadline is not one of the timers it reports
+  // serveStats reads the process and the host-facing tables first, so the upstream request below is not
+  // in them.
+  serveStats(endpoint, hosts, async (params) => {
     const { relay, link, transport } = sources();
-    const gc = wantsGc(params);
     const current = link.current;
-    const own = {
-      ...processStats(gc),
-      tables: tablesOf(hosts.list(), { endpoint, hasRoute: ctx.progressToken !== undefined }),
-      transport: transport(stateless),
-      // `inFlight` counts calls; `inFlightTable` is the size of the per-call map itself (host, id).
-      relay: { ...relay.stats, inFlightTable: relay.inFlight },
-    };
     const upstream: Record<string, unknown> = {
       starts: link.starts,
       live: current !== undefined,
@@ -224,18 +53,17 @@ export function serveProxyStats(
     if (params?.upstream === true) {
       try {
         const live = await link.get();
-        upstream.stats = await live.request(
-          STATS_METHOD,
-          { gc },
-          {
-            idleMs: UPSTREAM_STATS_MS,
-            ceilingMs: UPSTREAM_STATS_MS,
-          },
-        );
+        const limits = { idleMs: UPSTREAM_STATS_MS, ceilingMs: UPSTREAM_STATS_MS };
+        upstream.stats = await live.request(STATS_METHOD, { gc: params.gc === true }, limits);
       } catch (error) {
         upstream.error = error instanceof Error ? error.message : String(error);
       }
     }
-    return { ...own, upstream };
+    return {
+      transport: transport(stateless),
+      // `inFlight` counts calls; `inFlightTable` is the size of the per-call map itself (host, id).
+      relay: { ...relay.stats, inFlightTable: relay.inFlight },
+      upstream,
+    };
   });
 }
