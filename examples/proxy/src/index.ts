@@ -75,7 +75,9 @@ const relay = new ProxyForwarder(link, {
 let listener: Listener;
 try {
   listener =
-    options.listen.kind === 'stdio' ? listenStdio(relay) : await listenHttp(relay, options.listen.port);
+    options.listen.kind === 'stdio'
+      ? listenStdio(relay)
+      : await listenHttp(relay, options.listen.port, options);
 } catch (error) {
   // A port in use is a mistake to name, not a crash to show.
   process.stderr.write(`proxy: cannot listen: ${(error as Error).message}\n`);

@@ -47,14 +47,18 @@ export function listenStdio(relay: ProxyForwarder): Listener {
  * console.error(`listening on ${listener.url}`);
  * ```
  */
-export async function listenHttp(relay: ProxyForwarder, port: number): Promise<Listener> {
+export async function listenHttp(
+  relay: ProxyForwarder,
+  port: number,
+  sessions: { maxSessions: number; sessionIdleMs: number } = { maxSessions: 1_000, sessionIdleMs: 300_000 },
+): Promise<Listener> {
   const server = await serveHttp(
     (endpoint, info) =>
       relay.attach(
         endpoint,
         info.sessionId === undefined ? 'http request' : `http session ${info.sessionId.slice(0, 8)}`,
       ),
-    { port, host: '127.0.0.1', path: '/mcp' },
+    { port, host: '127.0.0.1', path: '/mcp', ...sessions },
   );
   const { handler } = server;
   return {

@@ -18,6 +18,10 @@ export interface ProxyOptions {
   ceilingMs: number;
   /** `--log text|json|quiet` (stderr) @default 'text' */
   log: 'text' | 'json' | 'quiet';
+  /** `--max-sessions N`: legacy HTTP host sessions alive at once; one more gets 503. @default 1_000 */
+  maxSessions: number;
+  /** `--session-idle MS`: a legacy HTTP host session ends after this long without contact. @default 300_000 */
+  sessionIdleMs: number;
 }
 
 /**
@@ -39,6 +43,9 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
   --idle-timeout MS         end a relayed call after MS with no progress (default 60000)
   --max-timeout MS          end a relayed call after MS whatever progress says (default 600000)
   --log text|json|quiet     what to write to stderr (default text)
+  --max-sessions N          HTTP: legacy host sessions alive at once; one more gets 503 (default 1000)
+  --session-idle MS         HTTP: end a legacy host session after MS without contact from its host,
+                            cancelling its calls with SESSION_EXPIRED (default 300000)
 `;
 
 /**
@@ -49,7 +56,7 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
  * ```ts
  * import { parseProxyArgs } from './options.js';
  * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']);
- * // { upstream: { kind: 'stdio', commandLine: 'node server.js', revision: 'auto' }, listen: { kind: 'http', port: 0 }, idleMs: 800, ceilingMs: 600000, log: 'text' }
+ * // { upstream: { kind: 'stdio', commandLine: 'node server.js', revision: 'auto' }, listen: { kind: 'http', port: 0 }, idleMs: 800, ceilingMs: 600000, log: 'text', maxSessions: 1000, sessionIdleMs: 300000 }
  * ```
  */
 export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
@@ -60,6 +67,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
   let idleMs = 60_000;
   let ceilingMs = 600_000;
   let log: ProxyOptions['log'] = 'text';
+  let maxSessions = 1_000;
+  let sessionIdleMs = 300_000;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = (): string => {
@@ -89,6 +98,12 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
       case '--max-timeout':
         ceilingMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
         break;
+      case '--max-sessions':
+        maxSessions = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
+        break;
+      case '--session-idle':
+        sessionIdleMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
+        break;
       case '--log': {
         const v = value();
         if (v !== 'text' && v !== 'json' && v !== 'quiet')
@@ -107,7 +122,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
     upstreamStdio !== undefined
       ? { kind: 'stdio', commandLine: upstreamStdio, revision: upstreamRevision }
       : { kind: 'http', url: validUrl(upstreamHttp as string), revision: upstreamRevision };
-  return { upstream, listen, idleMs, ceilingMs, log };
+  return { upstream, listen, idleMs, ceilingMs, log, maxSessions, sessionIdleMs };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

@@ -11,6 +11,8 @@ describe('parseProxyArgs', () => {
       idleMs: 60_000,
       ceilingMs: 600_000,
       log: 'text',
+      maxSessions: 1_000,
+      sessionIdleMs: 300_000,
     });
   });
 
@@ -28,6 +30,10 @@ describe('parseProxyArgs', () => {
       '3000',
       '--log',
       'json',
+      '--max-sessions',
+      '5',
+      '--session-idle',
+      '9000',
     ]);
     expect(options).toEqual({
       upstream: { kind: 'http', url: 'http://127.0.0.1:9/mcp', revision: '2026-07-28' },
@@ -35,6 +41,8 @@ describe('parseProxyArgs', () => {
       idleMs: 800,
       ceilingMs: 3_000,
       log: 'json',
+      maxSessions: 5,
+      sessionIdleMs: 9_000,
     });
   });
 
