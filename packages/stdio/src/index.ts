@@ -16,6 +16,7 @@ export {
   QUEUED_REQUEST_OVERHEAD_BYTES,
   type RequestGateStats,
 } from './connection/request-gate.js';
+export { DEFAULT_RESULT_GAP_MS } from './connection/result-gap.js';
 export {
   DEFAULT_MAX_LINE_BYTES,
   LineFramer,

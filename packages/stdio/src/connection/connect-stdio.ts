@@ -5,7 +5,9 @@ import {
   type EndpointOptions,
   InflightError,
   type JsonRpcMessage,
+  type RequestId,
   type Role,
+  systemClock,
 } from '@mcp-inflight/core';
 import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
@@ -18,6 +20,7 @@ import {
 } from './bad-input.js';
 import type { StdioConnection, StdioConnectionOptions } from './options.js';
 import { DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_QUEUED_BYTES, RequestGate } from './request-gate.js';
+import { DEFAULT_RESULT_GAP_MS, ResultGap } from './result-gap.js';
 
 export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
 
@@ -54,7 +57,14 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
     onOverflow: (bytes) => peerStoppedReading(bytes),
   });
-  const write = (message: JsonRpcMessage | JsonRpcMessage[]): void => {
+  const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
+  const gap = new ResultGap(
+    writer,
+    options.clock ?? systemClock,
+    options.resultGapMs ?? DEFAULT_RESULT_GAP_MS,
+    maxInflight,
+  );
+  const write = (message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void => {
     if (reason) return;
     // A response (or a batch of them) may have freed a slot for a waiting request.
     if (Array.isArray(message) || message.method === undefined) gate.release();
@@ -66,13 +76,25 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       if (Array.isArray(message) || !('id' in message)) return onError(error);
       line = JSON.stringify(unserializableResponse(message.id, error));
     }
+    if (related !== undefined && !Array.isArray(message)) {
+      // Core names the inbound request a progress line or a response belongs to; a response right after
+      // that request's progress waits out the gap, so an SDK v1 host reads the two apart (see result-gap).
+      if (message.method === 'notifications/progress') gap.progress(related);
+      else if (message.method === undefined && message.id === related && gap.hold(related, line)) return;
+    }
     writer.writeLine(line);
   };
-  const channel: Channel = { write, suppressed: () => gate.release() };
+  const channel: Channel = {
+    write,
+    suppressed: (id) => {
+      gate.release();
+      gap.forget(id);
+    },
+  };
   // The endpoint reports a throwing notification handler here and keeps serving.
   const endpoint = new Endpoint({ ...endpointOptions(options), onError, role, transport: 'stdio', channel });
   const gate = new RequestGate(endpoint, {
-    maxInflight: options.maxInflight ?? DEFAULT_MAX_INFLIGHT,
+    maxInflight,
     maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
     // A 2026-07-28 client writes no responses [S5]; the endpoint would answer nothing either.
     reply: (message) => {
@@ -184,6 +206,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   function finish(cause: InflightError, answer?: InflightError): void {
     if (reason) return;
     gate.close(answer); // before `reason`: a graceful close still answers what waited
+    gap.close(); // a close that is not graceful drops held responses with the connection
     reason = cause;
     input.off('data', onData);
     input.off('end', onInputEnd);
@@ -216,11 +239,12 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       return reason;
     },
     get stats() {
-      return { ...framer.stats, ...writer.stats, ...gate.stats, parseErrors, notMessages };
+      return { ...framer.stats, ...writer.stats, ...gate.stats, ...gap.stats, parseErrors, notMessages };
     },
     async close(why = 'the connection is closing') {
       if (!reason) {
         endpoint.shutdown(why); // cancels our calls on the wire, answers the peer's with SHUTDOWN
+        gap.close((line) => writer.writeLine(line)); // held responses go out now, without their gap
         const cause = new InflightError('SHUTDOWN', why);
         finish(cause, cause); // requests still waiting for a slot are answered the same way
         // A server stops reading so its process can exit; a client drains and discards what the child still

@@ -50,6 +50,14 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
    */
   maxUnsentBytes?: number;
   /**
+   * How long a response waits after the same request's last progress line was handed to the OS, when it
+   * comes less than this after it; every other line goes out at once. A reader decides where its reads
+   * break, and the official SDK v1 client drops a progress update that arrives in the same read as its
+   * result ("unknown token"); the gap makes them separate reads at a host that is not busy. `0` turns it
+   * off. @default 2 (`DEFAULT_RESULT_GAP_MS`)
+   */
+  resultGapMs?: number;
+  /**
    * Whether bad lines get an error response (-32700 with a null id). A server answers; a client only
    * counts them, because what a server prints by mistake is not a request, and a 2026-07-28 client must
    * not write responses [S5]. @default role === 'server'
@@ -94,6 +102,10 @@ export interface StdioConnectionStats extends LineFramerStats, LineWriterStats, 
   parseErrors: number;
   /** Lines a client did not answer: JSON, but not a JSON-RPC message (`null`, `42`, a log record). */
   notMessages: number;
+  /** Responses waiting out `resultGapMs` right now. */
+  heldResponses: number;
+  /** Responses that waited out `resultGapMs`, in all (the rest had no progress right before them). */
+  gapDelayedResponses: number;
 }
 
 /**

@@ -92,6 +92,9 @@ export class LineWriter {
   #writeCalls = 0;
   #drainWaits = 0;
   #peakQueuedBytes = 0;
+  /** The highest write-call number someone asked to hear about (`whenWritten`); 0: nobody. */
+  #watchedWriteCall = 0;
+  #onWritten: ((writeCall: number) => void) | undefined;
 
   constructor(output: Writable, options: LineWriterOptions = {}) {
     this.output = output;
@@ -134,6 +137,24 @@ export class LineWriter {
   }
 
   /**
+   * The number of the `write()` call that will carry a line queued now: every flush takes the whole queue,
+   * in order, so it is always the next one.
+   */
+  get nextWriteCall(): number {
+    return this.#writeCalls + 1;
+  }
+
+  /**
+   * Asks for `listener(writeCall)` once the stream has taken write call `writeCall` (its write callback:
+   * the bytes are with the OS, or the stream failed). Only the calls asked for get a callback, so a writer
+   * nobody watches allocates nothing per write. One listener per writer; the latest one wins.
+   */
+  whenWritten(writeCall: number, listener: (writeCall: number) => void): void {
+    this.#onWritten = listener;
+    if (writeCall > this.#watchedWriteCall) this.#watchedWriteCall = writeCall;
+  }
+
+  /**
    * Hands every queued line to the stream now, even under backpressure (the stream buffers them), so a
    * closing connection can `end()` the stream with nothing left behind in our queue.
    */
@@ -159,10 +180,11 @@ export class LineWriter {
     this.#queue = [];
     this.#queuedBytes = 0;
     const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
-    this.#writeCalls++;
+    const writeCall = ++this.#writeCalls;
+    const listener = writeCall <= this.#watchedWriteCall ? this.#onWritten : undefined;
     let accepted: boolean;
     try {
-      accepted = this.output.write(text);
+      accepted = listener ? this.output.write(text, () => listener(writeCall)) : this.output.write(text);
     } catch {
       // A destroyed stream throws on some Node versions; its 'error'/'close' tells the owner.
       accepted = true;
