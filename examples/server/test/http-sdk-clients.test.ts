@@ -109,7 +109,8 @@ describe('official SDK v1 client (legacy 2025-11-25) against examples/server', (
     const callId = (exchangeOf(wire, 'tools/call')!.body as { id: number }).id;
     const cancel = exchangeOf(wire, 'notifications/cancelled')!;
     expect((cancel.body as { params: { requestId: number } }).params.requestId).toBe(callId);
-    expect(cancel.status).toBe(202);
+    // The server counts the cancel before its 202 reaches the client: wait for the answer to be recorded.
+    await expect.poll(() => exchangeOf(wire, 'notifications/cancelled')?.status).toBe(202);
     await client.close();
   });
 

@@ -85,6 +85,7 @@ export {
 export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/guards.js';
 // The zod schemas live on `@mcp-inflight/core/schemas`, so this entry never loads zod.
 export type { CancelledParams, ProgressParams, ProgressToken, RequestId } from './schemas/types.js';
+export { QuietTimer } from './timers/quiet-timer.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
 export { DuplicateTokenError, type TokenLease, TokenRegistry } from './tokens/token-registry.js';
 export { BoundedSet } from './util/bounded-set.js';

@@ -1,4 +1,10 @@
-import type { Clock, JsonRpcMessage, ProgressToken, RequestId, TimerHandle } from '@mcp-inflight/core';
+import {
+  type Clock,
+  type JsonRpcMessage,
+  type ProgressToken,
+  QuietTimer,
+  type RequestId,
+} from '@mcp-inflight/core';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
@@ -76,8 +82,8 @@ export class ResponseStream {
   #seq = 0;
   #sawEventId = false;
   #complete = false;
-  #lastWriteAt: number;
-  #timer: TimerHandle | undefined;
+  /** Nothing written for `keepAliveMs`: an SSE comment shows the client the stream is alive [TO11]. */
+  #quiet: QuietTimer;
   /** Size of the last progress frame written, to count held ones in stats without serialising them. */
   #heldEstimateBytes = 0;
 
@@ -86,8 +92,8 @@ export class ResponseStream {
     this.response = new Promise((resolve) => {
       this.#resolve = resolve;
     });
-    this.#lastWriteAt = options.clock.now();
-    if (options.acceptsSse) this.#arm();
+    this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet());
+    if (options.acceptsSse) this.#quiet.start();
     options.live?.add(this);
   }
 
@@ -188,7 +194,7 @@ export class ResponseStream {
     }
     sink.write(frame);
     if (ids) this.#sawEventId = true;
-    this.#lastWriteAt = this.#options.clock.now();
+    this.#quiet.touch();
     return true;
   }
 
@@ -220,7 +226,7 @@ export class ResponseStream {
   #overBudget(): void {
     const sink = this.#sink;
     this.#sink = undefined;
-    this.#clearTimer();
+    this.#quiet.stop();
     sink?.abort(new Error('the client stopped reading: the stream passed its byte budget'));
     this.#disconnect('slow');
   }
@@ -272,7 +278,7 @@ export class ResponseStream {
     const sink = this.#newSink();
     // The replay may queue up to the log's bytes at once: the log is bounded by maxBufferedBytes.
     for (const entry of this.#log) if (entry.seq > afterSeq) sink.write(entry.frame);
-    this.#lastWriteAt = this.#options.clock.now();
+    this.#quiet.touch();
     this.#state = 'sse';
     const response = new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
     if (this.#complete) {
@@ -280,7 +286,7 @@ export class ResponseStream {
       this.#finish('delivered');
     } else {
       this.#sink = sink;
-      this.#arm();
+      this.#quiet.start();
     }
     return response;
   }
@@ -303,8 +309,8 @@ export class ResponseStream {
       sink.write(textFrame(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`));
       this.#sawEventId = true;
     }
-    this.#lastWriteAt = this.#options.clock.now();
-    this.#arm();
+    this.#quiet.touch();
+    this.#quiet.start();
   }
 
   #newSink(): SseSink {
@@ -326,7 +332,7 @@ export class ResponseStream {
     const sink = this.#sink;
     this.#sink = undefined;
     sink?.close();
-    this.#clearTimer();
+    this.#quiet.stop();
   }
 
   #resolveJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
@@ -353,7 +359,7 @@ export class ResponseStream {
     this.#state = 'ended';
     this.#sink?.close();
     this.#sink = undefined;
-    this.#clearTimer();
+    this.#quiet.stop();
     this.#log = [];
     this.#logBytes = 0;
     this.#held.clear();
@@ -361,31 +367,15 @@ export class ResponseStream {
     this.#options.onEnd?.(outcome);
   }
 
-  #arm(): void {
-    const { keepAliveMs, clock } = this.#options;
-    if (!(keepAliveMs > 0) || this.#timer) return;
-    const waitMs = Math.max(0, this.#lastWriteAt + keepAliveMs - clock.now());
-    this.#timer = clock.setTimer(() => this.#onQuiet(), waitMs);
-  }
-
   #onQuiet(): void {
-    this.#timer = undefined;
-    const now = this.#options.clock.now();
     if (this.#state === 'ended') return;
-    if (now - this.#lastWriteAt >= this.#options.keepAliveMs) {
-      // A quiet request opens its SSE stream so the keep-alive can flow; SSE comments are ignored by
-      // clients [TO11].
-      if (this.#state === 'waiting') this.#open();
-      if (!this.#sink) return;
-      this.#sink.write(KEEP_ALIVE);
-      this.#lastWriteAt = now;
-    }
-    if (this.#sink || this.#state === 'waiting') this.#arm();
-  }
-
-  #clearTimer(): void {
-    this.#timer?.clear();
-    this.#timer = undefined;
+    // A quiet request opens its SSE stream so the keep-alive can flow; SSE comments are ignored by
+    // clients [TO11].
+    if (this.#state === 'waiting') this.#open();
+    if (!this.#sink) return;
+    this.#sink.write(KEEP_ALIVE);
+    this.#quiet.touch();
+    this.#quiet.start();
   }
 }
 

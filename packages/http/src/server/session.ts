@@ -2,6 +2,7 @@ import {
   DEFAULT_HTTP_REVISION,
   Endpoint,
   InflightError,
+  QuietTimer,
   type RequestId,
   type Revision,
   type TimerHandle,
@@ -45,8 +46,8 @@ export class LegacySession {
   /** Finished streams whose connection is gone, each with its resume-window timer. */
   #parked = new Map<ResponseStream, TimerHandle>();
   #nextKey = 1;
-  #lastActiveAt: number;
-  #idleTimer: TimerHandle | undefined;
+  /** No contact from the client for `sessionIdleMs`: the session expires. */
+  #idle: QuietTimer;
   #closed = false;
 
   constructor(id: string, context: ServeContext, onClosed: () => void) {
@@ -63,8 +64,8 @@ export class LegacySession {
       ...options.endpoint,
       channel: this.#router,
     });
-    this.#lastActiveAt = options.clock.now();
-    this.#armIdle(options.sessionIdleMs);
+    this.#idle = new QuietTimer(options.clock, options.sessionIdleMs, (quietMs) => this.#onQuiet(quietMs));
+    this.#idle.start();
   }
 
   get closed(): boolean {
@@ -73,7 +74,7 @@ export class LegacySession {
 
   /** A request or notification for this session arrived: contact. */
   touch(): void {
-    this.#lastActiveAt = this.#context.options.clock.now();
+    this.#idle.touch();
   }
 
   /** Whether a request with this id is still owed a response here (ids must be fresh [J3]). */
@@ -163,7 +164,7 @@ export class LegacySession {
   terminate(why: string, cause: InflightError = new InflightError('DISCONNECTED', why)): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#idleTimer?.clear();
+    this.#idle.stop();
     this.endpoint.close(cause, cause);
     for (const stream of [...this.#byKey.values()]) stream.end();
     this.#router.clear();
@@ -185,15 +186,11 @@ export class LegacySession {
     return false;
   }
 
-  #armIdle(waitMs: number): void {
-    const { clock, sessionIdleMs } = this.#context.options;
-    this.#idleTimer = clock.setTimer(() => {
-      if (this.#closed) return;
-      if (this.#streamContact()) this.touch();
-      const idleMs = clock.now() - this.#lastActiveAt;
-      if (idleMs < sessionIdleMs) return this.#armIdle(sessionIdleMs - idleMs);
-      this.#expire(idleMs);
-    }, waitMs);
+  #onQuiet(quietMs: number): void {
+    if (this.#closed) return;
+    if (!this.#streamContact()) return this.#expire(quietMs);
+    this.#idle.touch(); // a stream the client holds open or drains is contact
+    this.#idle.start();
   }
 
   #expire(quietMs: number): void {
