@@ -15,7 +15,9 @@ export interface Listener {
 }
 
 /**
- * Serves one host on the process's stdin and stdout.
+ * Serves one host on the process's stdin and stdout. A result that follows its call's last progress
+ * update waits stdio's result gap (`resultGapMs`, default 2 ms), so an SDK v1 host reads the two apart and
+ * sees the final update; env `MCP_PROXY_RESULT_GAP_MS` overrides it (bench/progress-gap.mjs measures it).
  *
  * @example
  * ```ts
@@ -26,7 +28,11 @@ export interface Listener {
  * ```
  */
 export function listenStdio(relay: ProxyForwarder): Listener {
-  const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
+  const gap = process.env.MCP_PROXY_RESULT_GAP_MS;
+  const connection = serveStdio(
+    (endpoint) => relay.attach(endpoint, 'stdio'),
+    gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) },
+  );
   return {
     url: 'stdio',
     closed: connection.closed,

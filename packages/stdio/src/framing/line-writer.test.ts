@@ -26,6 +26,23 @@ function slowSink(highWaterMark: number) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('LineWriter', () => {
+  it('tells a watcher when the write carrying its line was taken, and only that write gets a callback', async () => {
+    const { sink, chunks, release } = slowSink(1 << 20);
+    const writer = new LineWriter(sink);
+    const taken: number[] = [];
+    writer.writeLine('{"a":1}');
+    await tick(); // write call 1, nobody watching
+    const call = writer.nextWriteCall;
+    writer.writeLine('{"b":2}');
+    writer.whenWritten(call, (n) => taken.push(n));
+    expect(call).toBe(2);
+    await tick();
+    expect(taken).toEqual([]); // the sink has not taken it yet
+    await release();
+    expect(chunks).toEqual(['{"a":1}\n', '{"b":2}\n']);
+    expect(taken).toEqual([2]);
+  });
+
   it('joins the lines of one tick into a single write', async () => {
     const { sink, chunks, release } = slowSink(1 << 20);
     const writer = new LineWriter(sink);
