@@ -16,7 +16,7 @@ export interface Listener {
 
 /**
  * Serves one host on the process's stdin and stdout. A result that follows its call's last progress
- * update waits stdio's result gap (`resultGapMs`, default 2 ms), so an SDK v1 host reads the two apart and
+ * update waits stdio's result gap (`resultGapMs`, default 5 ms), so an SDK v1 host reads the two apart and
  * sees the final update; env `MCP_PROXY_RESULT_GAP_MS` overrides it (bench/progress-gap.mjs measures it).
  *
  * @example

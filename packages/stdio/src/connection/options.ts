@@ -54,7 +54,7 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
    * comes less than this after it; every other line goes out at once. A reader decides where its reads
    * break, and the official SDK v1 client drops a progress update that arrives in the same read as its
    * result ("unknown token"); the gap makes them separate reads at a host that is not busy. `0` turns it
-   * off. @default 2 (`DEFAULT_RESULT_GAP_MS`)
+   * off. @default 5 (`DEFAULT_RESULT_GAP_MS`)
    */
   resultGapMs?: number;
   /**
