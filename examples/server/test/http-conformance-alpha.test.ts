@@ -35,8 +35,6 @@ interface Expectation {
 
 const NOT_SERVED = {
   diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) that we do not serve',
-  initialize:
-    'a dual-era server serves legacy `initialize` [M10]: an initialize with 2026-07-28 _meta gets HTTP 200 and a 2025-11-25 result, not 404/-32601',
   subscriptions: 'skipped by the suite: no subscriptions/listen (listChanged is not declared)',
   promptsResources: 'prompts and resources are not served (-32601), so they carry no cache hints',
   xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which we do not serve',
@@ -56,6 +54,7 @@ const STATELESS_PASS = [
   'sep-2575-http-server-unsupported-version-400',
   'sep-2575-http-server-header-mismatch-400',
   'sep-2575-http-server-method-not-found-404-ping',
+  'sep-2575-http-server-method-not-found-404-initialize',
   'sep-2575-http-server-method-not-found-404-logging-setlevel',
   'sep-2575-http-server-method-not-found-404-resources-subscribe',
   'sep-2575-http-server-method-not-found-404-resources-unsubscribe',
@@ -66,7 +65,6 @@ const STATELESS_PASS = [
 const STATELESS_KNOWN = {
   'sep-2575-server-rejects-undeclared-capability': NOT_SERVED.diagnosticTool,
   'sep-2575-missing-capability-http-400': NOT_SERVED.diagnosticTool,
-  'sep-2575-http-server-method-not-found-404-initialize': NOT_SERVED.initialize,
   'sep-2575-server-sends-subscription-ack': NOT_SERVED.subscriptions,
   'sep-2575-server-tags-subscription-id': NOT_SERVED.subscriptions,
   'sep-2575-server-honors-notification-filter': NOT_SERVED.subscriptions,

@@ -212,13 +212,30 @@ describe('modern-only and legacy-only servers', () => {
   });
 });
 
-describe('initialize with the 2026-07-28 envelope and headers', () => {
-  it('selects a legacy session, as any initialize does [M10]', async () => {
+describe('initialize and the 2026-07-28 envelope', () => {
+  it('with the envelope it is a 2026-07-28 request, and 2026-07-28 has no initialize: 404 with -32601', async () => {
     const body = modernRequest(9, 'initialize', {
       protocolVersion: '2025-06-18',
       capabilities: {},
       clientInfo: { name: 'confused', version: '1' },
     });
+    const response = await raw.post(body, modernHeaders('initialize'));
+    expect(response.status).toBe(404);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect((await response.json()).error).toMatchObject({ code: -32601 });
+  });
+
+  it('a bare initialize selects a legacy session [M10], even under a stray 2026-07-28 header', async () => {
+    const body = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'legacy', version: '1' },
+      },
+    };
     const response = await raw.post(body, modernHeaders('initialize'));
     expect(response.status).toBe(200);
     const session = response.headers.get('mcp-session-id');

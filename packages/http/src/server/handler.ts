@@ -153,12 +153,13 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const body = await readJsonBody(request, resolved.maxBodyBytes, headers);
     if (!body.ok) return body.response;
     const value = body.value;
-    // A request claiming 2026-07-28 (envelope or header) is stateless, whatever session header it has [H31];
-    // but an initialize, whatever it carries, selects a legacy session [M10].
+    // A request carrying the 2026-07-28 envelope is served statelessly by that revision, whatever session
+    // header it has [H31], an `initialize` too (2026-07-28 has none: 404 with -32601). A bare `initialize`
+    // selects a legacy session [M10], even under a stray 2026-07-28 header.
+    const carriesEnvelope = !Array.isArray(value) && metaVersionOf(value) !== undefined;
     const claimsModern =
-      !isInitialize(value) &&
-      (request.headers.get('mcp-protocol-version') === MODERN_REVISION ||
-        (!Array.isArray(value) && metaVersionOf(value) !== undefined));
+      carriesEnvelope ||
+      (!isInitialize(value) && request.headers.get('mcp-protocol-version') === MODERN_REVISION);
     if (claimsModern) return serveModern(request, value, context, headers, disconnect);
     if (!resolved.legacy) {
       return errorReply(

@@ -7,7 +7,6 @@ import {
   isRevision,
   JsonRpcErrorCode,
   negotiateLegacy,
-  PROTOCOL_VERSION_META_KEY,
   REVISIONS,
   type RequestId,
 } from '@mcp-inflight/core';
@@ -139,12 +138,7 @@ export class LegacyServer {
         headers,
       });
     }
-    const message = value as { params?: { protocolVersion?: unknown; _meta?: unknown } };
-    // A 2026-07-28 envelope means nothing on initialize, which selects legacy semantics [M10]: core must not
-    // serve it as a 2026-07-28 request (a resultType on a legacy InitializeResult).
-    const meta = message.params?._meta;
-    if (typeof meta === 'object' && meta !== null)
-      delete (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+    const message = value as { params?: { protocolVersion?: unknown } };
     // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17], also by a handler of the
     // application's own, which sees the revision this session will speak.
     const revision = negotiateLegacy(message.params?.protocolVersion, 'http');
