@@ -9,7 +9,8 @@
 //
 // Targets: `direct`, an SDK v1 Client spawning a serveStdio server (this file with --serve) whose tool
 // sends its progress and returns in one tick; `proxy`, the Client spawning examples/proxy in front of
-// examples/server (`work`, intervalMs 0, a flooding upstream). Loads: `idle` (the host does nothing else)
+// examples/server (`work`, intervalMs 0, 20 steps); `proxy-flood`, the proxy in front of the --serve server
+// sending 1,000 updates in one tick (upstream progress coalesced by the proxy). Loads: `idle` (the host does nothing else)
 // and `busy` (the host's event loop runs a CPU loop in setImmediate slices of --busy-slice-ms). Each
 // configuration runs in a fresh host process with 1,000 sequential calls; a call is lost when the last
 // value its onprogress saw is below its total. Needs `pnpm build` (stdio, the example server and proxy).
@@ -22,6 +23,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIRECT_STEPS = 10;
 const PROXY_STEPS = 20;
+const FLOOD_STEPS = 1000;
 
 function argOf(name, fallback) {
   const at = process.argv.indexOf(name);
@@ -59,6 +61,12 @@ async function host(target, gapMs, load) {
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const calls = Number(argOf('--calls', 1000));
   const sliceMs = Number(argOf('--busy-slice-ms', 2));
+  const ownServer = `"${process.execPath}" "${HERE}progress-gap.mjs" --serve`;
+  const proxied = (upstream) => ({
+    command: process.execPath,
+    args: [`${ROOT}examples/proxy/dist/index.js`, '--upstream-stdio', upstream],
+    env: { MCP_PROXY_RESULT_GAP_MS: String(gapMs) },
+  });
   const server =
     target === 'direct'
       ? {
@@ -66,15 +74,9 @@ async function host(target, gapMs, load) {
           args: [`${HERE}progress-gap.mjs`],
           env: { RESULT_GAP_MS: String(gapMs) },
         }
-      : {
-          command: process.execPath,
-          args: [
-            `${ROOT}examples/proxy/dist/index.js`,
-            '--upstream-stdio',
-            `"${process.execPath}" "${ROOT}examples/server/dist/index.js"`,
-          ],
-          env: { MCP_PROXY_RESULT_GAP_MS: String(gapMs) },
-        };
+      : target === 'proxy-flood'
+        ? proxied(ownServer)
+        : proxied(`"${process.execPath}" "${ROOT}examples/server/dist/index.js"`);
   if (target === 'direct') server.args.push('--serve');
   const transport = new StdioClientTransport({
     ...server,
@@ -89,10 +91,15 @@ async function host(target, gapMs, load) {
     else otherErrors++;
   };
   await client.connect(transport);
-  const args = target === 'direct' ? { steps: DIRECT_STEPS } : { steps: PROXY_STEPS, intervalMs: 0 };
+  const args =
+    target === 'direct'
+      ? { steps: DIRECT_STEPS }
+      : target === 'proxy-flood'
+        ? { steps: FLOOD_STEPS }
+        : { steps: PROXY_STEPS, intervalMs: 0 };
+  const tool = target === 'proxy' ? 'work' : 'burst';
   // A warm-up, so the first calls do not measure module loading and JIT.
-  for (let i = 0; i < 20; i++)
-    await client.callTool({ name: target === 'direct' ? 'burst' : 'work', arguments: args });
+  for (let i = 0; i < 20; i++) await client.callTool({ name: tool, arguments: args });
   unknownToken = 0;
 
   let spinning = load === 'busy';
@@ -110,7 +117,7 @@ async function host(target, gapMs, load) {
     let last = -1;
     let total = Number.NaN;
     const startMs = performance.now();
-    await client.callTool({ name: target === 'direct' ? 'burst' : 'work', arguments: args }, undefined, {
+    await client.callTool({ name: tool, arguments: args }, undefined, {
       onprogress: (p) => {
         last = p.progress;
         total = p.total;

@@ -7,7 +7,7 @@ import type { LineWriter } from '../framing/line-writer.js';
  * arrive in one read; the official SDK v1 client handles a notification one microtask after a response
  * in the same read, so it drops that final update ("unknown token"). With the gap they arrive in separate
  * reads at a reader that is not busy. bench/progress-gap.mjs: 5 ms lost none of 1,000 calls in any run at
- * an idle host, directly or through the example proxy, even on a loaded machine; 2-3 ms lost up to 6.
+ * an idle host, directly or through the example proxy, even on a loaded machine; 2-3 ms lost up to 7.
  * The cost is the gap itself, only on calls whose result follows their progress.
  *
  * @example
