@@ -368,14 +368,12 @@ export class Endpoint {
    * The transport is gone: every outbound call fails at once with `cause` (upstream closed by default),
    * every handler is aborted with the disconnect cause, and nothing more is written.
    */
-  close(
-    cause: InflightError = new InflightError('UPSTREAM_CLOSED'),
-    inboundCause: InflightError = new InflightError('DISCONNECTED'),
-  ): void {
+  close(cause?: InflightError, inboundCause?: InflightError): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#outbound.failAll(cause);
-    this.#inbound.abortAll(inboundCause, true);
+    // The default causes are built only when something is in flight to receive them.
+    this.#outbound.failAll(cause ?? (() => new InflightError('UPSTREAM_CLOSED')));
+    this.#inbound.abortAll(inboundCause ?? (() => new InflightError('DISCONNECTED')), true);
   }
 
   #receiveBatch(values: unknown[]): void {

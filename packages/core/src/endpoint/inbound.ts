@@ -248,8 +248,11 @@ export class InboundRequests {
   }
 
   /** Ends every request in flight (connection closed, shutdown), and the progress of open tasks. */
-  abortAll(cause: InflightError, suppress: boolean): void {
-    for (const entry of [...this.#entries.values()]) this.abort(entry.id, cause, suppress);
+  abortAll(cause: InflightError | (() => InflightError), suppress: boolean): void {
+    if (this.#entries.size > 0) {
+      const reason = typeof cause === 'function' ? cause() : cause; // built only when needed
+      for (const entry of [...this.#entries.values()]) this.abort(entry.id, reason, suppress);
+    }
     for (const route of this.#taskRoutes) route.close();
     this.#taskRoutes.clear();
   }

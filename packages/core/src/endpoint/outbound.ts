@@ -259,9 +259,15 @@ export class OutboundRequests {
     return true;
   }
 
-  /** Fails every request in flight with `cause`, sending nothing (the channel is gone). */
-  failAll(cause: InflightError): void {
+  /**
+   * Fails every request in flight with `cause`, sending nothing (the channel is gone). `cause` may be a
+   * function, called only when something is in flight: building an error captures a stack, and a stateless
+   * 2026-07-28 request closes its endpoint every time.
+   */
+  failAll(cause: InflightError | (() => InflightError)): void {
     this.closed = true;
+    if (this.#byId.size === 0) return;
+    if (typeof cause === 'function') cause = cause();
     for (const pending of [...this.#byId.values()]) {
       this.#settle(pending);
       this.#ended(pending, 'aborted', cause);
