@@ -12,6 +12,11 @@ export interface ServerOptions {
   handlerIdleMs: number;
   /** `--handler-ceiling MS`: no handler runs longer than this (CEILING). */
   handlerCeilingMs: number;
+  /**
+   * `--allowed-origins LIST`: HTTP: browser origins allowed to call (comma-separated, or `*`); others get
+   * `403`. Unset: every loopback origin (the adapter's default).
+   */
+  allowedOrigins?: string[] | '*';
   /** `--help` */
   help: boolean;
 }
@@ -29,6 +34,8 @@ export const USAGE = `usage: mcp-inflight-example-server [--http PORT] [--confor
 
   (no flags)             serve MCP on stdin/stdout, every revision 2024-11-05 .. 2026-07-28
   --http PORT            serve Streamable HTTP on http://127.0.0.1:PORT/mcp (0 picks a free port)
+  --allowed-origins LIST HTTP: browser origins allowed to call, comma-separated (http://127.0.0.1:8080),
+                         or * for any; others get 403 (default: every loopback origin, any port)
   --conformance          also serve the tools @modelcontextprotocol/conformance calls by name
   --help                 print this and exit
 
@@ -66,7 +73,8 @@ export function parseServerArgs(argv: readonly string[]): ServerOptions {
       if (!/^\d+$/.test(text) || port > 65_535)
         throw new Error(`--http takes a port from 0 to 65535, not ${JSON.stringify(text)}`);
       options.httpPort = port;
-    } else throw new Error(`unknown argument ${flag}`);
+    } else if (flag === '--allowed-origins') options.allowedOrigins = parseOrigins(argv[++i] ?? '');
+    else throw new Error(`unknown argument ${flag}`);
   }
   return options;
 }
@@ -87,6 +95,28 @@ const LIMIT_FLAGS: Readonly<Record<string, LimitName>> = {
   '--handler-idle': 'handlerIdleMs',
   '--handler-ceiling': 'handlerCeilingMs',
 };
+
+/** `*`, or a comma-separated list of origins (`scheme://host[:port]`, nothing after it). */
+function parseOrigins(text: string): string[] | '*' {
+  if (text.trim() === '*') return '*';
+  const origins = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (origins.length === 0)
+    throw new Error('--allowed-origins takes a comma-separated list of origins, or *');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {}
+    if (parsed?.origin !== origin.toLowerCase())
+      throw new Error(
+        `--allowed-origins: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`,
+      );
+  }
+  return origins;
+}
 
 function positiveInteger(flag: string, text = ''): number {
   const value = Number(text);

@@ -38,6 +38,7 @@ if (options.httpPort !== undefined) {
       port: options.httpPort,
       host: '127.0.0.1',
       path: '/mcp',
+      allowedOrigins: options.allowedOrigins, // unset: every loopback origin, any port (the adapter's default)
       maxSessions: options.maxSessions,
       sessionIdleMs: options.sessionIdleMs,
       handlerIdleMs: options.handlerIdleMs,

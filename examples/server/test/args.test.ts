@@ -1,0 +1,20 @@
+// The command line's parsing, without a process: --allowed-origins in particular (examples/web relies on it).
+import { expect, it } from 'vitest';
+import { parseServerArgs } from '../src/args.js';
+
+it('--allowed-origins takes a comma-separated list of origins', () => {
+  expect(parseServerArgs(['--http', '0']).allowedOrigins).toBeUndefined(); // the adapter's loopback default
+  expect(
+    parseServerArgs(['--allowed-origins', 'http://127.0.0.1:8080, https://app.example']).allowedOrigins,
+  ).toEqual(['http://127.0.0.1:8080', 'https://app.example']);
+  expect(parseServerArgs(['--allowed-origins', '*']).allowedOrigins).toBe('*');
+});
+
+it('--allowed-origins refuses what is not an origin', () => {
+  expect(() => parseServerArgs(['--allowed-origins'])).toThrow(/comma-separated list of origins/);
+  expect(() => parseServerArgs(['--allowed-origins', ' , '])).toThrow(/comma-separated list of origins/);
+  expect(() => parseServerArgs(['--allowed-origins', 'http://127.0.0.1:8080/page'])).toThrow(
+    /"http:\/\/127.0.0.1:8080\/page" is not an origin/,
+  );
+  expect(() => parseServerArgs(['--allowed-origins', '127.0.0.1:8080'])).toThrow(/is not an origin/);
+});
