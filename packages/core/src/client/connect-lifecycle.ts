@@ -99,10 +99,9 @@ interface HandshakeFields {
   _meta?: unknown;
 }
 
-/** The fields of a refusal's `data` the probe reads (`httpStatus`, `network`: set by the HTTP client). */
+/** The fields of a refusal's `data` the probe reads (`httpStatus`: set by the HTTP client). */
 interface RefusalData {
   httpStatus?: unknown;
-  network?: unknown;
   supported?: unknown;
 }
 
@@ -164,8 +163,7 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
   if (!(error instanceof JsonRpcError)) throw error;
   const data: RefusalData = asObject(error.data);
   const status = typeof data.httpStatus === 'number' ? data.httpStatus : undefined;
-  if (data.network === true || status === 401 || status === 403 || (status !== undefined && status >= 500))
-    throw error;
+  if (status === 401 || status === 403 || (status !== undefined && status >= 500)) throw error;
   if (error.code === JsonRpcErrorCode.UnsupportedProtocolVersion) {
     const offered = Array.isArray(data.supported) ? (data.supported as unknown[]) : [];
     const legacy = offered.filter(

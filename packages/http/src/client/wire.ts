@@ -9,8 +9,9 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 
 /**
- * The JSON-RPC code of a call that failed in transport (an HTTP error without a JSON-RPC body, a broken
- * stream that could not be resumed, a network failure); `data.httpStatus` or `data.network` says which.
+ * The JSON-RPC code of a call answered with an HTTP error that carries no JSON-RPC body; `data.httpStatus`
+ * says which. (A broken exchange, a network failure or a stream that could not be resumed, fails its call
+ * with an `InflightError` `UPSTREAM_CLOSED` instead.)
  * The spec names no code for these: it is `HTTP_ERROR_CODES.TransportFailure`, a lost exchange.
  *
  * @example

@@ -28,8 +28,8 @@ export const HTTP_ERROR_CODES = {
    */
   ...JsonRpcErrorCode,
   /**
-   * Client side: a call failed in transport (a non-2xx answer with no JSON-RPC error, a network failure);
-   * `data.httpStatus` or `data.network` says which. A lost exchange is a lost connection, the -32000 family.
+   * Client side: a non-2xx answer with no JSON-RPC error; `data.httpStatus` says which. (A broken exchange
+   * is an `InflightError` `UPSTREAM_CLOSED` instead.) The -32000 family: a lost exchange.
    */
   TransportFailure: -32000,
   /** 503: the server is closing. */
