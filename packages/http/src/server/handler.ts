@@ -73,7 +73,7 @@ const ALLOW = 'GET, POST, DELETE';
  *   serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: {} } });
  *   endpoint.setRequestHandler('tools/list', () => ({ tools: [] }));
  * });
- * // Deno.serve(handler.handle), Bun.serve({ fetch: handler.handle }), or serveHttp() on Node
+ * // serveHttp() on Node; elsewhere hand it each Fetch Request with a disconnect signal (see README)
  * ```
  */
 export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions): HttpHandler {
