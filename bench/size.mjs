@@ -1,18 +1,22 @@
 // Bundle-size check: bundles each entry the way an app would (esbuild --bundle --minify --format=esm),
 // gzips it at level 9, prints the table and exits 1 when a budget is exceeded. The official SDK's Client
 // sits in the table for comparison, with no budget. Needs `pnpm build` first (it bundles the dist files
-// users get). `pnpm check` runs it. Usage: node bench/size.mjs [--json FILE] [--budget-scale X]
-// (--budget-scale multiplies every budget: the test uses it to prove an over-budget bundle fails).
+// users get). `pnpm check` runs it. Usage: node bench/size.mjs [--json FILE] [--budget-scale X] [--packages DIR]
+// (--budget-scale multiplies every budget: the test uses it to prove an over-budget bundle fails;
+// --packages DIR bundles the packages found in DIR/core and DIR/http instead of the workspace's packages/:
+// `pnpm release:check` points it at the extracted tarballs, so the budgets apply to what would be published).
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const core = join(root, 'packages/core/dist/index.js');
-const httpFetch = join(root, 'packages/http/dist/fetch.js');
+const packagesAt = process.argv.indexOf('--packages');
+const packages = packagesAt === -1 ? join(root, 'packages') : resolve(process.argv[packagesAt + 1]);
+const core = join(packages, 'core/dist/index.js');
+const httpFetch = join(packages, 'http/dist/fetch.js');
 
 const KB = 1024;
 const scaleAt = process.argv.indexOf('--budget-scale');
@@ -36,13 +40,13 @@ const entries = [
   // Entries beyond the request lifecycle, each with a budget of its own (a user pays only for what they import).
   {
     name: 'tool layer (@mcp-inflight/core/tools: defineTool, serveTools)',
-    code: `export { defineTool, serveTools } from ${JSON.stringify(join(root, 'packages/core/dist/tools.js'))};`,
+    code: `export { defineTool, serveTools } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
     budget: 12 * KB,
   },
   {
     name: 'schemas (@mcp-inflight/core/schemas: zod schemas, zod inside)',
-    code: `export * from ${JSON.stringify(join(root, 'packages/core/dist/schemas.js'))};`,
+    code: `export * from ${JSON.stringify(join(packages, 'core/dist/schemas.js'))};`,
     platform: 'neutral',
     budget: 96 * KB,
   },
@@ -100,7 +104,7 @@ for (const entry of entries) {
 }
 
 const kb = (n) => `${(n / KB).toFixed(2)} KB`;
-console.log('bundle sizes: esbuild --bundle --minify --format=esm, gzip -9');
+console.log(`bundle sizes of ${packages}: esbuild --bundle --minify --format=esm, gzip -9`);
 console.log(
   `${'entry'.padEnd(84)} ${'minified'.padStart(10)} ${'gzip -9'.padStart(10)} ${'budget'.padStart(8)}  zod`,
 );
