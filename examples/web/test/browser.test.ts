@@ -18,6 +18,7 @@ let context: BrowserContext | undefined;
 let profile: string | undefined;
 let shots: string;
 let pageUrl: string;
+let mcpUrl: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -43,7 +44,11 @@ beforeAll(async () => {
     serve!.stdout!.on('data', (chunk) => {
       out += String(chunk);
       const page = /^page (\S+)$/m.exec(out);
-      if (page && /^mcp \S+$/m.test(out)) resolve(page[1]!);
+      const mcp = /^mcp (\S+)$/m.exec(out);
+      if (page && mcp) {
+        mcpUrl = mcp[1]!;
+        resolve(page[1]!);
+      }
     });
     serve!.once('exit', (code) => reject(new Error(`serve.mjs exited ${code}: ${err}`)));
   });
@@ -180,6 +185,18 @@ it('a page from an origin outside --allowed-origins is refused, and says so', as
       .toBe('refused (network/CORS)');
     expect(await page.locator('#tools .tool').count()).toBe(0);
     await page.screenshot({ path: join(shots, 'refused.png') });
+    // At the server: the preflight from this page's origin is refused with 403; the allowed origin's is not.
+    const preflight = (origin: string) =>
+      fetch(mcpUrl, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    expect((await preflight(new URL(page.url()).origin)).status).toBe(403);
+    expect((await preflight(new URL(pageUrl).origin)).status).toBeLessThan(300);
   } finally {
     await page.close();
   }
