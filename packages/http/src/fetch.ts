@@ -1,5 +1,9 @@
-// `@mcp-inflight/http/fetch`: everything that needs only the Fetch API (no node:* imports), for browsers,
-// Deno, Bun and workers. Node users can import the same names from `@mcp-inflight/http`.
+/**
+ * `@mcp-inflight/http/fetch`: everything that needs only the Fetch API (no node:* imports), for browsers,
+ * Deno, Bun and workers. Node users can import the same names from `@mcp-inflight/http`.
+ *
+ * @module @mcp-inflight/http/fetch
+ */
 
 export { HttpClient, type HttpClientOptions } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
