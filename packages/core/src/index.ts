@@ -1,4 +1,8 @@
-// The public surface of @mcp-inflight/core: explicit named exports only.
+/**
+ * The public surface of `@mcp-inflight/core`: explicit named exports only.
+ *
+ * @module @mcp-inflight/core
+ */
 
 export {
   type CallToolResult,

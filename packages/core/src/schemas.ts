@@ -1,6 +1,10 @@
-// `@mcp-inflight/core/schemas`: the zod schemas for progress and cancel messages, per revision. On their own
-// entry so that importing a primitive or an Endpoint never loads zod; the hot path uses the hand-written
-// guards (`isProgressParams`, `isCancelledParams`, `isTokenOrId`), which agree with these on a shared corpus.
+/**
+ * `@mcp-inflight/core/schemas`: the zod schemas for progress and cancel messages, per revision. On their own
+ * entry so that importing a primitive or an Endpoint never loads zod; the hot path uses the hand-written
+ * guards (`isProgressParams`, `isCancelledParams`, `isTokenOrId`), which agree with these on a shared corpus.
+ *
+ * @module @mcp-inflight/core/schemas
+ */
 export {
   cancelledNotificationSchema,
   cancelledParamsSchema,

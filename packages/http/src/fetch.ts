@@ -1,6 +1,10 @@
-// `@mcp-inflight/http/fetch`: everything that needs only the Fetch API (no node:* imports): the client for
-// browsers (tested in headless Chromium) and the Fetch-standard handler. Node users can import the same
-// names from `@mcp-inflight/http`.
+/**
+ * `@mcp-inflight/http/fetch`: everything that needs only the Fetch API (no node:* imports): the client for
+ * browsers (tested in headless Chromium) and the Fetch-standard handler. Node users can import the same
+ * names from `@mcp-inflight/http`.
+ *
+ * @module @mcp-inflight/http/fetch
+ */
 
 export { HttpClient, type HttpClientOptions } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';

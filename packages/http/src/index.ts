@@ -1,4 +1,8 @@
-// The public surface of @mcp-inflight/http: explicit named exports only.
+/**
+ * The public surface of `@mcp-inflight/http`: explicit named exports only.
+ *
+ * @module @mcp-inflight/http
+ */
 
 export { HttpClient, type HttpClientOptions } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';

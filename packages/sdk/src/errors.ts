@@ -103,9 +103,16 @@ export function inflightErrorFromSdk(error: unknown, closedAs: 'DISCONNECTED' | 
  * ```
  */
 export class WireError extends Error {
+  /** Always `'WireError'`. */
   override readonly name = 'WireError';
+  /** The JSON-RPC error code. */
   readonly code: number;
-  readonly data: { cause?: CancelCode; [key: string]: unknown };
+  /** The error's `data`; ours carries `cause` (the `CancelCode`) and the details. */
+  readonly data: {
+    /** Why the call ended early, when an `InflightError` is behind it. */
+    cause?: CancelCode;
+    [key: string]: unknown;
+  };
 
   constructor(error: JsonRpcErrorObject, options?: { cause?: unknown }) {
     super(error.message, options);

@@ -1,4 +1,8 @@
-// The public surface of @mcp-inflight/sdk: explicit named exports only.
+/**
+ * The public surface of `@mcp-inflight/sdk`: explicit named exports only.
+ *
+ * @module @mcp-inflight/sdk
+ */
 
 // Re-exported so that `catch (e) { if (e instanceof InflightError) … }` needs one import; it is core's class.
 export { type CancelCode, InflightError } from '@mcp-inflight/core';

@@ -21,8 +21,19 @@ import type { ProgressToken } from '@mcp-inflight/core';
  * ```
  */
 export interface ProgressNotificationLike {
+  /** Always `'notifications/progress'`. */
   method: 'notifications/progress';
-  params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
+  /** The update, under the requester's token. */
+  params: {
+    /** The requester's progress token. */
+    progressToken: ProgressToken;
+    /** Progress so far. */
+    progress: number;
+    /** The total, if known. */
+    total?: number;
+    /** A human-readable status, if any. */
+    message?: string;
+  };
 }
 
 /**
@@ -38,6 +49,7 @@ export interface ProgressNotificationLike {
  * ```
  */
 export interface RequestMetaLike {
+  /** The requester's progress token, if it wants progress. */
   progressToken?: ProgressToken;
   [key: string]: unknown;
 }
@@ -61,10 +73,18 @@ export interface RequestMetaLike {
  * ```
  */
 export interface V1HandlerExtra {
+  /** Aborted when the request is cancelled. */
   signal: AbortSignal;
+  /** The request's `_meta`. */
   _meta?: RequestMetaLike;
+  /** The request's JSON-RPC id. */
   requestId?: string | number;
-  requestInfo?: { headers?: Record<string, string | string[] | undefined> };
+  /** The HTTP request the message came in (HTTP transports only). */
+  requestInfo?: {
+    /** The HTTP request's headers. */
+    headers?: Record<string, string | string[] | undefined>;
+  };
+  /** Sends a notification related to this request. */
   sendNotification(notification: ProgressNotificationLike): Promise<void>;
 }
 
@@ -85,11 +105,17 @@ export interface V1HandlerExtra {
  * ```
  */
 export interface V2HandlerContext {
+  /** The request being served. */
   mcpReq: {
+    /** The request's JSON-RPC id. */
     id?: string | number;
+    /** Aborted when the request is cancelled. */
     signal: AbortSignal;
+    /** The request's `_meta`. */
     _meta?: RequestMetaLike;
+    /** The request's 2026-07-28 envelope, when there is one. */
     envelope?: Record<string, unknown>;
+    /** Sends a notification related to this request. */
     notify(notification: ProgressNotificationLike): Promise<void>;
   };
 }
@@ -121,8 +147,13 @@ export type HandlerContext = V1HandlerExtra | V2HandlerContext;
  * ```
  */
 export interface RequestLike {
+  /** The JSON-RPC method. */
   method: string;
-  params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
+  /** Its params. */
+  params?: Record<string, unknown> & {
+    /** The request's `_meta`. */
+    _meta?: Record<string, unknown>;
+  };
 }
 
 /**
@@ -140,8 +171,11 @@ export interface RequestLike {
  * ```
  */
 export interface Progress {
+  /** Progress so far. */
   progress: number;
+  /** The total, if known. */
   total?: number;
+  /** A human-readable status, if any. */
   message?: string;
 }
 
@@ -166,6 +200,7 @@ export interface SdkRequestOptions {
   onprogress: (progress: Progress) => void;
   /** Effectively infinite: our ceiling fires first, on its own timer (SDK #2695). */
   timeout: number;
+  /** Off: progress resets our idle window, not the SDK's timer. */
   resetTimeoutOnProgress: false;
 }
 
@@ -184,8 +219,11 @@ export interface SdkRequestOptions {
  * ```
  */
 export interface ClientLike {
+  /** Sends a request (v1: `request, resultSchema, options`; v2: `request, options` for spec methods). */
   request(request: RequestLike, schemaOrOptions?: unknown, options?: unknown): Promise<unknown>;
+  /** Calls a tool; used for `tools/call` so the SDK's own result checks apply. */
   callTool?(params: never, schemaOrOptions?: unknown, options?: unknown): Promise<unknown>;
+  /** The SDK's error callback. */
   onerror?: ((error: Error) => void) | undefined;
 }
 

@@ -1,4 +1,8 @@
-// The public surface of @mcp-inflight/stdio: explicit named exports only.
+/**
+ * The public surface of `@mcp-inflight/stdio`: explicit named exports only.
+ *
+ * @module @mcp-inflight/stdio
+ */
 export type { ChildExit, ChildOptions, StderrMode } from './client/child.js';
 export { type CommandSpec, parseCommandLine } from './client/command-line.js';
 export { type SpawnStdioOptions, type StdioClient, spawnStdio } from './client/spawn-stdio.js';

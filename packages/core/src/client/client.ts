@@ -17,10 +17,17 @@ import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshak
  * ```
  */
 export interface CallToolResult {
-  content: Array<{ type: string; [key: string]: unknown }>;
+  /** The result's content blocks (text, images, resources), each with its `type`. */
+  content: Array<{
+    /** The block's kind: `text`, `image`, `audio`, `resource_link` or `resource`. */
+    type: string;
+    [key: string]: unknown;
+  }>;
+  /** Structured output, when the tool declares an output schema. */
   structuredContent?: Record<string, unknown>;
   /** A tool execution error the model should see (not a protocol error). */
   isError?: boolean;
+  /** The result's `_meta`, as the server sent it. */
   _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }

@@ -13,7 +13,15 @@ import type { Revision } from '../eras/eras.js';
  * ```
  */
 export interface ClientIdentity {
-  clientInfo: { name: string; version: string; [key: string]: unknown };
+  /** The client's name and version (`Implementation`), plus any other fields to send. */
+  clientInfo: {
+    /** The implementation's name. */
+    name: string;
+    /** Its version. */
+    version: string;
+    [key: string]: unknown;
+  };
+  /** The client's capabilities. */
   capabilities: Record<string, unknown>;
 }
 
@@ -62,8 +70,19 @@ export interface ServerHandshake {
   revision: Revision;
   /** `modern` for 2026-07-28 (per-request `_meta`), `legacy` for an `initialize` session. */
   era: 'legacy' | 'modern';
-  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  /** The server's name and version, if it sent them. */
+  serverInfo:
+    | {
+        /** The implementation's name. */
+        name: string;
+        /** Its version. */
+        version: string;
+        [key: string]: unknown;
+      }
+    | undefined;
+  /** The server's capabilities. */
   capabilities: Record<string, unknown>;
+  /** The server's instructions for the model, if any. */
   instructions: string | undefined;
   /** The result as the server sent it (an `InitializeResult` or a `DiscoverResult`). */
   result: Record<string, unknown>;
@@ -88,6 +107,7 @@ const NEGOTIATION_BRAND = Symbol.for('@mcp-inflight/core.NegotiationError');
  * ```
  */
 export class NegotiationError extends Error {
+  /** Always `'NegotiationError'`. */
   override readonly name = 'NegotiationError';
   /** What we asked for. */
   readonly requested: Revision | 'auto';

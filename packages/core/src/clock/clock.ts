@@ -10,12 +10,13 @@
  * ```
  */
 export interface TimerHandle {
+  /** Cancels the timer; a no-op once it has fired or been cleared. */
   clear(): void;
 }
 
 /**
- * The source of time for everything in mcp-inflight. Inject a {@link ManualClock} in tests so that nothing
- * sleeps, or a custom clock to run deadlines on a runtime's own timers.
+ * The source of time for everything in mcp-inflight. Inject a {@link @mcp-inflight/core/testing!ManualClock}
+ * in tests so that nothing sleeps, or a custom clock to run deadlines on a runtime's own timers.
  *
  * @example
  * ```ts
@@ -85,7 +86,9 @@ export const systemClock: Clock = {
  * ```
  */
 export function timersOf(clock: Clock): {
+  /** Arms a timer on the clock. */
   setTimeout: (fn: () => void, ms: number) => TimerHandle;
+  /** Clears a timer; `undefined` is a no-op. */
   clearTimeout: (handle: TimerHandle | undefined) => void;
 } {
   return {

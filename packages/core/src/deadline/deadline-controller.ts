@@ -58,10 +58,13 @@ export interface DeadlineOptions {
  * ```
  */
 export class DeadlineController {
+  /** The idle window in ms (`Infinity`: none). */
   readonly idleMs: number;
+  /** The hard ceiling in ms from the start (`Infinity`: none). */
   readonly ceilingMs: number;
   /** The instant the deadline started, on its clock. */
   readonly startedAt: number;
+  /** The clock the deadline's timers run on. */
   readonly clock: Clock;
 
   // The AbortController is made on first read of `signal`: most deadlines settle without anyone
@@ -182,6 +185,7 @@ export class DeadlineController {
     this.#release();
   }
 
+  /** Same as `dispose()`, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

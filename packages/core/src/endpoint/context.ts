@@ -21,7 +21,9 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
  * ```
  */
 export interface RequestContext {
+  /** The request's JSON-RPC id. */
   readonly id: RequestId;
+  /** The request's method, e.g. `tools/call`. */
   readonly method: string;
   /** The revision this request is served under (its `_meta` version, else the session's). */
   readonly revision: Revision;
@@ -70,7 +72,9 @@ export interface RequestContext {
  * ```
  */
 export interface HandlerLimits {
+  /** The idle window in ms: the longest stretch without accepted progress. */
   idleMs?: number;
+  /** The hard ceiling in ms from the start, whatever the progress. */
   ceilingMs?: number;
 }
 

@@ -67,7 +67,13 @@ export interface EndpointOptions {
   /** The session's revision when known up front (an HTTP header, a pinned client). Set by `initialize`. */
   revision?: Revision;
   /** Who we are, stamped on every 2026-07-28 request we send unless the request names itself [M4]. */
-  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  clientInfo?: {
+    /** The implementation's name. */
+    name: string;
+    /** Its version. */
+    version: string;
+    [key: string]: unknown;
+  };
   /** What we offer, stamped on every 2026-07-28 request we send [M2]. @default {} */
   clientCapabilities?: Record<string, unknown>;
   /** Default idle limit for outbound requests. @default 60_000 */
@@ -97,14 +103,21 @@ export interface EndpointOptions {
  * ```
  */
 export interface EndpointStats {
+  /** Requests from the peer being handled now. */
   inboundInFlight: number;
+  /** Our requests waiting for their answer. */
   outboundInFlight: number;
   /** Progress tokens held by outbound requests (minted per request, released when it settles). */
   outboundTokens: number;
+  /** Responses that came after their request had ended (absorbed). */
   lateResponses: number;
+  /** Handler results or errors that came after their request had ended (absorbed). */
   lateResults: number;
+  /** Cancels that matched no request in flight when they arrived, or named `initialize` [CN7 CN11]. */
   ignoredCancels: number;
+  /** Cancels that arrived before their request and still won (rule 3). */
   earlyCancelsApplied: number;
+  /** Notifications ignored: malformed, or for a method nobody handles [CN15]. */
   ignoredNotifications: number;
   /** Input that was not JSON, when we are the client (a client does not answer it). */
   badInput: number;
@@ -134,10 +147,15 @@ export interface EndpointStats {
  * ```
  */
 export class Endpoint {
+  /** Which side we are (`EndpointOptions.role`). */
   readonly role: Role;
+  /** Which transport carries us (`EndpointOptions.transport`). */
   readonly transport: Transport;
+  /** Where messages are written. */
   readonly channel: Channel;
+  /** The clock every deadline of this endpoint runs on. */
   readonly clock: Clock;
+  /** The progress relay this endpoint's routes live on. */
   readonly relay: ProgressRelay;
   /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
   revision: Revision | undefined;
@@ -233,6 +251,7 @@ export class Endpoint {
     return this.#closed;
   }
 
+  /** A snapshot of the endpoint's counters: read it again for new numbers. */
   get stats(): EndpointStats {
     return {
       inboundInFlight: this.#inbound.size,

@@ -59,7 +59,9 @@ export type Outcome = 'result' | 'error' | 'aborted';
  * ```
  */
 export interface EndpointEvents {
+  /** A request went out, or a peer's request is about to be dispatched. */
   'request-started': (direction: Direction, id: RequestId, method: string, revision: Revision) => void;
+  /** A request settled; `error` is the rejection or error response (undefined for a result). */
   'request-ended': (
     direction: Direction,
     id: RequestId,
@@ -67,6 +69,7 @@ export interface EndpointEvents {
     outcome: Outcome,
     error: unknown,
   ) => void;
+  /** An update passed on, to our caller (`outbound`) or to the peer (`inbound`). */
   'progress-accepted': (
     direction: Direction,
     token: ProgressToken,
@@ -74,21 +77,27 @@ export interface EndpointEvents {
     total: unknown,
     message: unknown,
   ) => void;
+  /** An update refused (not finite, not increasing, malformed, or after the end). */
   'progress-dropped': (
     direction: Direction,
     token: ProgressToken,
     progress: unknown,
     reason: DropReason | 'closed',
   ) => void;
+  /** We cancelled one of our requests on the wire (`how`: the notification, or closing its HTTP stream). */
   'cancel-sent': (
     id: RequestId,
     method: string,
     cause: InflightError,
     how: 'notification' | 'close-stream',
   ) => void;
+  /** The peer's `notifications/cancelled` ended one of its requests in flight. */
   'cancel-received': (id: RequestId, method: string, reason: string | undefined) => void;
+  /** An idle limit or ceiling ended a request (`cause.code` says which). */
   'deadline-fired': (direction: Direction, id: RequestId, method: string, cause: InflightError) => void;
+  /** A response, a handler's result or a progress update came after its request ended, absorbed (rule 4). */
   late: (kind: 'response' | 'result' | 'progress', key: RequestId | ProgressToken) => void;
+  /** A failure that did not stop the endpoint (a notification handler threw, a write failed). */
   error: (error: unknown, context: string) => void;
 }
 

@@ -17,8 +17,17 @@ import type { Endpoint } from './endpoint.js';
  * ```
  */
 export interface ServerIdentity {
-  serverInfo: { name: string; version: string; [key: string]: unknown };
+  /** The server's name and version (`Implementation`), plus any other fields to send. */
+  serverInfo: {
+    /** The implementation's name. */
+    name: string;
+    /** Its version. */
+    version: string;
+    [key: string]: unknown;
+  };
+  /** The server's capabilities. */
   capabilities: Record<string, unknown>;
+  /** Instructions for the model, sent with the handshake. */
   instructions?: string;
 }
 

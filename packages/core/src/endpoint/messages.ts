@@ -154,9 +154,12 @@ export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
  * metaOf(undefined); // undefined
  * ```
  */
-export function metaOf(
-  params: { _meta?: unknown } | undefined,
-): (Record<string, unknown> & { progressToken?: unknown }) | undefined {
+export function metaOf(params: { _meta?: unknown } | undefined):
+  | (Record<string, unknown> & {
+      /** The request's progress token, unchecked. */
+      progressToken?: unknown;
+    })
+  | undefined {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
     ? (meta as Record<string, unknown>)
@@ -180,8 +183,11 @@ export function metaOf(
  * ```
  */
 export class JsonRpcError extends Error {
+  /** Always `'JsonRpcError'`. */
   override readonly name = 'JsonRpcError';
+  /** The JSON-RPC error code the peer sent. */
   readonly code: number;
+  /** The error's `data`, if the peer sent any. */
   readonly data: unknown;
 
   constructor(code: number, message: string, data?: unknown) {
@@ -190,6 +196,7 @@ export class JsonRpcError extends Error {
     this.data = data;
   }
 
+  /** The error as a JSON-RPC error object, for a response. */
   toJsonRpc(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }

@@ -86,10 +86,15 @@ export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
  * ```
  */
 export const JsonRpcErrorCode = {
+  /** Invalid JSON was received. */
   ParseError: -32700,
+  /** The JSON is not a valid JSON-RPC request. */
   InvalidRequest: -32600,
+  /** The method does not exist or is not served. */
   MethodNotFound: -32601,
+  /** The method's params are invalid. */
   InvalidParams: -32602,
+  /** An internal error of the peer. */
   InternalError: -32603,
   /** 2026-07-28: `MCP-Protocol-Version` header disagrees with `_meta` [H40]. */
   HeaderMismatch: -32020,

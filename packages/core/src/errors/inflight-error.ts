@@ -36,8 +36,11 @@ export interface InflightErrorDetails {
  * ```
  */
 export interface JsonRpcErrorObject {
+  /** The JSON-RPC error code. */
   code: number;
+  /** A short description of the error. */
   message: string;
+  /** Extra information; ours carries `cause` (the `CancelCode`) and the details. */
   data?: unknown;
 }
 
@@ -70,8 +73,11 @@ const plainInstanceOf = Function.prototype[Symbol.hasInstance];
  * ```
  */
 export class InflightError extends Error {
+  /** Always `'InflightError'`. */
   override readonly name = 'InflightError';
+  /** Why the call ended early. */
   readonly code: CancelCode;
+  /** What is known about the call and the limit (request id, method, timings). */
   readonly details: InflightErrorDetails;
   /**
    * Where the limit fired: `local` (this process) or `remote` (the peer, or a proxy further on, answered
@@ -182,7 +188,17 @@ export class InflightError extends Error {
     };
   }
 
-  toJSON(): { name: string; code: CancelCode; message: string; details: InflightErrorDetails } {
+  /** A plain object for logs and `JSON.stringify`. */
+  toJSON(): {
+    /** Always `'InflightError'`. */
+    name: string;
+    /** Why the call ended early. */
+    code: CancelCode;
+    /** The error's message. */
+    message: string;
+    /** What is known about the call and the limit. */
+    details: InflightErrorDetails;
+  } {
     return { name: this.name, code: this.code, message: this.message, details: this.details };
   }
 }

@@ -58,7 +58,9 @@ export type CancelSignal =
  * ```
  */
 export interface PolicyAnswer<T> {
+  /** The answer. */
   readonly value: T;
+  /** The rule it rests on (a key of the rules digest, e.g. `CN7`). */
   readonly rule: string;
 }
 
@@ -93,7 +95,9 @@ export interface OutboundRequest {
  * ```
  */
 export class EraCancelPolicy {
+  /** The revision the policy answers for. */
   readonly revision: Revision;
+  /** The transport the policy answers for. */
   readonly transport: Transport;
   readonly #legacy: boolean;
 

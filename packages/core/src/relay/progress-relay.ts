@@ -45,9 +45,13 @@ export type DropReason = 'not-finite' | 'not-increasing' | 'bad-total' | 'bad-me
  * ```
  */
 export interface ProgressRelayEvents {
+  /** An update refused, with the reason. */
   dropped: (reason: DropReason, token: ProgressToken, progress: unknown) => void;
+  /** A pending update replaced by a newer one inside the interval. */
   coalesced: (token: ProgressToken, progress: number) => void;
+  /** An update for a route that has closed. */
   late: (token: ProgressToken, progress: unknown) => void;
+  /** The route's `send` threw; the relay carries on. */
   sendError: (error: unknown, token: ProgressToken) => void;
 }
 
@@ -121,7 +125,9 @@ export interface RouteOptions {
  * ```
  */
 export class ProgressRoute {
+  /** The progress token this route serves. */
   readonly token: ProgressToken;
+  /** The revision it sends under (2024-11-05 strips `message`). */
   readonly revision: Revision;
   #relay: ProgressRelay;
   #send: (params: ProgressParams) => void;
@@ -287,9 +293,11 @@ export class ProgressRoute {
  * ```
  */
 export class ProgressRelay extends EventEmitter<ProgressRelayEvents> {
+  /** The clock intervals are measured on. */
   readonly clock: Clock;
   /** @internal */
   readonly queue: TimerQueue;
+  /** The least time between two updates sent on one route; newer ones inside it are coalesced. */
   readonly minIntervalMs: number;
   #passed = 0;
   #dropped = 0;
@@ -312,6 +320,7 @@ export class ProgressRelay extends EventEmitter<ProgressRelayEvents> {
     return new ProgressRoute(this, options, this.minIntervalMs);
   }
 
+  /** A snapshot of the relay's counters. */
   get stats(): ProgressRelayStats {
     return {
       passed: this.#passed,

@@ -39,26 +39,38 @@ export const requestIdSchema = z.union([z.string(), z.number().int()]);
 const metaSchema = z.record(z.string(), z.unknown()).optional();
 
 const progressBase = {
+  /** The token the requester chose for the request. */
   progressToken: progressTokenSchema,
   // zod 4 numbers are finite: JSON like 1e400 (Infinity) is rejected, as the relay's check does.
+  /** Progress so far: a finite number. */
   progress: z.number(),
+  /** The total, if known. */
   total: z.number().optional(),
+  /** The notification's `_meta`. */
   _meta: metaSchema,
 };
 
 /** `notifications/progress` params in 2024-11-05: no `message` [PS1]. Unknown keys are stripped. */
 export const progressParams20241105 = z.object(progressBase);
 /** `notifications/progress` params from 2025-03-26 on: adds `message` [PS6]. */
-export const progressParamsWithMessage = z.object({ ...progressBase, message: z.string().optional() });
+export const progressParamsWithMessage = z.object({
+  ...progressBase,
+  /** A human-readable status. */
+  message: z.string().optional(),
+});
 
 /** `notifications/cancelled` params where `requestId` is required (all but 2025-11-25) [CN17]. */
 export const cancelledParamsRequired = z.object({
+  /** The id of the request to cancel. */
   requestId: requestIdSchema,
+  /** Why, for logs. */
   reason: z.string().optional(),
+  /** The notification's `_meta`. */
   _meta: metaSchema,
 });
 /** `notifications/cancelled` params in 2025-11-25: `requestId` optional, for tasks [CN18a]. */
 export const cancelledParamsOptional = cancelledParamsRequired.extend({
+  /** The id of the request to cancel; a task's cancel may leave it out. */
   requestId: requestIdSchema.optional(),
 });
 
@@ -109,8 +121,11 @@ export function cancelledParamsSchema(
  */
 export function progressNotificationSchema(revision: Revision) {
   return z.object({
+    /** Always `'2.0'`. */
     jsonrpc: z.literal('2.0'),
+    /** Always `'notifications/progress'`. */
     method: z.literal('notifications/progress'),
+    /** The params, as the revision's params schema parses them. */
     params: progressParamsSchema(revision),
   });
 }
@@ -129,8 +144,11 @@ export function progressNotificationSchema(revision: Revision) {
  */
 export function cancelledNotificationSchema(revision: Revision) {
   return z.object({
+    /** Always `'2.0'`. */
     jsonrpc: z.literal('2.0'),
+    /** Always `'notifications/cancelled'`. */
     method: z.literal('notifications/cancelled'),
+    /** The params, as the revision's params schema parses them. */
     params: cancelledParamsSchema(revision),
   });
 }

@@ -45,10 +45,15 @@ export type RequestId = string | number;
  * ```
  */
 export interface ProgressParams {
+  /** The token the requester chose for the request. */
   progressToken: ProgressToken;
+  /** Progress so far: finite, and higher than the last value for this token. */
   progress: number;
+  /** The total, if known. */
   total?: number | undefined;
+  /** A human-readable status (2025-03-26 on). */
   message?: string | undefined;
+  /** The notification's `_meta`. */
   _meta?: Record<string, unknown> | undefined;
 }
 /**
@@ -63,7 +68,10 @@ export interface ProgressParams {
  * ```
  */
 export interface CancelledParams {
+  /** The id of the request to cancel. */
   requestId?: RequestId | undefined;
+  /** Why, for logs. */
   reason?: string | undefined;
+  /** The notification's `_meta`. */
   _meta?: Record<string, unknown> | undefined;
 }

@@ -16,7 +16,9 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
  * ```
  */
 export class QuietTimer {
+  /** The clock the window is measured on. */
   readonly clock: Clock;
+  /** How long without a touch counts as quiet, in ms. */
   readonly quietMs: number;
   #onQuiet: (quietMs: number) => void;
   #lastAt: number;

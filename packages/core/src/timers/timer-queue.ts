@@ -58,6 +58,7 @@ export class TimerQueue {
     return queue;
   }
 
+  /** The clock this queue's one timer runs on. */
   readonly clock: Clock;
   #heap: Entry[] = [];
   #armed: TimerHandle | undefined;

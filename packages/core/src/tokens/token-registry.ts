@@ -17,7 +17,9 @@ import type { ProgressToken } from '../schemas/types.js';
  * ```
  */
 export class DuplicateTokenError extends Error {
+  /** Always `'DuplicateTokenError'`. */
   override readonly name = 'DuplicateTokenError';
+  /** The token that is in use. */
   readonly token: ProgressToken;
 
   constructor(token: ProgressToken) {
@@ -41,9 +43,13 @@ export class DuplicateTokenError extends Error {
  * ```
  */
 export interface TokenLease<Owner> {
+  /** The leased token. */
   readonly token: ProgressToken;
+  /** Who holds it. */
   readonly owner: Owner;
+  /** Releases the token; a second call is a no-op. */
   release(): void;
+  /** Same as `release()`, for `using`. */
   [Symbol.dispose](): void;
 }
 

@@ -33,8 +33,11 @@ export type ToolOutput = string | CallToolResult;
  * ```
  */
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+  /** The tool's name, unique on its server. */
   name: string;
+  /** A display name. */
   title?: string;
+  /** What the tool does, for the model. */
   description?: string;
   /** The arguments' schema; it should describe an object (MCP tool input is an object). */
   input: Input;
@@ -59,7 +62,9 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
  * ```
  */
 export interface Tool {
+  /** The tool's name. */
   readonly name: string;
+  /** Its definition. */
   readonly definition: ToolDefinition;
 }
 

@@ -13,16 +13,19 @@
 export class BoundedSet<T> {
   #members = new Set<T>();
 
+  /** The most members kept. */
   readonly limit: number;
 
   constructor(limit: number) {
     this.limit = limit;
   }
 
+  /** Whether `value` is a member. */
   has(value: T): boolean {
     return this.#members.has(value);
   }
 
+  /** Adds `value` as the newest member, forgetting the oldest past the limit. */
   add(value: T): void {
     this.#members.delete(value); // re-adding makes it the newest
     this.#members.add(value);
@@ -34,6 +37,7 @@ export class BoundedSet<T> {
     return this.#members.delete(value);
   }
 
+  /** How many members there are. */
   get size(): number {
     return this.#members.size;
   }

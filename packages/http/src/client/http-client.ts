@@ -46,7 +46,13 @@ export interface HttpClientOptions {
   /** Default hard ceiling per request. @default 600_000 */
   ceilingMs?: number;
   /** Who we are. @default { name: 'mcp-inflight-http-client', version: '0.1.0' } */
-  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  clientInfo?: {
+    /** The implementation's name. */
+    name: string;
+    /** Its version. */
+    version: string;
+    [key: string]: unknown;
+  };
   /** What we offer the server. @default {} */
   capabilities?: Record<string, unknown>;
   /**
@@ -68,14 +74,15 @@ export interface HttpClientOptions {
   listen?: boolean;
   /** Time for deadlines, resume pauses and the close() flush. @default systemClock */
   clock?: Clock;
+  /** Share one relay (and its counters) among clients. @default a new relay on `clock` */
   relay?: ProgressRelay;
 }
 
 /**
- * An MCP client over Streamable HTTP: the {@link McpClient} every transport implements, built on core's
- * {@link Endpoint}: progress routed per request, idle and ceiling limits, and era-correct cancellation
- * (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy revisions). Uses
- * only `fetch`, so it runs in browsers too.
+ * An MCP client over Streamable HTTP: the {@link @mcp-inflight/core!McpClient} every transport implements,
+ * built on core's {@link Endpoint}: progress routed per request, idle and ceiling limits, and era-correct
+ * cancellation (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy
+ * revisions). Uses only `fetch`, so it runs in browsers too.
  *
  * @example
  * ```ts

@@ -11,6 +11,7 @@
 export interface SseEvent {
   /** The event type (`message` when the stream named none). */
   type: string;
+  /** The event's `data` lines, joined with `\n` (`''` for a priming event). */
   data: string;
   /** The last event id seen so far on this stream (what `Last-Event-ID` would carry). */
   lastEventId: string;

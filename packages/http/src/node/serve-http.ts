@@ -59,6 +59,7 @@ export interface ServeHttpOptions extends HttpServerOptions {
 export interface RunningHttpServer {
   /** The MCP endpoint's URL with the real port, e.g. `http://127.0.0.1:53211/mcp`. */
   readonly url: string;
+  /** The listening `node:http` server. */
   readonly server: Server;
   /** The Fetch handler behind it (for `stats`). */
   readonly handler: HttpHandler;

@@ -102,6 +102,7 @@ export interface HttpServerOptions {
  * ```
  */
 export interface SessionExpiry {
+  /** The expired session's `MCP-Session-Id`. */
   sessionId: string;
   /** How long the client had been out of contact. */
   idleMs: number;

@@ -46,8 +46,11 @@ export interface CallWithDeadlineOptions extends DeadlineCallOptions {
  * ```
  */
 export interface CallToolResultLike {
+  /** The result's content blocks. */
   content?: unknown[];
+  /** A tool execution error the model should see (not a protocol error). */
   isError?: boolean;
+  /** Structured output, when the tool declares an output schema. */
   structuredContent?: unknown;
   [key: string]: unknown;
 }
@@ -66,8 +69,25 @@ export interface CallToolResultLike {
  * ```
  */
 export const passthroughSchema = {
-  safeParse: (data: unknown) => ({ success: true as const, data }),
-  '~standard': { version: 1 as const, vendor: 'mcp-inflight', validate: (value: unknown) => ({ value }) },
+  /** SDK v1's check: every value passes, unchanged. */
+  safeParse: (data: unknown) => ({
+    /** Always `true`. */
+    success: true as const,
+    /** The value, unchanged. */
+    data,
+  }),
+  /** SDK v2's check, as a Standard Schema: every value passes, unchanged. */
+  '~standard': {
+    /** The Standard Schema version. */
+    version: 1 as const,
+    /** Who made the schema. */
+    vendor: 'mcp-inflight',
+    /** Every value passes, unchanged. */
+    validate: (value: unknown) => ({
+      /** The value, unchanged. */
+      value,
+    }),
+  },
 };
 
 /**

@@ -107,9 +107,9 @@ const INACTIVE: ProgressReporter = Object.freeze({
 
 /**
  * A progress reporter for the request an SDK handler is serving, from its `extra` (v1) or `ctx` (v2).
- * Progress goes to the host's token through a {@link ProgressRelay} route, related to the request so that on
- * HTTP it travels on that request's own stream. Call `finish()` before returning (or declare it with
- * `using`), or let {@link withProgress} do it.
+ * Progress goes to the host's token through a {@link @mcp-inflight/core!ProgressRelay} route, related to the
+ * request so that on HTTP it travels on that request's own stream. Call `finish()` before returning (or
+ * declare it with `using`), or let {@link withProgress} do it.
  *
  * @example
  * ```ts

@@ -56,6 +56,7 @@ export interface ChildExit {
  * ```
  */
 export interface ChildOptions {
+  /** The child's working directory. @default the current directory */
   cwd?: string;
   /** The child's environment. @default process.env */
   env?: NodeJS.ProcessEnv;

@@ -10,7 +10,9 @@
  * ```
  */
 export interface CommandSpec {
+  /** The program to run. */
   command: string;
+  /** Its arguments. */
   args?: readonly string[];
 }
 
@@ -27,7 +29,12 @@ export interface CommandSpec {
  * // { command: 'node', args: ['my server.js', '--name', 'a b'] }
  * ```
  */
-export function parseCommandLine(line: string): { command: string; args: string[] } {
+export function parseCommandLine(line: string): {
+  /** The program: the first word. */
+  command: string;
+  /** The words after it. */
+  args: string[];
+} {
   const words: string[] = [];
   let word = '';
   let inWord = false;

@@ -61,7 +61,9 @@ export interface SpawnStdioOptions
  * ```
  */
 export interface StdioClient extends McpClient {
+  /** The child process. */
   readonly child: ChildProcess;
+  /** The stdio connection to the child (its `endpoint`, `stats`). */
   readonly connection: StdioConnection;
   /** Resolves when the child has exited (or failed to start); `close()` waits for it. */
   readonly exited: Promise<ChildExit>;

@@ -34,6 +34,7 @@ export type BadInputKind = 'parse-error' | 'not-a-message' | 'overlong-line' | '
  * ```
  */
 export interface BadInput {
+  /** What was wrong with the input. */
   readonly kind: BadInputKind;
   /** A readable account, e.g. "line of 2000000 bytes passed maxLineBytes (1048576)". */
   readonly detail: string;

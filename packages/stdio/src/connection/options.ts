@@ -130,6 +130,7 @@ export interface StdioConnection {
   readonly closed: Promise<void>;
   /** Why it ended, once it has. */
   readonly closeReason: InflightError | undefined;
+  /** A snapshot of the connection's counters: read it again for new numbers. */
   readonly stats: StdioConnectionStats;
   /**
    * Closes gracefully: in-flight outbound calls are cancelled on the wire and rejected with SHUTDOWN,

@@ -88,6 +88,7 @@ export interface LineFramerStats {
  * ```
  */
 export class LineFramer {
+  /** The longest line accepted, in bytes without the newline. */
   readonly maxLineBytes: number;
   #onLine: (line: string) => void;
   #onOverlong: ((lineBytes: number) => void) | undefined;
@@ -113,6 +114,7 @@ export class LineFramer {
     this.#onOverlong = options.onOverlong;
   }
 
+  /** A snapshot of the framer's counters. */
   get stats(): LineFramerStats {
     return {
       lines: this.#lines,

@@ -79,7 +79,9 @@ export interface LineWriterStats {
  * ```
  */
 export class LineWriter {
+  /** The stream lines are written to. */
   readonly output: Writable;
+  /** Bound on bytes waiting for a slow reader (ours plus the stream's buffer). */
   readonly maxUnsentBytes: number;
   #onOverflow: ((queuedBytes: number) => void) | undefined;
   /** Lines not yet handed to the stream, in order. */
@@ -103,6 +105,7 @@ export class LineWriter {
     output.on('drain', this.#onDrain);
   }
 
+  /** A snapshot of the writer's counters. */
   get stats(): LineWriterStats {
     return {
       messages: this.#messages,
