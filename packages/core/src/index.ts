@@ -32,6 +32,7 @@ export type { Direction, EndpointEvents, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export { SERVER_INFO_META_KEY, type ServerIdentity, serveLifecycle } from './endpoint/lifecycle.js';
 export {
+  type Classified,
   classify,
   errorResponse,
   forwardedParams,

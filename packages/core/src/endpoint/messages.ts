@@ -26,15 +26,53 @@ export interface MessageFields {
   error?: unknown;
 }
 
-/** What an inbound JSON value turned out to be. */
+/**
+ * What an inbound JSON value turned out to be, as {@link classify} reads it.
+ *
+ * @example
+ * ```ts
+ * import { type Classified, classify } from '@mcp-inflight/core';
+ * const seen: Classified = classify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+ * if (seen.kind === 'invalid' && seen.answerable) console.log(seen.code, seen.message);
+ * ```
+ */
 export type Classified =
-  | { kind: 'request'; id: RequestId; method: string; params: Record<string, unknown> | undefined }
-  | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
-  | { kind: 'response'; id: RequestId; result: unknown; error: JsonRpcErrorObject | undefined }
   | {
+      /** A request: it has an id and a method. */
+      kind: 'request';
+      /** Its id, a string or an integer. */
+      id: RequestId;
+      /** Its method. */
+      method: string;
+      /** Its params, when they are an object. */
+      params: Record<string, unknown> | undefined;
+    }
+  | {
+      /** A notification: a method and no id. */
+      kind: 'notification';
+      /** Its method. */
+      method: string;
+      /** Its params, when they are an object. */
+      params: Record<string, unknown> | undefined;
+    }
+  | {
+      /** A response: an id with a result or an error. */
+      kind: 'response';
+      /** The id of the request it answers. */
+      id: RequestId;
+      /** The result, for a success. */
+      result: unknown;
+      /** The error, for a failure. */
+      error: JsonRpcErrorObject | undefined;
+    }
+  | {
+      /** Not a valid JSON-RPC message. */
       kind: 'invalid';
+      /** The id to answer under, when one could be read; else null [J6]. */
       id: RequestId | null;
+      /** Why it is invalid, for the error response. */
       message: string;
+      /** The JSON-RPC code the spec names: -32600, or -32602 for params that are not an object. */
       code: number;
       /** False for what tried to be a notification or a response: those are never answered [CN15]. */
       answerable: boolean;
