@@ -77,7 +77,7 @@ export async function connectLifecycle(
     return initialize(endpoint, identity, requested, options, hooks, supported);
   }
   const verdict = await probe(endpoint, options, supported);
-  if (verdict.handshake) return verdict.handshake;
+  if ('handshake' in verdict) return verdict.handshake;
   if (requested === MODERN_REVISION) {
     throw new NegotiationError(
       `the server does not speak ${MODERN_REVISION}: server/discover offered ${JSON.stringify(verdict.offered)}`,
@@ -105,14 +105,8 @@ interface RefusalData {
   supported?: unknown;
 }
 
-interface ProbeVerdict {
-  /** Set when the server is modern. */
-  handshake?: ServerHandshake;
-  /** The legacy revision to initialize with otherwise. */
-  legacy: Revision;
-  /** What the server named, for a NegotiationError. */
-  offered: readonly unknown[];
-}
+/** A modern server's handshake, or the legacy revision to initialize with and what the server named. */
+type ProbeVerdict = { handshake: ServerHandshake } | { legacy: Revision; offered: readonly unknown[] };
 
 async function probe(
   endpoint: Endpoint,
@@ -150,7 +144,7 @@ async function probe(
     instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     result,
   };
-  return { handshake, legacy: LATEST_LEGACY_REVISION, offered };
+  return { handshake };
 }
 
 /** Reads a failed probe: legacy unless the error says the server is modern or the exchange itself broke. */
@@ -166,11 +160,8 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
   if (status === 401 || status === 403 || (status !== undefined && status >= 500)) throw error;
   if (error.code === JsonRpcErrorCode.UnsupportedProtocolVersion) {
     const offered = Array.isArray(data.supported) ? (data.supported as unknown[]) : [];
-    const legacy = offered.filter(
-      (v): v is Revision => isRevision(v) && supported.includes(v) && isLegacy(v),
-    );
     // A modern server that refuses our version and names none we speak: do not fall back [stdio compat].
-    if (offered.includes(MODERN_REVISION) || legacy.length === 0) {
+    if (offered.includes(MODERN_REVISION) || !offered.some((v) => isUsableLegacy(v, supported))) {
       throw new NegotiationError(
         `the server refused ${MODERN_REVISION} and offered ${JSON.stringify(offered)}`,
         MODERN_REVISION,
@@ -179,7 +170,7 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
         { cause: error },
       );
     }
-    return { legacy: bestLegacy(legacy, supported), offered };
+    return { legacy: bestLegacy(offered, supported), offered };
   }
   if (error.code === JsonRpcErrorCode.HeaderMismatch) throw error;
   if (error.code === JsonRpcErrorCode.InvalidParams && status === 400) throw error;
@@ -234,8 +225,12 @@ async function initialize(
 
 /** The newest legacy revision we speak among `offered`, else the newest we speak. */
 function bestLegacy(offered: readonly unknown[], supported: readonly Revision[]): Revision {
-  const usable = offered.filter((v): v is Revision => isRevision(v) && isLegacy(v) && supported.includes(v));
+  const usable = offered.filter((v): v is Revision => isUsableLegacy(v, supported));
   return usable.sort().at(-1) ?? LATEST_LEGACY_REVISION;
+}
+
+function isUsableLegacy(value: unknown, supported: readonly Revision[]): value is Revision {
+  return isRevision(value) && isLegacy(value) && supported.includes(value);
 }
 
 function asObject(value: unknown): Record<string, unknown> {
