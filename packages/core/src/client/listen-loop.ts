@@ -14,7 +14,7 @@ export interface ListenLoopOptions {
   /** The filter to ask for now; an empty one means no stream. */
   filter: () => ListenFilter;
   /** The server's own advice for the pause before a new stream (an SSE `retry`), if it gave one. */
-  retryMs?: () => number | undefined;
+  retryMs?: (() => number | undefined) | undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ export const LISTEN_ACK_METHOD = 'notifications/subscriptions/acknowledged';
  *
  * @example
  * ```ts
- * import type { ListenFilter } from '@mcp-inflight/core';
+ * import type { ListenFilter } from '@mcp-inflight/core/listen';
  * const filter: ListenFilter = { toolsListChanged: true, resourceSubscriptions: ['file:///notes.md'] };
  * ```
  */
@@ -51,7 +51,7 @@ export function filterWants(
   const field = LIST_CHANGED[method];
   if (field) return filter[field] === true;
   if (method !== RESOURCE_UPDATED) return false;
-  const uri = params?.uri;
+  const uri = params?.['uri'];
   return typeof uri === 'string' && (filter.resourceSubscriptions ?? []).includes(uri);
 }
 

@@ -82,14 +82,14 @@ const SWEEP_FLOOR = 64;
  *
  * @example
  * ```ts
- * import { serveLifecycle } from '@mcp-inflight/core';
+ * import { Endpoint, serveLifecycle } from '@mcp-inflight/core';
  * import { Listeners } from '@mcp-inflight/core/listen';
- * import { createHttpHandler } from '@mcp-inflight/http';
- * const listeners = new Listeners();
- * const handler = createHttpHandler((endpoint) => {
- *   serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: { listChanged: true } } });
- * }, { listeners }); // serves subscriptions/listen, and ends the streams gracefully on close()
+ * const listeners = new Listeners(); // one per server, shared by every connection
+ * const endpoint = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: () => {} } });
+ * serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: { listChanged: true } } });
+ * listeners.serve(endpoint); // or pass `listeners` to serveStdio / createHttpHandler, which also end it on close
  * listeners.notify('notifications/tools/list_changed'); // every stream that asked for it
+ * listeners.end(); // shutting down: each stream gets its response, then notifications/cancelled
  * ```
  */
 export class Listeners {
@@ -149,7 +149,8 @@ export class Listeners {
     let reached = 0;
     for (const stream of this.#streams) {
       if (stream.endpoint.closed || !filterWants(stream.filter, method, params)) continue;
-      const meta = { ...(params._meta as Record<string, unknown> | undefined), [SUBSCRIPTION_ID_META_KEY]: stream.id };
+      const own = params['_meta'] as Record<string, unknown> | undefined;
+      const meta = { ...own, [SUBSCRIPTION_ID_META_KEY]: stream.id };
       stream.endpoint.notify(method, { ...params, _meta: meta }, stream.id);
       reached++;
     }
@@ -196,7 +197,7 @@ export class Listeners {
       // Listen streams are 2026-07-28's; a legacy session has the GET stream instead [H19].
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${LISTEN_METHOD}`);
     }
-    const requested = params?.notifications;
+    const requested = params?.['notifications'];
     if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
       throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: notifications must be an object');
     }
@@ -227,11 +228,11 @@ export class Listeners {
   #honour(requested: Record<string, unknown>): ListenFilter {
     const filter: ListenFilter = {};
     const offer = this.#offer;
-    if (offer.toolsListChanged && requested.toolsListChanged === true) filter.toolsListChanged = true;
-    if (offer.promptsListChanged && requested.promptsListChanged === true) filter.promptsListChanged = true;
-    if (offer.resourcesListChanged && requested.resourcesListChanged === true)
+    if (offer.toolsListChanged && requested['toolsListChanged'] === true) filter.toolsListChanged = true;
+    if (offer.promptsListChanged && requested['promptsListChanged'] === true) filter.promptsListChanged = true;
+    if (offer.resourcesListChanged && requested['resourcesListChanged'] === true)
       filter.resourcesListChanged = true;
-    const uris = requested.resourceSubscriptions;
+    const uris = requested['resourceSubscriptions'];
     if (offer.resourceSubscriptions && Array.isArray(uris)) {
       const strings = uris.filter((uri): uri is string => typeof uri === 'string');
       if (strings.length > 0) filter.resourceSubscriptions = strings;

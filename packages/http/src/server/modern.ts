@@ -108,7 +108,7 @@ export async function serveModern(
         const response = isResponseTo(message, id);
         // A listen stream's graceful end is its response and then `notifications/cancelled` [L11 CN3]:
         // the stream stays open for that one message, written right after, and closes after it.
-        if (response && listen) {
+        if (response && listen && 'result' in message) {
           stream.send(message, false);
           queueMicrotask(() => stream.end());
         } else stream.send(message, response);
