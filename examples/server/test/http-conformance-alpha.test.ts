@@ -36,6 +36,7 @@ interface Expectation {
 const NOT_SERVED = {
   diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) that we do not serve',
   subscriptions: 'skipped by the suite: no subscriptions/listen (listChanged is not declared)',
+  promptsListChanged: 'skipped by the suite: no prompts, so prompts.listChanged is not declared',
   promptsResources: 'prompts and resources are not served (-32601), so they carry no cache hints',
   xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which we do not serve',
 };
@@ -122,11 +123,21 @@ const COMMON: Record<string, Expectation> = {
   },
 };
 
+/** examples/server serves listen streams (its conformance tools change the tool list and say so). */
+const LISTEN_PASS = [
+  'sep-2575-server-sends-subscription-ack',
+  'sep-2575-server-tags-subscription-id',
+  'sep-2575-server-honors-notification-filter',
+  'sep-2575-server-sends-tools-list-changed-on-subscription',
+];
+
 const DIRECT: Record<string, Expectation> = {
   'server-stateless': {
-    pass: STATELESS_PASS,
+    pass: [...STATELESS_PASS, ...LISTEN_PASS],
     known: {
-      ...STATELESS_KNOWN,
+      'sep-2575-server-rejects-undeclared-capability': NOT_SERVED.diagnosticTool,
+      'sep-2575-missing-capability-http-400': NOT_SERVED.diagnosticTool,
+      'sep-2575-server-sends-prompts-list-changed-on-subscription': NOT_SERVED.promptsListChanged,
       'sep-2575-http-server-no-independent-requests-on-stream': NOT_SERVED.diagnosticTool,
       'sep-2575-server-no-log-without-loglevel': NOT_SERVED.diagnosticTool,
     },
