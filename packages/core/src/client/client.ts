@@ -98,7 +98,7 @@ export interface McpClient {
   onNotification(method: string, handler: NotificationHandler): this;
   /**
    * Asks for `notifications/resources/updated` about `uri`: on 2026-07-28 the URI joins the listen
-   * stream's filter [L14]; on earlier revisions it is `resources/subscribe`.
+   * stream's filter [LS2]; on earlier revisions it is `resources/subscribe`.
    */
   subscribeResource(uri: string): Promise<void>;
   /** Stops asking for updates about `uri` (`resources/unsubscribe` on earlier revisions). */

@@ -22,7 +22,7 @@ export interface ListenLoopOptions {
  * something: the request has no idle limit and no ceiling (it is meant to stay open [L12]); a server's end,
  * by the listen response [L11] or by `notifications/cancelled` [CN3], and a dropped stream are followed by
  * a new `listen` after a pause (the server's `retry` if it gave one, else 1 s doubling to 30 s while they
- * fail), since a server keeps no subscription across connections [L16]. A new filter replaces the stream;
+ * fail), since a server keeps no subscription across connections [LS4 LS5]. A new filter replaces the stream;
  * `stop()` cancels it era-correctly (its stream closed on HTTP, `notifications/cancelled` on stdio [CN27]).
  */
 export class ListenLoop {

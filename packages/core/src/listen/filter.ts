@@ -9,7 +9,7 @@ export const LISTEN_ACK_METHOD = 'notifications/subscriptions/acknowledged';
 
 /**
  * What a `subscriptions/listen` stream carries: the client opts in to each notification type; an omitted
- * field is not subscribed [L14].
+ * field is not subscribed [LS2].
  *
  * @example
  * ```ts
@@ -28,7 +28,7 @@ export interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
-/** The three list changes, each with the filter field that asks for it [L14]. */
+/** The three list changes, each with the filter field that asks for it [LS2]. */
 export const LIST_CHANGED: Readonly<Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>> =
   {
     'notifications/tools/list_changed': 'toolsListChanged',
@@ -41,7 +41,7 @@ export const RESOURCE_UPDATED = 'notifications/resources/updated';
 
 /**
  * Whether a stream opened with `filter` may carry `method` (with `params`): a server MUST NOT send a type
- * the client did not request [L13].
+ * the client did not request [LS1].
  */
 export function filterWants(
   filter: ListenFilter,

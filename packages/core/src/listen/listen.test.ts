@@ -137,7 +137,7 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.listens()).toHaveLength(1);
     p.clock.advance(1);
     await drain();
-    expect(p.listens()).toHaveLength(2); // a server keeps no subscription: the client asks again [L16]
+    expect(p.listens()).toHaveLength(2); // a server keeps no subscription: the client asks again [LS4 LS5]
     await p.client.close();
   });
 

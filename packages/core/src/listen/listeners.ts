@@ -16,7 +16,7 @@ import {
 
 /**
  * Which notification types a {@link Listeners} hub offers; each defaults to `true`. The acknowledgment
- * echoes only what is offered [L15].
+ * echoes only what is offered [LS3].
  *
  * @example
  * ```ts
@@ -74,7 +74,7 @@ const SWEEP_FLOOR = 64;
 /**
  * The server's listeners, shared by every endpoint it serves: it answers `subscriptions/listen` on each
  * endpoint handed to {@link Listeners.serve} and delivers what the server publishes with
- * {@link Listeners.notify} to every stream whose filter asked for it [L13], tagged with the stream's
+ * {@link Listeners.notify} to every stream whose filter asked for it [LS1], tagged with the stream's
  * subscription id [L10]. A legacy session or connection gets list changes unasked, as its revision has
  * them. A listen stream has no idle limit or ceiling of its own: it lives until the client cancels it
  * (closes the stream on HTTP, `notifications/cancelled` on stdio [CN27]), its connection goes, or the
@@ -141,7 +141,7 @@ export class Listeners {
 
   /**
    * Publishes a notification: every listen stream whose filter asked for `method` gets it, with its
-   * subscription id in `_meta` [L10 L13]; a list change also goes to every legacy session or connection.
+   * subscription id in `_meta` [L10 LS1]; a list change also goes to every legacy session or connection.
    * Returns how many listeners it reached. Only the types a filter can name travel on a listen stream
    * (progress and log messages belong to their request [PT7]).
    */
@@ -224,7 +224,7 @@ export class Listeners {
     });
   }
 
-  /** The subset of the requested filter this server offers, well-formed [L15]. */
+  /** The subset of the requested filter this server offers, well-formed [LS3]. */
   #honour(requested: Record<string, unknown>): ListenFilter {
     const filter: ListenFilter = {};
     const offer = this.#offer;
