@@ -2,7 +2,7 @@ import type { NotificationHandler, RequestHandler } from '../endpoint/context.js
 import type { Endpoint, EndpointStats } from '../endpoint/endpoint.js';
 import type { RequestOptions } from '../endpoint/outbound.js';
 import { isLegacy, MODERN_REVISION, type Revision } from '../eras/eras.js';
-import { filterFor, LIST_CHANGED, LISTEN_ACK_METHOD, RESOURCE_UPDATED } from '../listen/filter.js';
+import { filterFor, LIST_CHANGED, LISTEN_ACK_METHOD, offeredBy, RESOURCE_UPDATED } from '../listen/filter.js';
 import { connectLifecycle, type LifecycleHooks } from './connect-lifecycle.js';
 import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshake.js';
 import { ListenLoop } from './listen-loop.js';
@@ -259,7 +259,8 @@ export class LifecycleClient implements McpClient {
       return;
     this.#listening ??= new ListenLoop({
       endpoint: this.endpoint,
-      filter: () => filterFor(this.#handled, [...this.#resources]),
+      // Only what the server declares it can send (its listChanged and subscribe capabilities).
+      filter: () => offeredBy(filterFor(this.#handled, [...this.#resources]), this.#server?.capabilities),
       retryMs: this.#transport.listenRetryMs,
     });
     this.#listening.refresh();

@@ -75,3 +75,21 @@ export function isEmptyFilter(filter: ListenFilter): boolean {
     (filter.resourceSubscriptions ?? []).length === 0
   );
 }
+
+/**
+ * The part of `filter` a server's capabilities say it can deliver: a list change it declares
+ * (`tools.listChanged`…), resource updates only with `resources.subscribe`. A client asks for no more.
+ */
+export function offeredBy(filter: ListenFilter, capabilities: Record<string, unknown> | undefined): ListenFilter {
+  const has = (kind: string, flag: string): boolean => {
+    const entry = capabilities?.[kind] as Record<string, unknown> | undefined;
+    return typeof entry === 'object' && entry !== null && entry[flag] === true;
+  };
+  const offered: ListenFilter = {};
+  if (filter.toolsListChanged && has('tools', 'listChanged')) offered.toolsListChanged = true;
+  if (filter.promptsListChanged && has('prompts', 'listChanged')) offered.promptsListChanged = true;
+  if (filter.resourcesListChanged && has('resources', 'listChanged')) offered.resourcesListChanged = true;
+  if (filter.resourceSubscriptions && has('resources', 'subscribe'))
+    offered.resourceSubscriptions = filter.resourceSubscriptions;
+  return offered;
+}

@@ -40,7 +40,7 @@ function pair(serverRevision?: Revision) {
   });
   serveLifecycle(server, {
     serverInfo: { name: 'listen-unit', version: '1.0.0' },
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
   });
   listeners.serve(server);
   const endpoint: Endpoint = new Endpoint({
@@ -178,6 +178,20 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.listeners.notify('notifications/tools/list_changed')).toBe(1);
     expect(p.toClient.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: {} });
     expect(p.listeners.notify('notifications/resources/updated', { uri: 'file:///x' })).toBe(0);
+    await p.client.close();
+  });
+
+  it('asks only for what the server declares it can send', async () => {
+    const p = pair();
+    p.client.onNotification('notifications/prompts/list_changed', () => {}); // not declared: not asked
+    await connected(p);
+    expect(p.listens()).toHaveLength(0);
+    p.client.onNotification('notifications/tools/list_changed', () => {});
+    await drain();
+    expect(p.listens().map((m) => m.params)).toMatchObject([{ notifications: { toolsListChanged: true } }]);
+    expect((p.listens()[0]!.params as { notifications: object }).notifications).not.toHaveProperty(
+      'promptsListChanged',
+    );
     await p.client.close();
   });
 
