@@ -1,6 +1,6 @@
+import type { Listeners } from '@mcp-inflight/core/listen';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
-import type { Listeners } from '@mcp-inflight/core/listen';
 import type { ProxyForwarder } from './forwarder.js';
 
 /** Where hosts reach the proxy, and how to stop taking them. */

@@ -55,7 +55,10 @@ const CHANGING_TOOL = defineTool({
  * `test_trigger_tool_change` (2026-07-28 server-stateless) changes it, which `listeners` publish as
  * `notifications/tools/list_changed` to the listen streams that asked for it.
  */
-export function conformanceServer(counters: WorkCounters, listeners: Publisher): (endpoint: Endpoint) => void {
+export function conformanceServer(
+  counters: WorkCounters,
+  listeners: Publisher,
+): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(
     [
       ...exampleTools(counters),

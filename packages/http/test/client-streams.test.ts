@@ -48,7 +48,12 @@ describe('legacy resumption', () => {
   it('follows a polling server to the result: a resume that brought events is not a failed attempt', async () => {
     const { server, gets } = await pollingServer();
     // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', resumeAttempts: 2, listen: false });
+    const client = new HttpClient({
+      url: server.url,
+      revision: '2025-11-25',
+      resumeAttempts: 2,
+      listen: false,
+    });
     const seen: number[] = [];
     const result = await client.request(
       'tools/call',
@@ -65,7 +70,12 @@ describe('legacy resumption', () => {
   it('still gives up after resumeAttempts resumes in a row that bring nothing', async () => {
     const { server, gets } = await pollingServer(true);
     // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', resumeAttempts: 2, listen: false });
+    const client = new HttpClient({
+      url: server.url,
+      revision: '2025-11-25',
+      resumeAttempts: 2,
+      listen: false,
+    });
     const call = client.request('tools/call', { name: 'work' }, { onprogress: () => {} });
     await expect(call).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED' });
     expect(gets()).toBe(2);

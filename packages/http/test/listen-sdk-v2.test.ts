@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveLifecycle } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer as McpServerV2 } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
@@ -67,7 +70,10 @@ describe('our HttpClient, the official SDK v2 createMcpHandler as server', () =>
     const handler = createMcpHandler(() => {
       const server = new McpServerV2(
         { name: 'sdk-v2', version: '2.0.0' },
-        { supportedProtocolVersions: ['2026-07-28', '2025-11-25'], capabilities: { tools: { listChanged: true } } },
+        {
+          supportedProtocolVersions: ['2026-07-28', '2025-11-25'],
+          capabilities: { tools: { listChanged: true } },
+        },
       );
       server.registerTool('noop', { inputSchema: z.object({}) }, () => ({ content: [] }));
       return server;
@@ -82,7 +88,8 @@ describe('our HttpClient, the official SDK v2 createMcpHandler as server', () =>
       client.onNotification('notifications/tools/list_changed', (params) => changes.push(params));
       await client.connect();
       expect(client.revision).toBe('2026-07-28');
-      const listens = () => wire.filter((e) => (e.body as { method?: string }).method === 'subscriptions/listen');
+      const listens = () =>
+        wire.filter((e) => (e.body as { method?: string }).method === 'subscriptions/listen');
       await until(() => listens().length === 1 && listens()[0]!.received.length > 0, 'the acknowledgment');
       expect(listens()[0]!.received[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
       await sleep(300); // past the client's idle limit and ceiling

@@ -58,7 +58,12 @@ async function rawListen(url: string, id: number, notifications: Record<string, 
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'subscriptions/listen',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta, notifications } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { _meta: meta, notifications },
+    }),
     signal: controller.signal,
   });
   let text = '';
@@ -89,7 +94,10 @@ describe('a 2026-07-28 listen stream served by createHttpHandler', () => {
     expect(stream.messages()[0]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 }, notifications: { toolsListChanged: true } },
+      params: {
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
+        notifications: { toolsListChanged: true },
+      },
     });
     await sleep(LIMIT_MS * 4); // past handlerIdleMs and handlerCeilingMs several times over
     expect(stream.text()).toContain(': keep-alive');
@@ -155,7 +163,9 @@ describe('HttpClient, with no listen option', () => {
     listeners.notify('notifications/tools/list_changed');
     await until(() => seen.length === 1, 'the notification');
     expect(seen[0]).toMatchObject({ _meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() } });
-    const listen = wire.find((e) => (e.body as { method?: string } | undefined)?.method === 'subscriptions/listen');
+    const listen = wire.find(
+      (e) => (e.body as { method?: string } | undefined)?.method === 'subscriptions/listen',
+    );
     expect(listen?.body).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
     await client.close();
     await until(() => listeners.stats.streams === 0, 'the server to see the stream close');

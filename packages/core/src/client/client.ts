@@ -255,7 +255,12 @@ export class LifecycleClient implements McpClient {
 
   /** Opens, or reopens with the current filter, the 2026-07-28 listen stream (a no-op elsewhere). */
   #listen(): void {
-    if (!this.#server || this.#closing || this.revision !== MODERN_REVISION || this.#transport.listen === false)
+    if (
+      !this.#server ||
+      this.#closing ||
+      this.revision !== MODERN_REVISION ||
+      this.#transport.listen === false
+    )
       return;
     this.#listening ??= new ListenLoop({
       endpoint: this.endpoint,

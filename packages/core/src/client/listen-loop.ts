@@ -72,7 +72,12 @@ export class ListenLoop {
           await endpoint.request(
             LISTEN_METHOD,
             { notifications: filter },
-            { idleMs: Number.POSITIVE_INFINITY, ceilingMs: Number.POSITIVE_INFINITY, progress: false, signal: stop.signal },
+            {
+              idleMs: Number.POSITIVE_INFINITY,
+              ceilingMs: Number.POSITIVE_INFINITY,
+              progress: false,
+              signal: stop.signal,
+            },
           );
           failures = 0; // the server ended it on purpose: a new one after the first pause
         } catch (error) {

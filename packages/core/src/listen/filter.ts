@@ -29,12 +29,13 @@ export interface ListenFilter {
 }
 
 /** The three list changes, each with the filter field that asks for it [LS2]. */
-export const LIST_CHANGED: Readonly<Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>> =
-  {
-    'notifications/tools/list_changed': 'toolsListChanged',
-    'notifications/prompts/list_changed': 'promptsListChanged',
-    'notifications/resources/list_changed': 'resourcesListChanged',
-  };
+export const LIST_CHANGED: Readonly<
+  Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>
+> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
 
 /** The notification a resource subscription brings. */
 export const RESOURCE_UPDATED = 'notifications/resources/updated';
@@ -51,7 +52,7 @@ export function filterWants(
   const field = LIST_CHANGED[method];
   if (field) return filter[field] === true;
   if (method !== RESOURCE_UPDATED) return false;
-  const uri = params?.['uri'];
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
   return typeof uri === 'string' && (filter.resourceSubscriptions ?? []).includes(uri);
 }
 
@@ -80,7 +81,10 @@ export function isEmptyFilter(filter: ListenFilter): boolean {
  * The part of `filter` a server's capabilities say it can deliver: a list change it declares
  * (`tools.listChanged`…), resource updates only with `resources.subscribe`. A client asks for no more.
  */
-export function offeredBy(filter: ListenFilter, capabilities: Record<string, unknown> | undefined): ListenFilter {
+export function offeredBy(
+  filter: ListenFilter,
+  capabilities: Record<string, unknown> | undefined,
+): ListenFilter {
   const has = (kind: string, flag: string): boolean => {
     const entry = capabilities?.[kind] as Record<string, unknown> | undefined;
     return typeof entry === 'object' && entry !== null && entry[flag] === true;

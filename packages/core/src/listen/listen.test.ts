@@ -59,7 +59,10 @@ function pair(serverRevision?: Revision) {
   const client = new LifecycleClient(
     endpoint,
     { clientInfo: { name: 'unit', version: '1.0.0' }, capabilities: {} },
-    { notify: async (method, params) => endpoint.notify(method, params), close: async () => endpoint.close() },
+    {
+      notify: async (method, params) => endpoint.notify(method, params),
+      close: async () => endpoint.close(),
+    },
   );
   const listens = () => toServer.filter((m) => m.method === 'subscriptions/listen');
   return {
@@ -97,7 +100,10 @@ describe('a listen stream over stdio (both sides ours)', () => {
     // The acknowledgment comes first, tagged with the listen's id [L9 L10].
     expect(p.toClient.at(-1)).toMatchObject({
       method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listen.id }, notifications: { toolsListChanged: true } },
+      params: {
+        _meta: { 'io.modelcontextprotocol/subscriptionId': listen.id },
+        notifications: { toolsListChanged: true },
+      },
     });
     p.clock.advance(LIMIT_MS * 100); // the client's idle and ceiling, the server's handler limits
     await drain();
@@ -109,7 +115,10 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.endpoint.stats.ignoredNotifications).toBe(0); // the acknowledgment was expected
     await p.client.close();
     // stdio has no stream to close: the cancel is the notification [CN27 CN25].
-    expect(p.toServer.at(-1)).toMatchObject({ method: 'notifications/cancelled', params: { requestId: listen.id } });
+    expect(p.toServer.at(-1)).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: listen.id },
+    });
     await drain();
     expect(p.listeners.stats).toMatchObject({ streams: 0, cancelled: 1 });
     expect(p.server.stats.inboundInFlight).toBe(0);
@@ -117,7 +126,7 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.toClient.filter((m) => m.id === listen.id)).toEqual([]); // no response after a cancel [CN25]
   });
 
-  it("ends gracefully with the response, then notifications/cancelled; the client reads the first and listens again", async () => {
+  it('ends gracefully with the response, then notifications/cancelled; the client reads the first and listens again', async () => {
     const p = pair();
     p.client.onNotification('notifications/tools/list_changed', () => {});
     await connected(p);
@@ -126,12 +135,21 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.listeners.end(p.server, 'draining')).toBe(1);
     await drain();
     expect(p.toClient.slice(before)).toEqual([
-      { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } },
+      {
+        jsonrpc: '2.0',
+        id,
+        result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+      },
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'draining' } },
     ]);
     expect(p.server.stats).toMatchObject({ inboundInFlight: 0, lateResults: 0 });
     // The client ended it at the response; the cancel after it referenced a finished request [CN11].
-    expect(p.endpoint.stats).toMatchObject({ outboundInFlight: 0, lateResponses: 0, errors: 0, ignoredCancels: 1 });
+    expect(p.endpoint.stats).toMatchObject({
+      outboundInFlight: 0,
+      lateResponses: 0,
+      errors: 0,
+      ignoredCancels: 1,
+    });
     p.clock.advance(999);
     await drain();
     expect(p.listens()).toHaveLength(1);
@@ -176,7 +194,11 @@ describe('a listen stream over stdio (both sides ours)', () => {
     await expect(asked).rejects.toMatchObject({ code: -32601 });
     // A list change reaches the legacy connection unasked, as its revision has it.
     expect(p.listeners.notify('notifications/tools/list_changed')).toBe(1);
-    expect(p.toClient.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: {} });
+    expect(p.toClient.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: {},
+    });
     expect(p.listeners.notify('notifications/resources/updated', { uri: 'file:///x' })).toBe(0);
     await p.client.close();
   });
@@ -280,7 +302,13 @@ describe('Listeners', () => {
     const listeners = new Listeners();
     const endpoints = Array.from(
       { length: 200 },
-      () => new Endpoint({ role: 'server', transport: 'stdio', revision: '2025-06-18', channel: { write: () => {} } }),
+      () =>
+        new Endpoint({
+          role: 'server',
+          transport: 'stdio',
+          revision: '2025-06-18',
+          channel: { write: () => {} },
+        }),
     );
     for (const endpoint of endpoints) {
       listeners.serve(endpoint);
@@ -293,7 +321,14 @@ describe('Listeners', () => {
 
   it('never remembers a stateless 2026-07-28 endpoint', () => {
     const listeners = new Listeners();
-    listeners.serve(new Endpoint({ role: 'server', transport: 'http', revision: '2026-07-28', channel: { write: () => {} } }));
+    listeners.serve(
+      new Endpoint({
+        role: 'server',
+        transport: 'http',
+        revision: '2026-07-28',
+        channel: { write: () => {} },
+      }),
+    );
     expect(listeners.stats.legacyEndpoints).toBe(0);
   });
 });

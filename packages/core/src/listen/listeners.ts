@@ -149,7 +149,7 @@ export class Listeners {
     let reached = 0;
     for (const stream of this.#streams) {
       if (stream.endpoint.closed || !filterWants(stream.filter, method, params)) continue;
-      const own = params['_meta'] as Record<string, unknown> | undefined;
+      const own = (params as { _meta?: Record<string, unknown> })._meta;
       const meta = { ...own, [SUBSCRIPTION_ID_META_KEY]: stream.id };
       stream.endpoint.notify(method, { ...params, _meta: meta }, stream.id);
       reached++;
@@ -192,16 +192,23 @@ export class Listeners {
     return ended;
   }
 
-  #open(endpoint: Endpoint, params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<never> {
+  #open(
+    endpoint: Endpoint,
+    params: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+  ): Promise<never> {
     if (isLegacy(ctx.revision)) {
       // Listen streams are 2026-07-28's; a legacy session has the GET stream instead [H19].
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${LISTEN_METHOD}`);
     }
-    const requested = params?.['notifications'];
+    const requested = (params as { notifications?: unknown } | undefined)?.notifications;
     if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: notifications must be an object');
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        'Invalid params: notifications must be an object',
+      );
     }
-    const filter = this.#honour(requested as Record<string, unknown>);
+    const filter = this.#honour(requested);
     const stream: Stream = { id: ctx.id, endpoint, filter };
     this.#streams.add(stream);
     // The acknowledgment first, before any notification of the stream [L9].
@@ -225,14 +232,14 @@ export class Listeners {
   }
 
   /** The subset of the requested filter this server offers, well-formed [LS3]. */
-  #honour(requested: Record<string, unknown>): ListenFilter {
+  #honour(requested: { [K in keyof ListenFilter]?: unknown }): ListenFilter {
     const filter: ListenFilter = {};
     const offer = this.#offer;
-    if (offer.toolsListChanged && requested['toolsListChanged'] === true) filter.toolsListChanged = true;
-    if (offer.promptsListChanged && requested['promptsListChanged'] === true) filter.promptsListChanged = true;
-    if (offer.resourcesListChanged && requested['resourcesListChanged'] === true)
+    if (offer.toolsListChanged && requested.toolsListChanged === true) filter.toolsListChanged = true;
+    if (offer.promptsListChanged && requested.promptsListChanged === true) filter.promptsListChanged = true;
+    if (offer.resourcesListChanged && requested.resourcesListChanged === true)
       filter.resourcesListChanged = true;
-    const uris = requested['resourceSubscriptions'];
+    const uris = requested.resourceSubscriptions;
     if (offer.resourceSubscriptions && Array.isArray(uris)) {
       const strings = uris.filter((uri): uri is string => typeof uri === 'string');
       if (strings.length > 0) filter.resourceSubscriptions = strings;
