@@ -193,6 +193,41 @@ describe('HttpClient, with no listen option', () => {
     await client.close();
   });
 
+  it('sends listen again after its stream drops, after the retry the stream advised', async () => {
+    const listeners = new Listeners();
+    const server = await start(listeners);
+    // The first listen's stream is cut after its first event, as a dropped connection would be, with the
+    // SSE `retry` a server (or a proxy in between) may send; later ones pass untouched.
+    let listens = 0;
+    const cutting = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      if (!String(init?.body ?? '').includes('"subscriptions/listen"') || ++listens > 1) return response;
+      const reader = response.body!.getReader();
+      const { value } = await reader.read();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('retry: 50\n\n'));
+          controller.enqueue(value!);
+          void reader.cancel(); // the server sees the stream close: its cancel [CN27]
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: response.headers });
+    }) as typeof fetch;
+    const client = new HttpClient({ url: server.url, fetch: cutting });
+    const seen: unknown[] = [];
+    client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
+    const started = Date.now();
+    await client.connect();
+    await until(() => listens === 2 && listeners.stats.streams === 1, 'a second listen');
+    expect(Date.now() - started).toBeLessThan(900); // 50 ms, not the 1 s default
+    expect(listeners.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
+    listeners.notify('notifications/tools/list_changed');
+    await until(() => seen.length === 1, 'the change on the new stream');
+    await client.close();
+    await until(() => listeners.stats.streams === 0, 'the stream to close');
+  });
+
   it('receives a legacy server request and notification that belong to no call (the GET stream)', async () => {
     const listeners = new Listeners();
     const sessions: Endpoint[] = [];
