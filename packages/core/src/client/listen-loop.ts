@@ -82,6 +82,7 @@ export class ListenLoop {
           failures = 0; // the server ended it on purpose: a new one after the first pause
         } catch (error) {
           if (stop.signal.aborted) continue; // stopped, or a new filter: no pause
+          if (endpoint.closed) return; // the connection is gone: no timer may outlive it
           if (error instanceof JsonRpcError && error.code === JsonRpcErrorCode.MethodNotFound) {
             this.#unsupported = true; // this server has no listen streams [H43]
             return;
