@@ -107,4 +107,36 @@ describe('our HttpClient, the official SDK v2 createMcpHandler as server', () =>
       await new Promise((resolve) => http.close(resolve));
     }
   });
+
+  it('takes the SDK v2 server’s graceful end (its listen response) as the end of the stream', async () => {
+    const handler = createMcpHandler(
+      () =>
+        new McpServerV2(
+          { name: 'sdk-v2', version: '2.0.0' },
+          { supportedProtocolVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
+        ),
+    );
+    const http: Server = createServer(toNodeHandler(handler));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const client = new HttpClient({ url });
+    const ends: string[] = [];
+    client.endpoint.events.on('request-ended', (_direction, _id, method, outcome) => {
+      if (method === 'subscriptions/listen') ends.push(outcome);
+    });
+    try {
+      client.onNotification('notifications/tools/list_changed', () => {});
+      await client.connect();
+      await until(() => client.stats().outboundInFlight === 1, 'the listen stream');
+      await sleep(100);
+      await handler.close();
+      await until(() => ends.length === 1, 'the end of the stream');
+      expect(ends).toEqual(['result']);
+      expect(client.stats()).toMatchObject({ outboundInFlight: 0, errors: 0, lateResponses: 0 });
+    } finally {
+      await client.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
 });
