@@ -45,6 +45,12 @@ const entries = [
     budget: 12 * KB,
   },
   {
+    name: 'listen streams, server side (@mcp-inflight/core/listen: Listeners)',
+    code: `export { Listeners } from ${JSON.stringify(join(packages, 'core/dist/listen.js'))};`,
+    platform: 'neutral',
+    budget: 4 * KB,
+  },
+  {
     name: 'schemas (@mcp-inflight/core/schemas: zod schemas, zod inside)',
     code: `export * from ${JSON.stringify(join(packages, 'core/dist/schemas.js'))};`,
     platform: 'neutral',

@@ -77,13 +77,14 @@ export function resultForHost(
 
 /**
  * The capabilities hosts are offered: the upstream's, minus what one shared upstream connection cannot
- * carry to a particular host (its log messages, its resource-update and list-changed notifications, its
- * tasks), so no host waits for messages that will never come.
+ * carry to a particular host (its log messages, its per-host resource subscriptions, its tasks), so no
+ * host waits for messages that will never come. List changes are relayed: the proxy listens upstream and
+ * publishes them to every host that listens (or, legacy, to every host).
  *
  * @example
  * ```ts
  * import { capabilitiesForHosts } from './forward.js';
- * capabilitiesForHosts({ tools: { listChanged: true }, logging: {} }); // { tools: {} }
+ * capabilitiesForHosts({ tools: { listChanged: true }, logging: {} }); // { tools: { listChanged: true } }
  * ```
  */
 export function capabilitiesForHosts(
@@ -97,7 +98,7 @@ export function capabilitiesForHosts(
       typeof value === 'object' &&
       value !== null
     ) {
-      const { listChanged: _l, subscribe: _s, ...rest } = value as Record<string, unknown>;
+      const { subscribe: _s, ...rest } = value as Record<string, unknown>;
       out[key] = rest;
     } else out[key] = value;
   }

@@ -1,6 +1,7 @@
 // The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
 import { withTimeout } from '@mcp-inflight/core';
+import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints } from '@mcp-inflight/example-server/stats';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
@@ -33,7 +34,9 @@ const log = (event: ProxyEvent): void => {
 };
 
 const logging = options.log !== 'quiet';
-const connect = clientUpstream(options.upstream);
+// Hosts' listen streams (2026-07-28) and legacy sessions get the upstream's list changes.
+const listeners = new Listeners({ offer: { resourceSubscriptions: false } });
+const connect = clientUpstream(options.upstream, listeners);
 // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired on
 // it, the late answers it absorbed. With --log quiet nobody subscribes, so its endpoint emits nothing.
 const connector = async () => {
@@ -76,8 +79,8 @@ let listener: Listener;
 try {
   listener =
     options.listen.kind === 'stdio'
-      ? listenStdio(relay)
-      : await listenHttp(relay, options.listen.port, options);
+      ? listenStdio(relay, listeners)
+      : await listenHttp(relay, options.listen.port, options, listeners);
 } catch (error) {
   // A port in use is a mistake to name, not a crash to show.
   process.stderr.write(`proxy: cannot listen: ${(error as Error).message}\n`);

@@ -1,4 +1,6 @@
 import type { McpClient, ServerHandshake } from '@mcp-inflight/core';
+import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
+import type { Publisher } from '@mcp-inflight/core/tools';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { UpstreamTarget } from './options.js';
@@ -32,9 +34,15 @@ export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: 
  * await upstream.close();
  * ```
  */
-export function clientUpstream(target: UpstreamTarget): UpstreamConnector {
+export function clientUpstream(target: UpstreamTarget, listeners?: Publisher): UpstreamConnector {
   return async (): Promise<UpstreamConnection> => {
     const client = open(target);
+    // The upstream's list changes go to the hosts' listeners. Handling them makes a 2026-07-28 client ask
+    // for them on its own listen stream; a legacy upstream sends them unasked (the GET stream, the pipe).
+    if (listeners) {
+      for (const method of RELAYED_CHANGES)
+        client.onNotification(method, (params) => listeners.notify(method, withoutSubscriptionId(params)));
+    }
     let server: ServerHandshake;
     try {
       server = await client.connect({ revision: target.revision });
@@ -55,6 +63,21 @@ export function clientUpstream(target: UpstreamTarget): UpstreamConnector {
       close: () => client.close(),
     };
   };
+}
+
+/** The notifications relayed from the upstream to every listening host. */
+const RELAYED_CHANGES = [
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+];
+
+/** The upstream stream's subscription id means nothing to a host: each host stream gets its own. */
+function withoutSubscriptionId(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { _meta: meta, ...rest } = params ?? {};
+  if (typeof meta !== 'object' || meta === null) return rest;
+  const { [SUBSCRIPTION_ID_META_KEY]: _upstream, ...others } = meta as Record<string, unknown>;
+  return Object.keys(others).length > 0 ? { ...rest, _meta: others } : rest;
 }
 
 function open(target: UpstreamTarget): McpClient {

@@ -381,7 +381,7 @@ describe('lifecycle, errors and shutdown', () => {
       serverInfo: { name: 'memory-upstream' },
       capabilities: { tools: {} },
     });
-    expect(init.capabilities).toEqual({ tools: {} }); // logging and listChanged are not relayed
+    expect(init.capabilities).toEqual({ tools: { listChanged: true } }); // logging is not relayed; list changes are
     const modern = p.host('http', '2026-07-28');
     const discover = (await modern.client.request('server/discover', {})) as Record<string, unknown>;
     expect(discover.supportedVersions).toContain('2026-07-28');

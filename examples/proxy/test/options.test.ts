@@ -102,7 +102,12 @@ describe('forwarding helpers', () => {
         tasks: { list: {} },
         completions: {},
       }),
-    ).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
+    ).toEqual({
+      tools: { listChanged: true }, // relayed: the proxy listens upstream and publishes to its hosts
+      resources: { listChanged: true }, // but not per-host resource subscriptions
+      prompts: {},
+      completions: {},
+    });
   });
 });
 

@@ -32,7 +32,8 @@ it('--max-sessions caps legacy host sessions; --session-idle frees a quiet one',
     '--session-idle',
     '400',
   ]);
-  const first = new HttpClient({ url: proxy.url, revision: '2025-11-25' });
+  // No GET stream: an open one is contact, and this host is to go quiet.
+  const first = new HttpClient({ url: proxy.url, revision: '2025-11-25', listen: false });
   await first.connect();
   const refused = await initialize(proxy.url);
   expect(refused.status).toBe(503);

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint } from '@mcp-inflight/core';
-import { defineTool, type Tool } from '@mcp-inflight/core/tools';
+import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
-// (tools-call-simple-text, tools-call-error, tools-call-with-progress). Served only with `--conformance`.
+// (tools-call-simple-text, tools-call-error, tools-call-with-progress), and the hook its 2026-07-28
+// server-stateless scenario calls to change the tool list. Served only with `--conformance`.
 
 const noInput = z.object({});
 
@@ -41,7 +42,38 @@ const CONFORMANCE_TOOLS: Tool[] = [
   }),
 ];
 
-/** The example server plus the conformance suite's tools, on one endpoint. */
-export function setupConformanceServer(endpoint: Endpoint, counters: WorkCounters): void {
-  serveExample(endpoint, [...exampleTools(counters), ...CONFORMANCE_TOOLS]);
+/** The tool `test_trigger_tool_change` adds, then removes, so the list really changes each time. */
+const CHANGING_TOOL = defineTool({
+  name: 'test_changing_tool',
+  description: 'Comes and goes with test_trigger_tool_change (conformance).',
+  input: noInput,
+  run: () => 'here for now',
+});
+
+/**
+ * The example server plus the conformance suite's tools, as one changing list shared by every endpoint:
+ * `test_trigger_tool_change` (2026-07-28 server-stateless) changes it, which `listeners` publish as
+ * `notifications/tools/list_changed` to the listen streams that asked for it.
+ */
+export function conformanceServer(
+  counters: WorkCounters,
+  listeners: Publisher,
+): (endpoint: Endpoint) => void {
+  const tools: ToolList = new ToolList(
+    [
+      ...exampleTools(counters),
+      ...CONFORMANCE_TOOLS,
+      defineTool({
+        name: 'test_trigger_tool_change',
+        description: 'Adds or removes test_changing_tool, which changes the tool list (conformance).',
+        input: noInput,
+        run: () => {
+          if (!tools.remove(CHANGING_TOOL.name)) tools.add(CHANGING_TOOL);
+          return 'the tool list changed';
+        },
+      }),
+    ],
+    { listeners },
+  );
+  return (endpoint) => serveExample(endpoint, tools);
 }

@@ -1,10 +1,11 @@
 // The example server: `work` and `status` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
 // README.md.
 import type { Endpoint } from '@mcp-inflight/core';
+import { Listeners } from '@mcp-inflight/core/listen';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
-import { setupConformanceServer } from './conformance.js';
+import { conformanceServer } from './conformance.js';
 import { LiveEndpoints, serveStats } from './stats.js';
 import { setupExampleServer, type WorkCounters } from './tools.js';
 
@@ -21,12 +22,17 @@ if (options.help) {
 }
 
 const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
-const setupTools = options.conformance ? setupConformanceServer : setupExampleServer;
+// Listen streams (2026-07-28 `subscriptions/listen`) on every transport; the conformance tools publish
+// their list changes to them.
+const listeners = new Listeners();
+const setupTools = options.conformance
+  ? conformanceServer(counters, listeners)
+  : (endpoint: Endpoint) => setupExampleServer(endpoint, counters);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();
 let transportStats: (stateless: boolean) => Record<string, unknown> = () => ({});
 const setup = (endpoint: Endpoint, stateless = false): void => {
-  setupTools(endpoint, counters);
+  setupTools(endpoint);
   live.add(endpoint);
   serveStats(endpoint, live, () => ({ work: { ...counters }, transport: transportStats(stateless) }));
 };
@@ -43,6 +49,7 @@ if (options.httpPort !== undefined) {
       sessionIdleMs: options.sessionIdleMs,
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,
+      listeners,
       // The one place an expiry shows: its calls end with SESSION_EXPIRED on the server side.
       onSessionExpired: ({ sessionId, idleMs, inFlight }) =>
         process.stderr.write(
@@ -69,6 +76,7 @@ if (options.httpPort !== undefined) {
   process.once('SIGTERM', stop);
 } else {
   const server = serveStdio((endpoint) => setup(endpoint), {
+    listeners,
     handlerIdleMs: options.handlerIdleMs,
     handlerCeilingMs: options.handlerCeilingMs,
   });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools, type Tool } from '@mcp-inflight/core/tools';
+import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 
 /** Counts of `work` calls, shared by every connection of one server process. */
@@ -78,10 +78,11 @@ async function work(
  * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0 }));
  * ```
  */
-export function serveExample(endpoint: Endpoint, tools: readonly Tool[]): void {
+export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolList): void {
   serveLifecycle(endpoint, {
     serverInfo: { name: 'mcp-inflight-example-server', version: '0.1.0' },
-    capabilities: { tools: {} },
+    // A list that can change says so: clients may then ask for its changes on a listen stream.
+    capabilities: { tools: tools instanceof ToolList ? { listChanged: true } : {} },
   });
   serveTools(endpoint, tools);
 }

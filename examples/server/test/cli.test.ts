@@ -66,7 +66,13 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
       'test_simple_text',
       'test_error_handling',
       'test_tool_with_progress',
+      'test_trigger_tool_change',
     ]);
+    // The hook changes the list; a legacy client hears of it on the pipe, unasked.
+    let changed = 0;
+    client.onNotification('notifications/tools/list_changed', () => changed++);
+    await client.callTool('test_trigger_tool_change', {});
+    await expect.poll(() => changed).toBe(1);
     const done = await client.request(
       'tools/call',
       { name: 'work', arguments: { steps: 1, intervalMs: 1 } },

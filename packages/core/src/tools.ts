@@ -6,3 +6,4 @@
  */
 export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
 export { type CacheHints, type ServeToolsOptions, serveTools } from './tools/serve-tools.js';
+export { type Publisher, ToolList } from './tools/tool-list.js';

@@ -11,6 +11,11 @@ export { toNodeListener } from './node/node-listener.js';
 export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node/serve-http.js';
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';
 export { createHttpHandler, type HttpExchange, type HttpHandler } from './server/handler.js';
-export { type HttpServerOptions, LOOPBACK_HOSTS, type SessionExpiry } from './server/options.js';
+export {
+  type HttpServerOptions,
+  type ListenersLike,
+  LOOPBACK_HOSTS,
+  type SessionExpiry,
+} from './server/options.js';
 export { HTTP_ERROR_CODES } from './shared/error-codes.js';
 export { decodeHeaderValue, encodeHeaderValue } from './shared/header-value.js';

@@ -47,7 +47,13 @@ async function pollingServer(stuck = false) {
 describe('legacy resumption', () => {
   it('follows a polling server to the result: a resume that brought events is not a failed attempt', async () => {
     const { server, gets } = await pollingServer();
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', resumeAttempts: 2 });
+    // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
+    const client = new HttpClient({
+      url: server.url,
+      revision: '2025-11-25',
+      resumeAttempts: 2,
+      listen: false,
+    });
     const seen: number[] = [];
     const result = await client.request(
       'tools/call',
@@ -63,7 +69,13 @@ describe('legacy resumption', () => {
 
   it('still gives up after resumeAttempts resumes in a row that bring nothing', async () => {
     const { server, gets } = await pollingServer(true);
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', resumeAttempts: 2 });
+    // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
+    const client = new HttpClient({
+      url: server.url,
+      revision: '2025-11-25',
+      resumeAttempts: 2,
+      listen: false,
+    });
     const call = client.request('tools/call', { name: 'work' }, { onprogress: () => {} });
     await expect(call).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED' });
     expect(gets()).toBe(2);

@@ -1,9 +1,11 @@
 import type { NotificationHandler, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint, EndpointStats } from '../endpoint/endpoint.js';
 import type { RequestOptions } from '../endpoint/outbound.js';
-import type { Revision } from '../eras/eras.js';
+import { isLegacy, MODERN_REVISION, type Revision } from '../eras/eras.js';
+import { filterFor, LIST_CHANGED, LISTEN_ACK_METHOD, offeredBy, RESOURCE_UPDATED } from '../listen/filter.js';
 import { connectLifecycle, type LifecycleHooks } from './connect-lifecycle.js';
 import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshake.js';
+import { ListenLoop } from './listen-loop.js';
 
 /**
  * A `tools/call` result as every revision shapes it.
@@ -88,8 +90,19 @@ export interface McpClient {
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Serves a request the server sends outside a call (`roots/list`, legacy `elicitation/create`…). */
   onRequest(method: string, handler: RequestHandler): this;
-  /** Receives a notification the server sends (`notifications/tools/list_changed`…). */
+  /**
+   * Receives a notification the server sends (`notifications/tools/list_changed`…). On 2026-07-28 a
+   * handler for a list change makes the client ask for it on its `subscriptions/listen` stream, which it
+   * keeps open by itself (and reopens after a drop); earlier revisions deliver them unasked.
+   */
   onNotification(method: string, handler: NotificationHandler): this;
+  /**
+   * Asks for `notifications/resources/updated` about `uri`: on 2026-07-28 the URI joins the listen
+   * stream's filter [LS2]; on earlier revisions it is `resources/subscribe`.
+   */
+  subscribeResource(uri: string): Promise<void>;
+  /** Stops asking for updates about `uri` (`resources/unsubscribe` on earlier revisions). */
+  unsubscribeResource(uri: string): Promise<void>;
   /** The endpoint's counters. */
   stats(): EndpointStats;
   /** Ends everything in flight and the connection. Safe to call twice. */
@@ -115,6 +128,10 @@ export interface ClientTransport extends LifecycleHooks {
   close(): Promise<void>;
   /** Settles when the transport is gone by itself (a child exited). @default only after `close()` */
   closed?: Promise<void>;
+  /** `false` keeps the client from opening 2026-07-28 listen streams by itself. @default true */
+  listen?: boolean;
+  /** The server's advice (an SSE `retry`) for the pause before a listen stream is reopened, if any. */
+  listenRetryMs?: () => number | undefined;
 }
 
 /**
@@ -141,6 +158,10 @@ export class LifecycleClient implements McpClient {
   #connecting: Promise<ServerHandshake> | undefined;
   #closing: Promise<void> | undefined;
   #closedByCall: { promise: Promise<void>; resolve: () => void };
+  /** Notification methods the application handles, and resource URIs it asked about: the listen filter. */
+  #handled = new Set<string>();
+  #resources = new Set<string>();
+  #listening: ListenLoop | undefined;
   readonly closed: Promise<void>;
 
   constructor(endpoint: Endpoint, identity: ClientIdentity, transport: ClientTransport) {
@@ -153,6 +174,8 @@ export class LifecycleClient implements McpClient {
     });
     this.#closedByCall = { promise, resolve };
     this.closed = transport.closed ? Promise.race([transport.closed, promise]) : promise;
+    // The listen stream's first message [L9]: expected, not an unhandled notification.
+    endpoint.setNotificationHandler(LISTEN_ACK_METHOD, () => {});
   }
 
   get server(): ServerHandshake | undefined {
@@ -168,6 +191,7 @@ export class LifecycleClient implements McpClient {
     this.#connecting ??= connectLifecycle(this.endpoint, this.#identity, options, this.#transport).then(
       (settled) => {
         this.#server = settled;
+        this.#listen();
         return settled;
       },
       (error: unknown) => {
@@ -203,7 +227,48 @@ export class LifecycleClient implements McpClient {
 
   onNotification(method: string, handler: NotificationHandler): this {
     this.endpoint.setNotificationHandler(method, handler);
+    if (LIST_CHANGED[method] !== undefined || method === RESOURCE_UPDATED) {
+      this.#handled.add(method);
+      this.#listen();
+    }
     return this;
+  }
+
+  async subscribeResource(uri: string): Promise<void> {
+    if (!this.#server) await this.connect();
+    if (this.revision !== undefined && isLegacy(this.revision)) {
+      await this.endpoint.request('resources/subscribe', { uri });
+      return;
+    }
+    this.#resources.add(uri);
+    this.#listen();
+  }
+
+  async unsubscribeResource(uri: string): Promise<void> {
+    if (!this.#server) await this.connect();
+    if (this.revision !== undefined && isLegacy(this.revision)) {
+      await this.endpoint.request('resources/unsubscribe', { uri });
+      return;
+    }
+    if (this.#resources.delete(uri)) this.#listen();
+  }
+
+  /** Opens, or reopens with the current filter, the 2026-07-28 listen stream (a no-op elsewhere). */
+  #listen(): void {
+    if (
+      !this.#server ||
+      this.#closing ||
+      this.revision !== MODERN_REVISION ||
+      this.#transport.listen === false
+    )
+      return;
+    this.#listening ??= new ListenLoop({
+      endpoint: this.endpoint,
+      // Only what the server declares it can send (its listChanged and subscribe capabilities).
+      filter: () => offeredBy(filterFor(this.#handled, [...this.#resources]), this.#server?.capabilities),
+      retryMs: this.#transport.listenRetryMs,
+    });
+    this.#listening.refresh();
   }
 
   stats(): EndpointStats {
@@ -211,6 +276,7 @@ export class LifecycleClient implements McpClient {
   }
 
   close(): Promise<void> {
+    this.#listening?.stop();
     this.#closing ??= this.#transport.close().finally(this.#closedByCall.resolve);
     return this.#closing;
   }

@@ -501,7 +501,9 @@ export class Endpoint {
         return;
       }
       const cancel = params as { requestId?: unknown; reason?: unknown };
-      this.#inbound.cancel(cancel.requestId as RequestId, cancel.reason as string | undefined);
+      // A client is told so by a server ending its listen stream [CN3]; otherwise a cancel is for inbound work.
+      if (this.role !== 'client' || !this.#outbound.endedByPeer(cancel.requestId as RequestId))
+        this.#inbound.cancel(cancel.requestId as RequestId, cancel.reason as string | undefined);
     }
     const handler = this.#notificationHandlers.get(method);
     if (!handler) {

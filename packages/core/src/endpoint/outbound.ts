@@ -249,6 +249,20 @@ export class OutboundRequests {
     }
   }
 
+  /**
+   * A server's `notifications/cancelled` for one of our requests: it may end only a
+   * `subscriptions/listen` stream [CN3 CN6], and that end is graceful, as the listen response is [L11]:
+   * the listen resolves. Returns whether it ended one.
+   */
+  endedByPeer(id: RequestId): boolean {
+    const pending = this.#byId.get(id);
+    if (pending?.method !== 'subscriptions/listen') return false;
+    this.#settle(pending);
+    this.#ended(pending, 'result', undefined);
+    pending.resolve({ resultType: 'complete' });
+    return true;
+  }
+
   /** Fails one request with `cause`, sending nothing: its exchange broke and no answer can come. */
   fail(id: RequestId, cause: InflightError): boolean {
     const pending = this.#byId.get(id);

@@ -31,7 +31,7 @@ type Row = [Revision, Transport, Role, OutboundRequest, CancelSignal, string, bo
  * Legacy (2025-11-25 and earlier): either side cancels with the notification [CN1]; on Streamable HTTP a
  * disconnect is not a cancel, so the notification it is [H14]; never `initialize` [CN7], which a server never
  * issued anyway [CN4]; 2025-11-25 tasks use `tasks/cancel` [CN16]. 2026-07-28: servers issue no requests
- * [L1] and send the notification only to end a listen, on stdio [CN6 CN21]; a client closes the stream on
+ * [L1] and send the notification only to end a listen, on either transport [CN6 CN21 CN3]; a client closes the stream on
  * HTTP [CN24 CN22] and sends the notification on stdio [CN25]; tasks use `tasks/cancel` [T11].
  */
 const MATRIX: Row[] = [
@@ -113,7 +113,7 @@ const MATRIX: Row[] = [
   [R0728, 'http', 'client', TASK, 'tasks/cancel', 'T11', false, 'T11'],
   [R0728, 'http', 'server', INIT, 'none', 'L1', false, 'CN6'],
   [R0728, 'http', 'server', CALL, 'none', 'L1', false, 'CN6'],
-  [R0728, 'http', 'server', LISTEN, 'none', 'L1', false, 'CN21'],
+  [R0728, 'http', 'server', LISTEN, 'none', 'L1', true, 'CN3'],
   [R0728, 'http', 'server', TASK, 'none', 'L1', false, 'CN6'],
 ];
 

@@ -136,9 +136,10 @@ export class EraCancelPolicy {
       return answer(true, 'CN1');
     }
     if (role === 'server') {
-      // Only to tear down a listen stream, and the schema narrows it to stdio [CN21].
+      // Only to tear down a listen stream [CN6]. The schema speaks of stdio [CN21], the cancellation page of
+      // every transport [CN3]; a server sends it after the listen response, which a client reads first [L11].
       if (request.method !== 'subscriptions/listen') return answer(false, 'CN6');
-      return answer(this.transport === 'stdio', 'CN21');
+      return answer(true, this.transport === 'stdio' ? 'CN21' : 'CN3');
     }
     if (request.method === 'initialize') return answer(false, 'CN7');
     if (request.task) return answer(false, 'T11');

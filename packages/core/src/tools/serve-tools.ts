@@ -7,6 +7,7 @@ import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Tool, ToolOutput } from './define-tool.js';
+import { ToolList } from './tool-list.js';
 
 /**
  * Caching hints for `tools/list` on 2026-07-28, which requires both on every cacheable result [CA1].
@@ -45,7 +46,8 @@ const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
 
 /**
- * Answers `tools/list` and `tools/call` for `tools` on one endpoint. The list shows each tool's input as
+ * Answers `tools/list` and `tools/call` for `tools` on one endpoint (an array, or a {@link ToolList} that
+ * changes while the server runs and tells the server's listeners so). The list shows each tool's input as
  * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28. A
  * call validates its arguments first: invalid ones are an `isError` result naming the issues from
  * 2025-11-25 on, and -32602 before; an unknown tool is -32602. A limit (an `InflightError`, or an abort
@@ -66,14 +68,23 @@ const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
  */
 export function serveTools(
   endpoint: Endpoint,
-  tools: readonly Tool[],
+  tools: readonly Tool[] | ToolList,
   options: ServeToolsOptions = {},
 ): void {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listed = tools.map(listingOf);
+  const list = tools instanceof ToolList ? tools : undefined;
+  const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
+  // A changing list is listed again only after it changed (JSON Schema is made once per version).
+  let listed = list ? undefined : (tools as readonly Tool[]).map(listingOf);
+  let version = list?.version;
+  const listing = (): Record<string, unknown>[] => {
+    if (list && version !== list.version) listed = undefined;
+    version = list?.version;
+    listed ??= (list?.tools ?? []).map(listingOf);
+    return listed;
+  };
   const hints = options.cache ?? NO_CACHING;
   endpoint.setRequestHandler('tools/list', (_params, ctx) =>
-    isLegacy(ctx.revision) ? { tools: listed } : { tools: listed, ...hints },
+    isLegacy(ctx.revision) ? { tools: listing() } : { tools: listing(), ...hints },
   );
   endpoint.setRequestHandler('tools/call', (params, ctx) => {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };

@@ -44,6 +44,8 @@ export class HttpChannel implements Channel {
   sessionId: string | undefined;
   /** The negotiated legacy revision, sent as `MCP-Protocol-Version` after initialize [H36]. */
   protocolVersion: Revision | undefined;
+  /** The latest SSE `retry` the server sent on a reply stream: its advice for a reconnection [H18]. */
+  retryMs: number | undefined;
   #options: HttpChannelOptions;
   #inflight = new Map<RequestId, AbortController>();
   #all = new Set<AbortController>();
@@ -173,6 +175,9 @@ export class HttpChannel implements Channel {
             this.#options.fetch(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
           onValue: (value) => this.#deliver(id, value, state),
           finished: () => state.answered || this.#cancelled.has(id),
+          onRetry: (ms) => {
+            this.retryMs = ms;
+          },
         });
         if (failure) this.#fail(id, controller, failure);
         return;

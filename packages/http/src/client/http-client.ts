@@ -68,8 +68,13 @@ export interface HttpClientOptions {
    */
   maxEventSize?: number;
   /**
-   * Legacy sessions: keep the GET stream open for server requests and notifications that belong to no
-   * request (list changes, pings) [H19]. @default false
+   * Receive what the server sends outside any call, with no further set-up. Legacy sessions: the GET
+   * stream is kept open (reopened with `Last-Event-ID` after a drop) for server requests and notifications
+   * that belong to no request (list changes, pings, `roots/list`) [H19]. 2026-07-28: a
+   * `subscriptions/listen` stream is kept open for the list changes the client has handlers for
+   * (`onNotification`) and the resources it subscribed to, reopened after a drop. `false` turns both off:
+   * then a legacy server's request outside a call waits unanswered until its own limit. Each costs one
+   * long-lived connection (a browser allows about six per origin on HTTP/1.1). @default true
    */
   listen?: boolean;
   /** Time for deadlines, resume pauses and the close() flush. @default systemClock */
@@ -137,6 +142,8 @@ export class HttpClient extends LifecycleClient {
       sendInitialized: () => this!.#sendInitialized(),
       notify: (method, params) => this!.#notify(method, params),
       close: () => this!.#close(),
+      listen: options.listen,
+      listenRetryMs: () => channel.retryMs,
     });
     this.#channel = channel;
     this.#options = options;
@@ -210,7 +217,7 @@ export class HttpClient extends LifecycleClient {
 
   async #sendInitialized(): Promise<void> {
     await this.#channel.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    if (this.#options.listen) this.#listen();
+    if (this.#options.listen !== false) this.#listen();
   }
 
   #listen(): void {

@@ -18,6 +18,8 @@ export interface ReplyStreamOptions {
   onValue: (value: unknown) => void;
   /** Whether nothing more is awaited: the response came, or the request was let go. */
   finished: () => boolean;
+  /** The stream advised a reconnection delay (`retry`) [H18]. */
+  onRetry?: (ms: number) => void;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function readReplyStream(
     );
   let parser = newParser();
   await pumpSse(body, parser).catch(() => {});
+  if (parser.retryMs !== undefined) options.onRetry?.(parser.retryMs);
   let seen = parser.lastEventId;
   let attempts = 0;
   while (!options.finished() && !options.signal.aborted) {

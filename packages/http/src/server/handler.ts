@@ -183,6 +183,8 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     async close() {
       if (closed) return;
       closed = true;
+      // Listen streams end gracefully first [L11 CN3]; then what is left is shut down.
+      resolved.listeners?.end(undefined, 'the server is closing');
       for (const endpoint of [...context.stateless]) endpoint.shutdown('the server is closing');
       legacy.shutdown('the server is closing');
     },

@@ -62,6 +62,7 @@ export async function serveModern(
   if (refusal) return refusal;
 
   const { id, method } = c;
+  const listen = method === 'subscriptions/listen';
   const accepts = acceptsOf(request);
   let endpoint: Endpoint | undefined;
   const stream = new ResponseStream({
@@ -103,8 +104,14 @@ export async function serveModern(
     channel: {
       write(message, related) {
         // Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
-        if (related === id && !Array.isArray(message)) stream.send(message, isResponseTo(message, id));
-        else stats.droppedMessages++;
+        if (related !== id || Array.isArray(message)) return void stats.droppedMessages++;
+        const response = isResponseTo(message, id);
+        // A listen stream's graceful end is its response and then `notifications/cancelled` [L11 CN3]:
+        // the stream stays open for that one message, written right after, and closes after it.
+        if (response && listen && 'result' in message) {
+          stream.send(message, false);
+          queueMicrotask(() => stream.end());
+        } else stream.send(message, response);
       },
       // Ended with no response (its stream closed, or the application aborted it): nothing more comes.
       suppressed: (ended) => {
@@ -114,6 +121,7 @@ export async function serveModern(
   });
   try {
     await context.setup(endpoint, { revision: MODERN_REVISION });
+    options.listeners?.serve(endpoint);
   } catch (error) {
     options.onError(error);
     stream.end();

@@ -1,4 +1,4 @@
-import { type Clock, ProgressRelay, systemClock } from '@mcp-inflight/core';
+import { type Clock, type Endpoint, ProgressRelay, systemClock } from '@mcp-inflight/core';
 
 /**
  * Host names that mean "this machine": the default `allowedHosts`, and the hosts of the default allowed
@@ -89,6 +89,30 @@ export interface HttpServerOptions {
   relay?: ProgressRelay;
   /** Reports errors that have no caller to go to (a throwing `setup`). */
   onError?: (error: unknown) => void;
+  /**
+   * The server's listen streams (`Listeners` from `@mcp-inflight/core/listen`): served on every endpoint
+   * after `setup`, and ended gracefully (the listen response, then `notifications/cancelled`) when the
+   * handler closes, before anything else is shut down. Without it, a listen stream still open at close is
+   * answered with a SHUTDOWN error.
+   */
+  listeners?: ListenersLike;
+}
+
+/**
+ * What the HTTP handler needs of a listen hub: `Listeners` from `@mcp-inflight/core/listen` is one.
+ *
+ * @example
+ * ```ts
+ * import { Listeners } from '@mcp-inflight/core/listen';
+ * import type { ListenersLike } from '@mcp-inflight/http';
+ * const listeners: ListenersLike = new Listeners();
+ * ```
+ */
+export interface ListenersLike {
+  /** Serves `subscriptions/listen` on one endpoint. */
+  serve(endpoint: Endpoint): void;
+  /** Ends the streams (of one endpoint, or all) on the server's initiative. */
+  end(endpoint?: Endpoint, why?: string): number;
 }
 
 /**
@@ -130,6 +154,7 @@ export interface ResolvedServerOptions {
   relay: ProgressRelay;
   endpoint: { handlerIdleMs?: number; handlerCeilingMs?: number; idleMs?: number; ceilingMs?: number };
   onError: (error: unknown) => void;
+  listeners: ListenersLike | undefined;
 }
 
 export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedServerOptions {
@@ -158,6 +183,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
       ceilingMs: options.ceilingMs,
     },
     onError: options.onError ?? (() => {}),
+    listeners: options.listeners,
   };
 }
 

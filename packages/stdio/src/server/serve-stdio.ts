@@ -28,6 +28,17 @@ export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'ou
   input?: Readable;
   /** @default process.stdout */
   output?: Writable;
+  /**
+   * The server's listen streams (`Listeners` from `@mcp-inflight/core/listen`): served on the endpoint
+   * after `setup`, and ended gracefully by `close()` (the listen response, then `notifications/cancelled`
+   * [L11 CN21]) before in-flight handlers are shut down.
+   */
+  listeners?: {
+    /** Serves `subscriptions/listen` on the endpoint. */
+    serve(endpoint: Endpoint): void;
+    /** Ends the endpoint's streams on the server's initiative. */
+    end(endpoint?: Endpoint, why?: string): number;
+  };
 }
 
 /**
@@ -69,6 +80,22 @@ export type StdioServer = StdioConnection;
  * ```
  */
 export function serveStdio(setup: (endpoint: Endpoint) => void, options: StdioOptions = {}): StdioServer {
-  const { input = process.stdin, output = process.stdout, ...rest } = options;
-  return connectStdio({ ...rest, input, output, role: 'server', setup });
+  const { input = process.stdin, output = process.stdout, listeners, ...rest } = options;
+  const connection = connectStdio({
+    ...rest,
+    input,
+    output,
+    role: 'server',
+    setup: (endpoint) => {
+      setup(endpoint);
+      listeners?.serve(endpoint);
+    },
+  });
+  if (!listeners) return connection;
+  const close = connection.close.bind(connection);
+  connection.close = (why = 'the connection is closing') => {
+    listeners.end(connection.endpoint, why);
+    return close(why);
+  };
+  return connection;
 }

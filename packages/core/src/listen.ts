@@ -1,0 +1,15 @@
+/**
+ * `@mcp-inflight/core/listen`: the server side of 2026-07-28 listen streams (`subscriptions/listen`): a
+ * hub that serves the request on every endpoint and publishes notifications to the streams that asked for
+ * them. On its own entry, so a server that has none pays nothing for it. (The client side, which sends
+ * `listen` for the notifications a client handles, is part of every client.)
+ *
+ * @module @mcp-inflight/core/listen
+ */
+export {
+  LISTEN_ACK_METHOD,
+  LISTEN_METHOD,
+  type ListenFilter,
+  SUBSCRIPTION_ID_META_KEY,
+} from './listen/filter.js';
+export { Listeners, type ListenersOptions, type ListenersStats } from './listen/listeners.js';
