@@ -12,6 +12,7 @@ export {
   type TaskErrorDetails,
   TaskInputRequiredError,
 } from './tasks/call-task.js';
+export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
 export {
   isTerminalStatus,
   RELATED_TASK_META_KEY,
@@ -19,3 +20,4 @@ export {
   type TaskState,
   type TaskStatus,
 } from './tasks/task-state.js';
+export { type TaskRecord, TaskStore, type TaskStoreOptions } from './tasks/task-store.js';

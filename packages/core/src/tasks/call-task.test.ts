@@ -48,7 +48,11 @@ async function setup(script: Script = {}) {
     serverInfo: { name: 'scripted', version: '1' },
     capabilities: script.capabilities ?? ALL_TASKS,
   });
-  const task: Record<string, unknown> = { taskId: 't-1', status: 'working', createdAt: '2025-11-25T10:30:00Z' };
+  const task: Record<string, unknown> = {
+    taskId: 't-1',
+    status: 'working',
+    createdAt: '2025-11-25T10:30:00Z',
+  };
   task[modern ? 'pollIntervalMs' : 'pollInterval'] = script.pollInterval ?? 1_000;
   task[modern ? 'ttlMs' : 'ttl'] = 60_000;
   const state = {
@@ -83,7 +87,11 @@ async function setup(script: Script = {}) {
   await client.connect({ revision });
   sent.length = 0;
   const progress = (value: number): void =>
-    server.notify('notifications/progress', { progressToken: state.token as string, progress: value, total: 3 });
+    server.notify('notifications/progress', {
+      progressToken: state.token as string,
+      progress: value,
+      total: 3,
+    });
   const status = (fields: Record<string, unknown>): void => {
     Object.assign(task, fields);
     server.notify(modern ? 'notifications/tasks' : 'notifications/tasks/status', { ...task });
@@ -214,9 +222,10 @@ describe('callTask, 2025-11-25 task-augmented calls', () => {
   it('a server without tasks.cancel: the caller is told the task could not be cancelled, the route is closed', async () => {
     const t = await setup({ capabilities: NO_CANCEL, pollInterval: 100_000 });
     const seen: number[] = [];
-    const call = callTask(t.client, 'tools/call', TOOL, { idleMs: 1_000, onprogress: (p) => seen.push(p.progress) }).catch(
-      (e: unknown) => e,
-    );
+    const call = callTask(t.client, 'tools/call', TOOL, {
+      idleMs: 1_000,
+      onprogress: (p) => seen.push(p.progress),
+    }).catch((e: unknown) => e);
     await flush();
     t.clock.advance(1_000);
     await flush();

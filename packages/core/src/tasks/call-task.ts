@@ -4,7 +4,11 @@ import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import type { TaskRouteHooks } from '../endpoint/outbound.js';
 import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
-import { InflightError, type InflightErrorDetails, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
+import {
+  InflightError,
+  type InflightErrorDetails,
+  inflightErrorFromJsonRpc,
+} from '../errors/inflight-error.js';
 import type { ProgressParams } from '../schemas/types.js';
 import {
   createdTaskOf,
@@ -148,7 +152,11 @@ export async function callTask(
   const modern = !isLegacy(revision);
   const capabilities = client.server?.capabilities ?? {};
   const asTask = modern || offersTask(capabilities, method);
-  const sendParams = !asTask ? params : modern ? withExtension(params, options) : withTaskParam(params, options);
+  const sendParams = !asTask
+    ? params
+    : modern
+      ? withExtension(params, options)
+      : withTaskParam(params, options);
 
   const clock = endpoint.clock;
   const ceilingMs = options.ceilingMs ?? 600_000;
@@ -175,7 +183,7 @@ export async function callTask(
     // The call ended before its answer, and the answer made a task anyway: cancel that too.
     onLateResult: (result) => {
       const task = createdTaskOf(result, revision);
-      if (task) void cancelTask(client, task.taskId, cancelTimeoutMs).catch(noop);
+      if (task) void cancelTask(client, task.taskId, cancelTimeoutMs, modern, options).catch(noop);
     },
   };
   const finish = (): void => {
@@ -276,7 +284,8 @@ class TaskRun {
       endProgress();
       if (state.status === 'input_required') {
         const requests = (state.raw.inputRequests ?? {}) as Record<string, unknown>;
-        const cancelled = await cancelTask(this.#client, this.taskId, this.#options.cancelTimeoutMs ?? 5_000)
+        const timeoutMs = this.#options.cancelTimeoutMs ?? 5_000;
+        const cancelled = await cancelTask(this.#client, this.taskId, timeoutMs, true, this.#options)
           .then(() => true)
           .catch(() => false);
         throw new TaskInputRequiredError(this.taskId, requests, cancelled);
@@ -305,7 +314,7 @@ class TaskRun {
     if (!this.#modern && !has(this.#capabilities, 'tasks', 'cancel'))
       return say(false, 'the server does not offer tasks/cancel');
     try {
-      await cancelTask(this.#client, this.taskId, timeoutMs);
+      await cancelTask(this.#client, this.taskId, timeoutMs, this.#modern, this.#options);
       return say(true);
     } catch (error) {
       return say(false, error instanceof Error ? error.message : String(error));
@@ -353,7 +362,7 @@ class TaskRun {
   #request(method: string, params: Record<string, unknown>): Promise<unknown> {
     const d = this.#deadline;
     const left = d.startedAt + d.ceilingMs - d.clock.now();
-    return this.#client.request(method, params, {
+    return this.#client.request(method, this.#modern ? withExtension(params, this.#options) : params, {
       idleMs: Number.POSITIVE_INFINITY,
       ceilingMs: Math.max(1, left),
       progress: false,
@@ -389,9 +398,16 @@ class TaskRun {
   }
 }
 
-/** Sends `tasks/cancel` with a ceiling of its own. */
-function cancelTask(client: McpClient, taskId: string, timeoutMs: number): Promise<unknown> {
-  return client.request('tasks/cancel', { taskId }, {
+/** Sends `tasks/cancel` with a ceiling of its own (2026-07-28: declaring the extension, as it must [XT]). */
+function cancelTask(
+  client: McpClient,
+  taskId: string,
+  timeoutMs: number,
+  modern: boolean,
+  options: TaskCallOptions,
+): Promise<unknown> {
+  const params = modern ? withExtension({ taskId }, options) : { taskId };
+  return client.request('tasks/cancel', params, {
     idleMs: Number.POSITIVE_INFINITY,
     ceilingMs: timeoutMs,
     progress: false,

@@ -43,7 +43,13 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The `_meta` key that ties a message to its task (2025-11-25) [T5]. */
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
-const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const STATUSES: ReadonlySet<string> = new Set([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 
 /**
  * Whether `status` is terminal (`completed`, `failed`, `cancelled`).

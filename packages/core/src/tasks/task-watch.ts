@@ -10,7 +10,12 @@ const WATCHERS = new WeakMap<Endpoint, Map<string, Map<string, Listener>>>();
  * The tasks entry owns the status notification method on an endpoint it drives tasks on; a notification
  * for a task nobody here drives is ignored (rule 9: it is not ours to see).
  */
-export function watchTask(endpoint: Endpoint, method: string, taskId: string, listener: Listener): () => void {
+export function watchTask(
+  endpoint: Endpoint,
+  method: string,
+  taskId: string,
+  listener: Listener,
+): () => void {
   let byMethod = WATCHERS.get(endpoint);
   if (!byMethod) {
     byMethod = new Map();
