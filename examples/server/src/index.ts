@@ -6,7 +6,7 @@ import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { setupConformanceServer } from './conformance.js';
 import { LiveEndpoints, serveStats } from './stats.js';
-import { setupExampleServer, type WorkCounters } from './tools.js';
+import { exampleTaskStore, setupExampleServer, type WorkCounters } from './tools.js';
 
 let options: ServerOptions;
 try {
@@ -21,7 +21,10 @@ if (options.help) {
 }
 
 const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
-const setupTools = options.conformance ? setupConformanceServer : setupExampleServer;
+const tasks = options.tasks ? exampleTaskStore() : undefined;
+const setupTools = options.conformance
+  ? setupConformanceServer
+  : (endpoint: Endpoint, c: WorkCounters) => setupExampleServer(endpoint, c, tasks);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();
 let transportStats: (stateless: boolean) => Record<string, unknown> = () => ({});

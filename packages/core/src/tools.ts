@@ -5,4 +5,9 @@
  * @module @mcp-inflight/core/tools
  */
 export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
-export { type CacheHints, type ServedTools, type ServeToolsOptions, serveTools } from './tools/serve-tools.js';
+export {
+  type CacheHints,
+  type ServedTools,
+  type ServeToolsOptions,
+  serveTools,
+} from './tools/serve-tools.js';

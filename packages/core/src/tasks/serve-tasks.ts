@@ -41,20 +41,21 @@ export function taskCapabilities(): Record<string, unknown> {
  * @example
  * ```ts
  * import type { ServeTasksOptions } from '@mcp-inflight/core/tasks';
- * const options: ServeTasksOptions = { modernTask: (params) => params?.name === 'work' };
+ * const options: ServeTasksOptions = { taskable: (params) => params?.name === 'work' };
  * ```
  */
 export interface ServeTasksOptions {
   /**
-   * On 2026-07-28 the server decides which calls become tasks (from clients that declared the
-   * extension). @default every call to the wrapped handler
+   * Which calls may run as tasks (list those tools with `execution.taskSupport: 'optional'`). A
+   * 2025-11-25 task request for any other is answered -32601 [T17]; on 2026-07-28, where the server
+   * decides, only these become tasks (for clients that declared the extension). @default every call
    */
-  modernTask?: (params: Record<string, unknown> | undefined) => boolean;
+  taskable?: (params: Record<string, unknown> | undefined) => boolean;
 }
 
 /**
  * Serves tasks on one endpoint: `tools/call` runs `call` as a task when the requestor asks (2025-11-25
- * `params.task`) or, on 2026-07-28, when the client declared the tasks extension and `modernTask` says so;
+ * `params.task`) or, on 2026-07-28, when the client declared the tasks extension and `taskable` says so;
  * otherwise `call` answers as usual. Adds `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`
  * (2025-11-25) and `tasks/update` (2026-07-28). 2025-11-25 tasks keep the request's progress token until
  * they end [PG14] and send `notifications/tasks/status` on each change; 2026-07-28 tasks carry no progress
@@ -79,7 +80,7 @@ export function serveTasks(
   call: RequestHandler,
   options: ServeTasksOptions = {},
 ): void {
-  const modernTask = options.modernTask ?? (() => true);
+  const taskable = options.taskable ?? (() => true);
   // A session (stdio pipe, HTTP session) owns its 2025-11-25 tasks; 2026-07-28 requests have no session,
   // so their tasks are bound to nobody and found by their unguessable id alone.
   const ownerOf = (revision: Revision): object | undefined => (isLegacy(revision) ? endpoint : undefined);
@@ -96,17 +97,20 @@ export function serveTasks(
 
   endpoint.setRequestHandler('tools/call', (params, ctx) => {
     const legacy = isLegacy(ctx.revision);
-    const asTask = legacy
-      ? ctx.revision === '2025-11-25' && hasTask(params)
-      : declaresExtension(ctx.meta) && modernTask(params);
-    if (!asTask) return call(params, ctx);
+    const asked = legacy ? ctx.revision === '2025-11-25' && hasTask(params) : declaresExtension(ctx.meta);
+    if (!asked) return call(params, ctx);
+    if (!taskable(params)) {
+      if (!legacy) return call(params, ctx); // the server decides: this one answers directly
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'this tool does not run as a task');
+    }
     if (store.full) throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many tasks; retry later');
     const requested = (params?.task as { ttl?: unknown } | undefined)?.ttl;
     const record = store.create(ownerOf(ctx.revision), typeof requested === 'number' ? requested : undefined);
     if (legacy) {
       record.listeners.add((r) => {
+        // Progress reported before the end goes out before the terminal status, and none after [PG15].
+        if (isTerminalStatus(r.status)) ctx.endProgress();
         endpoint.notify('notifications/tasks/status', view(r, ctx.revision, store));
-        if (isTerminalStatus(r.status)) ctx.endProgress(); // progress stops at the terminal status [PG15]
       });
     }
     run(call, params, ctx, record, store);
