@@ -69,7 +69,9 @@ describe('callTask against the SDK v1 experimental tasks, over stdio', () => {
     const client = start({ NO_CANCEL: '1' });
     await client.connect();
     const stop = new AbortController();
-    const call = callTask(client, 'tools/call', slow(50, 50), { signal: stop.signal }).catch((e: unknown) => e);
+    const call = callTask(client, 'tools/call', slow(50, 50), { signal: stop.signal }).catch(
+      (e: unknown) => e,
+    );
     setTimeout(() => stop.abort(), 120);
     const error = (await call) as InflightError;
     expect(error.code).toBe('CANCELLED');
