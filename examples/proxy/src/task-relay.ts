@@ -17,6 +17,14 @@ import {
   TASKS_EXTENSION,
   type TaskStatus,
 } from '@mcp-inflight/core/tasks';
+import {
+  type BridgedOutcome,
+  legacyView,
+  outcomeOf,
+  pollUntilTerminal,
+  refuseTerminalCancel,
+  resultFor,
+} from './task-bridge.js';
 import type { UpstreamConnection } from './upstream-link.js';
 
 /** Options for a {@link TaskRelay}. */
@@ -35,7 +43,12 @@ export interface TaskRelayOptions {
 interface RelayedTask {
   /** The id the host sees: minted here, random, so no host can guess another's. */
   readonly hostTaskId: string;
-  readonly upstreamTaskId: string;
+  /** The upstream's id; `undefined` when a bridged upstream answered at once (the outcome is `final`). */
+  readonly upstreamTaskId: string | undefined;
+  /** A 2025-11-25 host on a 2026-07-28 upstream: each leg sees its own shape (task-bridge.ts). */
+  readonly bridged: boolean;
+  /** A bridged task's outcome once known. */
+  final: BridgedOutcome | undefined;
   /** A legacy host's session (rule 9); `undefined` for a 2026-07-28 host, whose requests carry no session. */
   readonly owner: Endpoint | undefined;
   /** Where the task's status notifications go (a legacy host). */
@@ -113,14 +126,24 @@ export class TaskRelay {
       !isLegacy(upstream.revision) &&
       declaresExtension(ctx.meta) &&
       isObject(caps.extensions?.[TASKS_EXTENSION]);
-    if (!legacyTask && !modernTask) return undefined;
+    // A 2025-11-25 host asking a 2026-07-28 upstream: the proxy bridges the two shapes.
+    const bridged =
+      ctx.revision === '2025-11-25' &&
+      hasTask(params) &&
+      upstream.revision !== undefined &&
+      !isLegacy(upstream.revision) &&
+      isObject(caps.extensions?.[TASKS_EXTENSION]);
+    if (!legacyTask && !modernTask && !bridged) return undefined;
     if (this.#byHostId.size >= this.#maxTasks)
       throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'the proxy holds too many tasks; retry later');
     let release: () => void = noop;
-    const modern = modernTask;
+    const modern = modernTask || bridged; // the upstream leg's shape
     return {
-      params: (forwarded) =>
-        modern ? withExtension(forwarded ?? {}) : { ...forwarded, task: params?.task ?? {} },
+      params: (forwarded) => {
+        if (!modern) return { ...forwarded, task: params?.task ?? {} };
+        const { task: _task, ...rest } = forwarded ?? {};
+        return withExtension(rest);
+      },
       taskRoute: {
         onCreated: (stop) => {
           release = stop;
@@ -133,14 +156,16 @@ export class TaskRelay {
       },
       result: (result) => {
         const upstreamTaskId = upstreamTaskIdOf(result, modern);
-        if (upstreamTaskId === undefined) {
-          release();
-          return result; // the upstream chose to answer directly
-        }
+        if (upstreamTaskId === undefined) release();
+        // The upstream chose to answer directly: a modern host takes that as is; a bridged host asked for a
+        // task and gets one, already completed [T6].
+        if (upstreamTaskId === undefined && !bridged) return result;
         const entry: RelayedTask = {
           hostTaskId: globalThis.crypto.randomUUID(),
           upstreamTaskId,
-          owner: modern ? undefined : host,
+          bridged,
+          final: undefined,
+          owner: modernTask ? undefined : host,
           host,
           upstream,
           release,
@@ -152,9 +177,18 @@ export class TaskRelay {
         const keepMs = Math.min(ttl ?? this.#defaultTtlMs, this.#maxTtlMs);
         entry.timer = this.#clock.setTimer(() => this.#drop(entry), keepMs);
         this.#byHostId.set(entry.hostTaskId, entry);
-        this.#byUpstreamId.set(upstreamTaskId, entry);
+        if (upstreamTaskId !== undefined) this.#byUpstreamId.set(upstreamTaskId, entry);
         this.#watch(upstream);
-        return mapTaskIds(result, upstreamTaskId, entry.hostTaskId);
+        if (!bridged) return mapTaskIds(result, upstreamTaskId as string, entry.hostTaskId);
+        // No progress comes from a 2026-07-28 task [T13]: the host's route ends now.
+        this.#end(entry);
+        if (upstreamTaskId === undefined) {
+          const now = new Date().toISOString();
+          entry.final = { status: 'completed', result: stripResultType(result) };
+          const task = { status: 'completed', result, createdAt: now, ttlMs: keepMs };
+          return { task: legacyView(task, entry.hostTaskId) };
+        }
+        return { task: legacyView(result as Record<string, unknown>, entry.hostTaskId) };
       },
     };
   }
@@ -164,9 +198,10 @@ export class TaskRelay {
     const relay =
       (method: string) => async (params: Record<string, unknown> | undefined, ctx: RequestContext) => {
         const entry = this.#find(host, params, ctx);
+        if (entry.bridged) return this.#bridge(method, entry, ctx);
         const modern = !isLegacy(ctx.revision);
         const upstreamParams = {
-          taskId: entry.upstreamTaskId,
+          taskId: entry.upstreamTaskId as string,
           ...(method === 'tasks/update' ? { inputResponses: params?.inputResponses ?? {} } : {}),
         };
         const upstream = entry.upstream;
@@ -189,7 +224,7 @@ export class TaskRelay {
             : undefined
         ) as TaskStatus | undefined;
         if (method === 'tasks/result' || (status !== undefined && isTerminalStatus(status))) this.#end(entry);
-        return mapTaskIds(result, entry.upstreamTaskId, entry.hostTaskId);
+        return mapTaskIds(result, entry.upstreamTaskId as string, entry.hostTaskId);
       };
     for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'])
       host.setRequestHandler(method, relay(method));
@@ -200,16 +235,61 @@ export class TaskRelay {
       const mine = [...this.#byHostId.values()].filter((e) => e.owner === host);
       const tasks = await Promise.all(
         mine.map((e) =>
-          e.upstream
-            .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
-            .then(
-              (t) => mapTaskIds(t, e.upstreamTaskId, e.hostTaskId),
-              () => undefined,
-            ),
+          e.bridged
+            ? this.#bridge('tasks/get', e, ctx).catch(() => undefined)
+            : e.upstream
+                .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
+                .then(
+                  (t) => mapTaskIds(t, e.upstreamTaskId as string, e.hostTaskId),
+                  () => undefined,
+                ),
         ),
       );
       return { tasks: tasks.filter((t) => t !== undefined) };
     });
+  }
+
+  /** A bridged task's `tasks/*` for its 2025-11-25 host, asked of the 2026-07-28 upstream. */
+  async #bridge(method: string, entry: RelayedTask, ctx: RequestContext): Promise<unknown> {
+    const upstreamId = entry.upstreamTaskId;
+    const get = async (): Promise<Record<string, unknown>> => {
+      if (upstreamId === undefined)
+        throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'no upstream task');
+      const task = (await entry.upstream.request('tasks/get', withExtension({ taskId: upstreamId }), {
+        signal: ctx.signal,
+        progress: false,
+      })) as Record<string, unknown>;
+      entry.final ??= outcomeOf(task);
+      return task;
+    };
+    const known = (): Record<string, unknown> | undefined =>
+      entry.final && {
+        status: entry.final.status,
+        statusMessage: entry.final.statusMessage,
+        result: entry.final.result,
+        createdAt: undefined,
+      };
+    switch (method) {
+      case 'tasks/get':
+        return legacyView(known() ?? (await get()), entry.hostTaskId);
+      case 'tasks/result': {
+        const outcome = await pollUntilTerminal(get, () => entry.final, this.#clock, ctx.signal);
+        return resultFor(outcome, entry.hostTaskId);
+      }
+      case 'tasks/cancel': {
+        if (entry.final) refuseTerminalCancel(entry.final);
+        await entry.upstream.request('tasks/cancel', withExtension({ taskId: upstreamId }), {
+          signal: ctx.signal,
+          progress: false,
+        });
+        // 2025-11-25 wants the task cancelled in the answer [T2]; the upstream's cancel is cooperative [T12],
+        // so from here on this host sees it cancelled, whatever the upstream still does.
+        entry.final = { status: 'cancelled', statusMessage: 'The task was cancelled by request.' };
+        return legacyView({ ...(known() ?? {}), createdAt: undefined }, entry.hostTaskId);
+      }
+      default:
+        throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
   }
 
   /** Forgets every task (the proxy is closing); their routes close. */
@@ -237,13 +317,13 @@ export class TaskRelay {
     upstream.endpoint.setNotificationHandler('notifications/tasks/status', (params) => {
       const id = params?.taskId;
       const entry = typeof id === 'string' ? this.#byUpstreamId.get(id) : undefined;
-      if (!entry || entry.upstream !== upstream) return;
+      if (!entry || entry.upstream !== upstream || entry.bridged) return;
       const status = params?.status as TaskStatus;
       if (isTerminalStatus(status)) this.#end(entry); // progress first, then the status [PG15]
       if (!entry.host.closed)
         entry.host.notify(
           'notifications/tasks/status',
-          mapTaskIds(params, entry.upstreamTaskId, entry.hostTaskId) as Record<string, unknown>,
+          mapTaskIds(params, id as string, entry.hostTaskId) as Record<string, unknown>,
         );
     });
   }
@@ -261,8 +341,9 @@ export class TaskRelay {
     entry.timer?.clear();
     entry.timer = undefined;
     this.#byHostId.delete(entry.hostTaskId);
-    if (this.#byUpstreamId.get(entry.upstreamTaskId) === entry)
-      this.#byUpstreamId.delete(entry.upstreamTaskId);
+    const upstreamId = entry.upstreamTaskId;
+    if (upstreamId !== undefined && this.#byUpstreamId.get(upstreamId) === entry)
+      this.#byUpstreamId.delete(upstreamId);
   }
 
   #cancelUpstream(upstream: UpstreamConnection, taskId: string, modern: boolean): Promise<unknown> {
@@ -277,6 +358,12 @@ function upstreamTaskIdOf(result: unknown, modern: boolean): string | undefined 
     return result.resultType === 'task' && typeof result.taskId === 'string' ? result.taskId : undefined;
   const task = result.task;
   return isObject(task) && typeof task.taskId === 'string' ? task.taskId : undefined;
+}
+
+function stripResultType(result: unknown): unknown {
+  if (!isObject(result)) return result;
+  const { resultType: _type, ...rest } = result;
+  return rest;
 }
 
 function ttlOf(task: unknown, modern: boolean): number | undefined {
