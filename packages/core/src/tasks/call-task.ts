@@ -14,6 +14,7 @@ import {
   createdTaskOf,
   isTerminalStatus,
   TASKS_EXTENSION,
+  type TaskFields,
   type TaskState,
   taskStateOf,
 } from './task-state.js';
@@ -283,7 +284,7 @@ class TaskRun {
     if (this.#modern) {
       endProgress();
       if (state.status === 'input_required') {
-        const requests = (state.raw.inputRequests ?? {}) as Record<string, unknown>;
+        const requests = ((state.raw as TaskFields).inputRequests ?? {}) as Record<string, unknown>;
         const timeoutMs = this.#options.cancelTimeoutMs ?? 5_000;
         const cancelled = await cancelTask(this.#client, this.taskId, timeoutMs, true, this.#options)
           .then(() => true)
@@ -370,7 +371,7 @@ class TaskRun {
   }
 
   #modernOutcome(state: TaskState): unknown {
-    const raw = state.raw;
+    const raw = state.raw as TaskFields;
     if (state.status === 'completed') return raw.result;
     if (state.status === 'failed') {
       const e = (raw.error ?? { code: -32603, message: state.statusMessage ?? 'the task failed' }) as {
@@ -434,7 +435,7 @@ function withTaskParam(params: Record<string, unknown>, options: TaskCallOptions
 
 /** Declares the tasks extension on the request itself, where 2026-07-28 reads capabilities [M2]. */
 function withExtension(params: Record<string, unknown>, options: TaskCallOptions): Record<string, unknown> {
-  const meta = (params._meta ?? {}) as Record<string, unknown>;
+  const meta = ((params as TaskFields)._meta ?? {}) as Record<string, unknown>;
   const declared = (options.clientCapabilities ?? {}) as { extensions?: Record<string, unknown> };
   return {
     ...params,

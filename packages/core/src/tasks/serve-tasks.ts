@@ -7,7 +7,7 @@ import { hasTask, JsonRpcError } from '../endpoint/messages.js';
 import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
-import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION } from './task-state.js';
+import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION, type TaskFields } from './task-state.js';
 import type { TaskRecord, TaskStore } from './task-store.js';
 
 /** 2026-07-28: a client that did not declare the tasks extension on its request [XT: -32021]. */
@@ -89,7 +89,7 @@ export function serveTasks(
       throw new JsonRpcError(MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
-    const record = store.get(ownerOf(ctx.revision), params?.taskId);
+    const record = store.get(ownerOf(ctx.revision), (params as TaskFields | undefined)?.taskId);
     if (!record)
       throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
     return record;
@@ -104,7 +104,7 @@ export function serveTasks(
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'this tool does not run as a task');
     }
     if (store.full) throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many tasks; retry later');
-    const requested = (params?.task as { ttl?: unknown } | undefined)?.ttl;
+    const requested = ((params as TaskFields | undefined)?.task as { ttl?: unknown } | undefined)?.ttl;
     const record = store.create(ownerOf(ctx.revision), typeof requested === 'number' ? requested : undefined);
     if (legacy) {
       record.listeners.add((r) => {
@@ -121,7 +121,7 @@ export function serveTasks(
 
   endpoint.setRequestHandler('tasks/get', (params, ctx) => {
     const record = find(params, ctx);
-    const v = view(record, ctx.revision, store);
+    const v = view(record, ctx.revision, store) as TaskFields;
     if (isLegacy(ctx.revision)) return v;
     // 2026-07-28 inlines the outcome in the task [XT tasks/get].
     if (record.status === 'completed') v.result = record.result;
@@ -134,7 +134,7 @@ export function serveTasks(
     if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal);
     if (record.error) throw new JsonRpcError(record.error.code, record.error.message, record.error.data);
     const result = (record.result ?? {}) as Record<string, unknown>;
-    const meta = (result._meta ?? {}) as Record<string, unknown>;
+    const meta = ((result as TaskFields)._meta ?? {}) as Record<string, unknown>;
     return { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
   });
 
@@ -252,16 +252,15 @@ function untilTerminal(record: TaskRecord, signal: AbortSignal): Promise<void> {
 /** The task as the revision names its fields: `ttl`/`pollInterval`, or `ttlMs`/`pollIntervalMs`. */
 function view(record: TaskRecord, revision: Revision, store: TaskStore): Record<string, unknown> {
   const legacy = isLegacy(revision);
-  const v: Record<string, unknown> = {
+  return {
     taskId: record.taskId,
     status: record.status,
     createdAt: record.createdAt,
     lastUpdatedAt: record.lastUpdatedAt,
     [legacy ? 'ttl' : 'ttlMs']: record.ttlMs,
     [legacy ? 'pollInterval' : 'pollIntervalMs']: store.pollIntervalMs,
+    ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
   };
-  if (record.statusMessage !== undefined) v.statusMessage = record.statusMessage;
-  return v;
 }
 
 function withoutTask(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

@@ -37,6 +37,23 @@ export interface TaskState {
   raw: Record<string, unknown>;
 }
 
+/** The fields task messages may carry, for reading them without index-signature access. */
+export interface TaskFields {
+  taskId?: unknown;
+  status?: unknown;
+  statusMessage?: unknown;
+  ttl?: unknown;
+  ttlMs?: unknown;
+  pollInterval?: unknown;
+  pollIntervalMs?: unknown;
+  result?: unknown;
+  error?: unknown;
+  inputRequests?: unknown;
+  resultType?: unknown;
+  task?: unknown;
+  _meta?: unknown;
+}
+
 /** The tasks extension's identifier on 2026-07-28 [T10 T16]. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -67,7 +84,7 @@ export function isTerminalStatus(status: TaskStatus): boolean {
 /** Reads a task object (a `tasks/get` result, a status notification, a CreateTaskResult's task). */
 export function taskStateOf(value: unknown): TaskState | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const raw = value as Record<string, unknown>;
+  const raw = value as TaskFields;
   if (typeof raw.taskId !== 'string' || typeof raw.status !== 'string' || !STATUSES.has(raw.status))
     return undefined;
   const ttl = raw.ttlMs !== undefined ? raw.ttlMs : raw.ttl;
@@ -78,7 +95,7 @@ export function taskStateOf(value: unknown): TaskState | undefined {
     statusMessage: typeof raw.statusMessage === 'string' ? raw.statusMessage : undefined,
     ttlMs: ttl === null ? null : typeof ttl === 'number' ? ttl : undefined,
     pollIntervalMs: typeof poll === 'number' && poll >= 0 ? poll : undefined,
-    raw,
+    raw: value as Record<string, unknown>,
   };
 }
 
@@ -88,7 +105,7 @@ export function taskStateOf(value: unknown): TaskState | undefined {
  */
 export function createdTaskOf(result: unknown, revision: Revision): TaskState | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
-  const r = result as Record<string, unknown>;
+  const r = result as TaskFields;
   if (!isLegacy(revision)) return r.resultType === 'task' ? taskStateOf(r) : undefined;
   return taskStateOf(r.task);
 }

@@ -27,7 +27,7 @@ export function watchTask(
     byTask = tasks;
     byMethod.set(method, tasks);
     endpoint.setNotificationHandler(method, (params) => {
-      const id = params?.taskId;
+      const id = (params as { taskId?: unknown } | undefined)?.taskId;
       if (typeof id === 'string') tasks.get(id)?.(params as Record<string, unknown>);
     });
   }
