@@ -2,11 +2,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
 import { callTask, type TaskState } from '@mcp-inflight/core/tasks';
+import { HttpClient } from '@mcp-inflight/http';
 import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
 
 // `node examples/server/dist/index.js --tasks` as a task receiver, driven by the official SDK v1 Client's
 // experimental tasks and by our callTask, on both task revisions (run `pnpm build` first).
@@ -118,5 +120,22 @@ describe('the example server with --tasks', () => {
         { timeout: 3_000, interval: 50 },
       )
       .toBe(-32602);
+  });
+
+  it('2026-07-28 over loopback HTTP: stateless requests find the task (Mcp-Name carries its id), a cancel reaches it', async () => {
+    const server = await spawnExampleServer(['--tasks']);
+    closers.push(() => server.stop());
+    const client = new HttpClient({ url: server.url });
+    closers.push(() => client.close());
+    expect((await client.connect()).revision).toBe('2026-07-28');
+    const result = await callTask(client, 'tools/call', work(2, 50));
+    expect(textOf(result)).toBe('done 2 steps');
+    const error = await callTask(client, 'tools/call', work(100, 100), { ceilingMs: 400 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
+    await expect
+      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
+      .toBe(1);
   });
 });
