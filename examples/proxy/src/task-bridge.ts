@@ -14,7 +14,7 @@ export interface BridgedOutcome {
 
 /**
  * The upstream's 2026-07-28 task as a 2025-11-25 host sees it, under the host's task id. A tool result
- * with `isError` is `completed` on 2026-07-28 and `failed` on 2025-11-25 [tasks.mdx Task Status].
+ * with `isError` is `completed` on 2026-07-28 and `failed` on 2025-11-25 [T21 T22].
  */
 export function legacyView(task: Record<string, unknown>, hostTaskId: string): Record<string, unknown> {
   let status = task.status as TaskStatus;
@@ -55,7 +55,7 @@ export function resultFor(outcome: BridgedOutcome, hostTaskId: string): Record<s
 }
 
 /**
- * 2025-11-25 `tasks/result` blocks until the task is terminal; the 2026-07-28 upstream has no such
+ * 2025-11-25 `tasks/result` blocks until the task is terminal [T23]; the 2026-07-28 upstream has no such
  * method, so the proxy polls `tasks/get` at the upstream's interval until the outcome shows, the host
  * gives up (`signal`), or `known()` has one (a cancel).
  */

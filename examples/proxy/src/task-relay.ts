@@ -76,7 +76,7 @@ export interface TaskLeg {
  * The proxy's task table: relays task-augmented calls (2025-11-25 `params.task`, the 2026-07-28 tasks
  * extension) from each host to the one upstream, and `tasks/get`, `tasks/result`, `tasks/cancel`,
  * `tasks/list` (2025-11-25), `tasks/update` (2026-07-28) back. Each upstream task gets a host-facing id
- * minted here, bound to the host's session, so a host can see, list and cancel only its own (rule 9);
+ * minted here, bound to the host's session, so a host can see, list and cancel only its own (rule 9, [T27]);
  * status notifications go to the owning host only. Upstream progress keeps flowing to the host's token
  * until the task is terminal [PG14 PG15]. An entry is dropped when the task's TTL passes (capped by
  * `maxTtlMs`), and the table holds at most `maxTasks`, so it cannot grow for ever (rule 8).

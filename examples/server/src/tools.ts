@@ -35,7 +35,7 @@ export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
         'Sleeps intervalMs per step for `steps` steps, reporting progress after each; honours cancellation.',
       input: workInput,
       run: (args, ctx) => work(args, ctx, counters),
-      // With tasks served, a client may run it as one [tasks.mdx, tool-level negotiation].
+      // With tasks served, a client may run it as one [T17].
       ...(tasks ? { listing: { execution: { taskSupport: 'optional' } } } : {}),
     }),
     defineTool({

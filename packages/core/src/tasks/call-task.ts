@@ -271,6 +271,7 @@ class TaskRun {
   /** Polls until terminal (or, on 2025-11-25, `input_required`), then fetches the final result. */
   async toEnd(endProgress: () => void): Promise<unknown> {
     while (!this.#ready()) {
+      // The server's suggested interval wins [T18]; a status notification wakes the loop early.
       await this.#sleep(this.#state.pollIntervalMs ?? this.#options.pollMs ?? 1_000);
       if (this.#stopped || this.#deadline.aborted) throw STOPPED;
       if (this.#ready()) break;
@@ -399,7 +400,7 @@ class TaskRun {
   }
 }
 
-/** Sends `tasks/cancel` with a ceiling of its own (2026-07-28: declaring the extension, as it must [XT]). */
+/** Sends `tasks/cancel` with a ceiling of its own (2026-07-28: declaring the extension, as it must [T19]). */
 function cancelTask(
   client: McpClient,
   taskId: string,

@@ -10,7 +10,7 @@ import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION, type TaskFields } from './task-state.js';
 import type { TaskRecord, TaskStore } from './task-store.js';
 
-/** 2026-07-28: a client that did not declare the tasks extension on its request [XT: -32021]. */
+/** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
 const MISSING_CLIENT_CAPABILITY = -32021;
 
 /**
@@ -97,6 +97,7 @@ export function serveTasks(
 
   endpoint.setRequestHandler('tools/call', (params, ctx) => {
     const legacy = isLegacy(ctx.revision);
+    // 2026-07-28: never a task for a request that did not declare the extension itself [T24].
     const asked = legacy ? ctx.revision === '2025-11-25' && hasTask(params) : declaresExtension(ctx.meta);
     if (!asked) return call(params, ctx);
     if (!taskable(params)) {
@@ -123,7 +124,7 @@ export function serveTasks(
     const record = find(params, ctx);
     const v = view(record, ctx.revision, store) as TaskFields;
     if (isLegacy(ctx.revision)) return v;
-    // 2026-07-28 inlines the outcome in the task [XT tasks/get].
+    // 2026-07-28 inlines the outcome in the task [T20].
     if (record.status === 'completed') v.result = record.result;
     if (record.status === 'failed') v.error = record.error;
     return v;
@@ -131,7 +132,7 @@ export function serveTasks(
 
   endpoint.setRequestHandler('tasks/result', async (params, ctx) => {
     const record = find(params, ctx);
-    if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal);
+    if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal); // it blocks [T23]
     if (record.error) throw new JsonRpcError(record.error.code, record.error.message, record.error.data);
     const result = (record.result ?? {}) as Record<string, unknown>;
     const meta = ((result as TaskFields)._meta ?? {}) as Record<string, unknown>;
@@ -213,7 +214,7 @@ function run(
     .then(() => call(taskParams, contextOf(deadline)))
     .then(
       (result) => {
-        // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [XT].
+        // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [T21 T22].
         const failed = legacy && (result as CallToolResult | undefined)?.isError === true;
         store.finish(record, failed ? 'failed' : 'completed', result);
       },

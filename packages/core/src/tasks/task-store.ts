@@ -17,7 +17,7 @@ export interface TaskStoreOptions {
   clock?: Clock;
   /** The lifetime of a task whose requestor named none, in ms from creation. @default 60_000 */
   defaultTtlMs?: number;
-  /** The longest lifetime granted, whatever was asked [tasks.mdx: receivers MAY override ttl]. @default 3_600_000 */
+  /** The longest lifetime granted, whatever was asked [T25]. @default 3_600_000 */
   maxTtlMs?: number;
   /** The polling interval suggested to requestors, in ms. @default 1_000 */
   pollIntervalMs?: number;
@@ -52,7 +52,7 @@ export interface TaskRecord {
 /**
  * The tasks a server keeps, shared by all of its connections (a stateless 2026-07-28 request has an
  * endpoint of its own, but its task must outlive it). Each task is bound to an owner when there is one
- * (a stdio connection, an HTTP session), so another owner can neither see nor cancel it (rule 9); ids are
+ * (a stdio connection, an HTTP session), so another owner can neither see nor cancel it (rule 9, [T27]); ids are
  * random UUIDs either way. A task is deleted when its TTL passes, and its work is stopped if it still runs;
  * the number of tasks is capped, so the table cannot grow for ever (rule 8).
  *
