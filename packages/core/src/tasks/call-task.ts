@@ -92,6 +92,7 @@ export interface TaskErrorDetails extends InflightErrorDetails {
  * ```
  */
 export class TaskInputRequiredError extends Error {
+  /** Always `'TaskInputRequiredError'`. */
   override readonly name = 'TaskInputRequiredError';
   /** The task that asked. */
   readonly taskId: string;

@@ -54,10 +54,30 @@ export interface TaskFields {
   _meta?: unknown;
 }
 
-/** The tasks extension's identifier on 2026-07-28 [T10 T16]. */
+/**
+ * The tasks extension's identifier on 2026-07-28 [T10 T16]: the key under `capabilities.extensions`.
+ *
+ * @example
+ * ```ts
+ * import type { McpClient } from '@mcp-inflight/core';
+ * import { TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
+ * declare const client: McpClient;
+ * const extensions = client.server?.capabilities.extensions as Record<string, unknown> | undefined;
+ * const offersTasks = extensions?.[TASKS_EXTENSION] !== undefined;
+ * ```
+ */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** The `_meta` key that ties a message to its task (2025-11-25) [T5]. */
+/**
+ * The `_meta` key that ties a message to its task (2025-11-25) [T5]; a `tasks/result` answer carries it.
+ *
+ * @example
+ * ```ts
+ * import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/tasks';
+ * declare const result: { _meta?: Record<string, unknown> };
+ * const related = result._meta?.[RELATED_TASK_META_KEY] as { taskId: string } | undefined;
+ * ```
+ */
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
 const STATUSES: ReadonlySet<string> = new Set([

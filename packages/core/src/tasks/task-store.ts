@@ -25,7 +25,18 @@ export interface TaskStoreOptions {
   maxTasks?: number;
 }
 
-/** One task the store keeps: its state, its work's abort, its final outcome. */
+/**
+ * One task the store keeps: its state, its work's abort, its final outcome.
+ *
+ * @example
+ * ```ts
+ * import { TaskStore, type TaskRecord } from '@mcp-inflight/core/tasks';
+ * const store = new TaskStore();
+ * const task: TaskRecord = store.create(undefined, 60_000);
+ * task.listeners.add((t) => console.log(t.status, t.statusMessage));
+ * store.note(task, 'half way'); // the listener sees the new status message
+ * ```
+ */
 export interface TaskRecord {
   /** The unguessable id (a random UUID). */
   readonly taskId: string;
@@ -35,8 +46,11 @@ export interface TaskRecord {
   readonly createdAt: string;
   /** Granted lifetime in ms from creation. */
   readonly ttlMs: number;
+  /** Where it stands. */
   status: TaskStatus;
+  /** The latest words about it (a 2026-07-28 task's progress shows here). */
   statusMessage: string | undefined;
+  /** ISO 8601 time of the last change. */
   lastUpdatedAt: string;
   /** The final result, once completed (or failed with a tool error on 2025-11-25). */
   result: unknown;
@@ -46,6 +60,7 @@ export interface TaskRecord {
   readonly abort: AbortController;
   /** Told of each change (status notifications), and of the end (a blocked `tasks/result`). */
   readonly listeners: Set<(record: TaskRecord) => void>;
+  /** The TTL timer, until the task is deleted. */
   expiry: TimerHandle | undefined;
 }
 
@@ -66,10 +81,15 @@ export interface TaskRecord {
  * ```
  */
 export class TaskStore {
+  /** The clock TTL timers run on. */
   readonly clock: Clock;
+  /** The lifetime of a task whose requestor named none, in ms. */
   readonly defaultTtlMs: number;
+  /** The longest lifetime granted, in ms. */
   readonly maxTtlMs: number;
+  /** The polling interval suggested to requestors, in ms. */
   readonly pollIntervalMs: number;
+  /** The most tasks kept at once. */
   readonly maxTasks: number;
   readonly #tasks = new Map<string, TaskRecord>();
 
