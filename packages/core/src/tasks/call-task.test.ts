@@ -61,6 +61,7 @@ async function setup(script: Script = {}) {
     result: { content: [{ type: 'text', text: 'done' }] } as unknown,
     error: undefined as JsonRpcError | undefined,
     answer: (): void => {},
+    endResult: (_error?: JsonRpcError): void => {},
   };
   const created = () => (modern ? { resultType: 'task', ...task } : { task: { ...task } });
   server.setRequestHandler('tools/call', (params, ctx: RequestContext) => {
@@ -74,10 +75,15 @@ async function setup(script: Script = {}) {
   server.setRequestHandler('tasks/get', () => ({ ...task }));
   server.setRequestHandler('tasks/result', () => {
     if (state.error) throw state.error;
-    return state.result;
+    if (task.status === 'completed') return state.result;
+    // Not terminal yet: block until the test ends the task [T23].
+    return new Promise((resolve, reject) => {
+      state.endResult = (error?: JsonRpcError) => (error ? reject(error) : resolve(state.result));
+    });
   });
   server.setRequestHandler('tasks/cancel', () => {
     task.status = 'cancelled';
+    state.endResult(new JsonRpcError(-32800, 'the task was cancelled', { cause: 'CANCELLED' }));
     return modern ? {} : { ...task };
   });
   const client = new LifecycleClient(clientEp, IDENTITY, {
@@ -238,6 +244,22 @@ describe('callTask, 2025-11-25 task-augmented calls', () => {
     await flush();
     expect(seen).toEqual([]);
     expect(t.clientEp.stats.outboundTokens).toBe(0);
+  });
+
+  it('input_required: tasks/result at once (where input requests come); a deadline while it blocks cancels the task', async () => {
+    const t = await setup({ pollInterval: 100_000 });
+    const call = callTask(t.client, 'tools/call', TOOL, { idleMs: 1_000 }).catch((e: unknown) => e);
+    await flush();
+    t.status({ status: 'input_required' });
+    await flush();
+    expect(t.methods()).toEqual(['tools/call', 'tasks/result']); // no poll needed
+    t.clock.advance(1_000);
+    await flush();
+    const error = (await call) as InflightError;
+    expect(error.code).toBe('IDLE_TIMEOUT');
+    expect(t.methods()).toEqual(['tools/call', 'tasks/result', 'tasks/cancel']);
+    // The blocked tasks/result was answered once the task was cancelled: nothing is left in flight.
+    expect(t.clientEp.stats).toMatchObject({ outboundTokens: 0, outboundInFlight: 0 });
   });
 
   it('a server that offers no tasks for the method gets a plain call, answered as one', async () => {

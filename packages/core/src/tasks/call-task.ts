@@ -298,7 +298,9 @@ class TaskRun {
     // 2025-11-25: progress stops at the terminal status [PG15]; tasks/result blocks until then anyway, and
     // on input_required it is where the server's requests come [T5].
     if (isTerminalStatus(state.status)) endProgress();
-    const result = await this.#request('tasks/result', { taskId: this.taskId });
+    this.#inFlight = this.#request('tasks/result', { taskId: this.taskId });
+    const result = await this.#inFlight;
+    this.#inFlight = undefined;
     endProgress();
     if (this.#state.status === 'cancelled') throw this.#cancelledByServer();
     return result;
