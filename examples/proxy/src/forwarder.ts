@@ -136,6 +136,7 @@ export class ProxyForwarder {
     this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
     const cause = new InflightError('SHUTDOWN', why);
     for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
+    this.tasks.clear(); // the task table's timers and held routes go with the proxy
   }
 
   async #relay(

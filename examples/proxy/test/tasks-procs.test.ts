@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 const work = (steps: number, intervalMs: number) => ({ name: 'work', arguments: { steps, intervalMs } });
-const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
+const textOf = (result: unknown): string => String((result as CallToolResult).content[0]?.text);
 
 /** The proxy on stdio; `upstreamRevision` pins its upstream leg (default: auto, 2026-07-28 here). */
 function proxyOnStdio(upstreamRevision = 'auto'): StdioClient {

@@ -102,7 +102,7 @@ async function setup(script: Script = {}) {
     Object.assign(task, fields);
     server.notify(modern ? 'notifications/tasks' : 'notifications/tasks/status', { ...task });
   };
-  const methods = (): string[] => sent.map((m) => m.method ?? 'response');
+  const methods = (): string[] => sent.map((m) => String(m.method ?? 'response'));
   return { clock, client, clientEp, server, sent, task, state, progress, status, methods };
 }
 
