@@ -1,5 +1,4 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type Clock,
   type Endpoint,
   hasTask,
@@ -11,12 +10,7 @@ import {
   type TaskRouteHooks,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import {
-  isTerminalStatus,
-  RELATED_TASK_META_KEY,
-  TASKS_EXTENSION,
-  type TaskStatus,
-} from '@mcp-inflight/core/tasks';
+import { isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '@mcp-inflight/core/tasks';
 import {
   type BridgedOutcome,
   legacyView,
@@ -25,6 +19,15 @@ import {
   refuseTerminalCancel,
   resultFor,
 } from './task-bridge.js';
+import {
+  declaresExtension,
+  isObject,
+  mapTaskIds,
+  stripResultType,
+  ttlOf,
+  upstreamTaskIdOf,
+  withExtension,
+} from './task-ids.js';
 import type { UpstreamConnection } from './upstream-link.js';
 
 /** Options for a {@link TaskRelay}. */
@@ -350,57 +353,6 @@ export class TaskRelay {
     const params = modern ? withExtension({ taskId }) : { taskId };
     return upstream.request('tasks/cancel', params, { ceilingMs: 5_000, progress: false }).catch(noop);
   }
-}
-
-function upstreamTaskIdOf(result: unknown, modern: boolean): string | undefined {
-  if (!isObject(result)) return undefined;
-  if (modern)
-    return result.resultType === 'task' && typeof result.taskId === 'string' ? result.taskId : undefined;
-  const task = result.task;
-  return isObject(task) && typeof task.taskId === 'string' ? task.taskId : undefined;
-}
-
-function stripResultType(result: unknown): unknown {
-  if (!isObject(result)) return result;
-  const { resultType: _type, ...rest } = result;
-  return rest;
-}
-
-function ttlOf(task: unknown, modern: boolean): number | undefined {
-  if (!isObject(task)) return undefined;
-  const ttl = modern ? task.ttlMs : task.ttl;
-  return typeof ttl === 'number' && ttl >= 0 ? ttl : undefined;
-}
-
-/** Replaces the task id wherever the task messages carry it: the task, `task`, `tasks[]`, `_meta`. */
-function mapTaskIds(value: unknown, from: string, to: string): unknown {
-  if (!isObject(value)) return value;
-  const out: Record<string, unknown> = { ...value };
-  if (out.taskId === from) out.taskId = to;
-  if (isObject(out.task) && out.task.taskId === from) out.task = { ...out.task, taskId: to };
-  if (Array.isArray(out.tasks)) out.tasks = out.tasks.map((t) => mapTaskIds(t, from, to));
-  const meta = out._meta;
-  if (isObject(meta) && isObject(meta[RELATED_TASK_META_KEY]) && meta[RELATED_TASK_META_KEY].taskId === from)
-    out._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...meta[RELATED_TASK_META_KEY], taskId: to } };
-  return out;
-}
-
-/** Declares the tasks extension on an upstream request, where 2026-07-28 reads capabilities [M2]. */
-function withExtension(params: Record<string, unknown>): Record<string, unknown> {
-  const meta = isObject(params._meta) ? params._meta : {};
-  return {
-    ...params,
-    _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: { extensions: { [TASKS_EXTENSION]: {} } } },
-  };
-}
-
-function declaresExtension(meta: Record<string, unknown> | undefined): boolean {
-  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-  return isObject(caps?.extensions?.[TASKS_EXTENSION]);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function noop(): void {}

@@ -7,11 +7,11 @@
  * @module @mcp-inflight/core/tasks
  */
 export {
-  callTask,
   type TaskCallOptions,
   type TaskErrorDetails,
   TaskInputRequiredError,
-} from './tasks/call-task.js';
+} from './tasks/call-options.js';
+export { callTask } from './tasks/call-task.js';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
 export {
   isTerminalStatus,

@@ -8,7 +8,8 @@ import { serveLifecycle } from '../endpoint/lifecycle.js';
 import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
-import { callTask, type TaskErrorDetails, TaskInputRequiredError } from './call-task.js';
+import { type TaskErrorDetails, TaskInputRequiredError } from './call-options.js';
+import { callTask } from './call-task.js';
 import type { TaskState } from './task-state.js';
 
 const IDENTITY = { clientInfo: { name: 'test-host', version: '1.0.0' }, capabilities: {} };
