@@ -51,6 +51,12 @@ const entries = [
     budget: 4 * KB,
   },
   {
+    name: 'tasks (@mcp-inflight/core/tasks: callTask, serveTasks)',
+    code: `export * from ${JSON.stringify(join(packages, 'core/dist/tasks.js'))};`,
+    platform: 'neutral',
+    budget: 16 * KB,
+  },
+  {
     name: 'schemas (@mcp-inflight/core/schemas: zod schemas, zod inside)',
     code: `export * from ${JSON.stringify(join(packages, 'core/dist/schemas.js'))};`,
     platform: 'neutral',

@@ -77,9 +77,10 @@ export function resultForHost(
 
 /**
  * The capabilities hosts are offered: the upstream's, minus what one shared upstream connection cannot
- * carry to a particular host (its log messages, its per-host resource subscriptions, its tasks), so no
- * host waits for messages that will never come. List changes are relayed: the proxy listens upstream and
- * publishes them to every host that listens (or, legacy, to every host).
+ * carry to a particular host (its log messages, its per-host resource subscriptions), so no host waits for
+ * messages that will never come. List changes are relayed: the proxy listens upstream and publishes them
+ * to every host that listens (or, legacy, to every host). Of 2025-11-25 `tasks`, what the proxy relays:
+ * task augmentation of `tools/call`, `tasks/cancel` and `tasks/list` (each host's own tasks).
  *
  * @example
  * ```ts
@@ -92,7 +93,12 @@ export function capabilitiesForHosts(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(capabilities ?? {})) {
-    if (key === 'logging' || key === 'tasks') continue;
+    if (key === 'logging') continue;
+    if (key === 'tasks') {
+      const tasks = tasksForHosts(value);
+      if (tasks) out.tasks = tasks;
+      continue;
+    }
     if (
       (key === 'tools' || key === 'prompts' || key === 'resources') &&
       typeof value === 'object' &&
@@ -103,4 +109,17 @@ export function capabilitiesForHosts(
     } else out[key] = value;
   }
   return out;
+}
+
+/** The 2025-11-25 `tasks` capability as hosts see it: only `tools/call` augmentation is relayed. */
+function tasksForHosts(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { list, cancel, requests } = value as Record<string, unknown>;
+  const call = (requests as { tools?: { call?: unknown } } | undefined)?.tools?.call;
+  if (typeof call !== 'object' || call === null) return undefined;
+  return {
+    ...(list === undefined ? {} : { list }),
+    ...(cancel === undefined ? {} : { cancel }),
+    requests: { tools: { call } },
+  };
 }

@@ -20,6 +20,7 @@ import {
   type ProxyStats,
 } from './events.js';
 import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
+import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyForwarder}. */
@@ -39,6 +40,8 @@ export interface ForwarderOptions {
    * upstream has none to give) [CA1]. @default NO_CACHING: `{ ttlMs: 0, cacheScope: 'private' }`
    */
   cacheHints?: CacheHints;
+  /** The task table's TTL bounds and cap (see {@link TaskRelay}). */
+  tasks?: TaskRelayOptions;
 }
 
 interface InFlight {
@@ -77,6 +80,8 @@ export class ProxyForwarder {
   readonly idleMs: number;
   readonly ceilingMs: number;
   readonly stats: ProxyStats = emptyStats();
+  /** Task-augmented calls relayed, mapped per host. */
+  readonly tasks: TaskRelay;
   readonly #clock: Clock;
   readonly #onEvent: (event: ProxyEvent) => void;
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
@@ -95,6 +100,7 @@ export class ProxyForwarder {
     this.#onEvent = options.onEvent ?? (() => {});
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
+    this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
   }
 
   /** Calls relayed and not yet ended. */
@@ -114,6 +120,11 @@ export class ProxyForwarder {
     for (const method of FORWARDED_METHODS) {
       endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
     }
+    // A task-augmented tools/call keeps its routes past the CreateTaskResult; tasks/* reach only the host's own.
+    endpoint.setRequestHandler('tools/call', (params, ctx) =>
+      this.#relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
+    );
+    this.tasks.attach(endpoint, () => this.link.current);
     this.#onAttach?.(endpoint, host);
   }
 
@@ -125,6 +136,7 @@ export class ProxyForwarder {
     this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
     const cause = new InflightError('SHUTDOWN', why);
     for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
+    this.tasks.clear(); // the task table's timers and held routes go with the proxy
   }
 
   async #relay(
@@ -132,6 +144,7 @@ export class ProxyForwarder {
     host: string,
     params: Record<string, unknown> | undefined,
     ctx: RequestContext,
+    task?: TaskLeg,
   ): Promise<unknown> {
     const startedAt = this.#clock.now();
     const key = this.#nextKey++;
@@ -175,7 +188,8 @@ export class ProxyForwarder {
     };
     try {
       const upstream = await call.race(this.link.get());
-      const result = await upstream.request(ctx.method, forwardedParams(params), {
+      const forwarded = forwardedParams(params);
+      const result = await upstream.request(ctx.method, task ? task.params(forwarded) : forwarded, {
         onprogress: (p) => {
           progressIn++;
           if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
@@ -186,9 +200,10 @@ export class ProxyForwarder {
         parent: call,
         idleMs: this.idleMs,
         ceilingMs: Number.POSITIVE_INFINITY,
+        ...(task ? { taskRoute: task.taskRoute } : {}),
       });
       end('completed');
-      return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
+      return resultForHost(task ? task.result(result) : result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business

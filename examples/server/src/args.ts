@@ -17,6 +17,8 @@ export interface ServerOptions {
    * `403`. Unset: every loopback origin (the adapter's default).
    */
   allowedOrigins?: string[] | '*';
+  /** `--tasks`: `work` may run as a task (2025-11-25 `params.task`, the 2026-07-28 tasks extension). */
+  tasks: boolean;
   /** `--help` */
   help: boolean;
 }
@@ -37,6 +39,8 @@ export const USAGE = `usage: mcp-inflight-example-server [--http PORT] [--confor
   --allowed-origins LIST HTTP: browser origins allowed to call, comma-separated (http://127.0.0.1:8080),
                          or * for any; others get 403 (default: every loopback origin, any port)
   --conformance          also serve the tools @modelcontextprotocol/conformance calls by name
+  --tasks                work may run as a task: 2025-11-25 task-augmented calls, the 2026-07-28
+                         tasks extension (tasks/get, tasks/result, tasks/cancel; tasks live 60 s)
   --help                 print this and exit
 
 Limits (milliseconds; the defaults keep a forgotten call or client from holding the server):
@@ -60,13 +64,14 @@ honouring cancellation; status returns {running, completed, cancelled} counts of
  * ```
  */
 export function parseServerArgs(argv: readonly string[]): ServerOptions {
-  const options: ServerOptions = { conformance: false, help: false, ...DEFAULT_LIMITS };
+  const options: ServerOptions = { conformance: false, tasks: false, help: false, ...DEFAULT_LIMITS };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const limit = LIMIT_FLAGS[flag ?? ''];
     if (limit) options[limit] = positiveInteger(flag!, argv[++i]);
     else if (flag === '--help') options.help = true;
     else if (flag === '--conformance') options.conformance = true;
+    else if (flag === '--tasks') options.tasks = true;
     else if (flag === '--http') {
       const text = argv[++i] ?? '';
       const port = Number(text);

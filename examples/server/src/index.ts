@@ -7,7 +7,7 @@ import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { conformanceServer } from './conformance.js';
 import { LiveEndpoints, serveStats } from './stats.js';
-import { setupExampleServer, type WorkCounters } from './tools.js';
+import { exampleTaskStore, setupExampleServer, type WorkCounters } from './tools.js';
 
 let options: ServerOptions;
 try {
@@ -25,9 +25,10 @@ const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
 // Listen streams (2026-07-28 `subscriptions/listen`) on every transport; the conformance tools publish
 // their list changes to them.
 const listeners = new Listeners();
+const tasks = options.tasks ? exampleTaskStore() : undefined;
 const setupTools = options.conformance
   ? conformanceServer(counters, listeners)
-  : (endpoint: Endpoint) => setupExampleServer(endpoint, counters);
+  : (endpoint: Endpoint) => setupExampleServer(endpoint, counters, tasks);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();
 let transportStats: (stateless: boolean) => Record<string, unknown> = () => ({});

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
+import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 
@@ -26,7 +27,7 @@ const workInput = z.object({
  * exampleTools({ running: 0, completed: 0, cancelled: 0 }).map((t) => t.name); // ['work', 'status']
  * ```
  */
-export function exampleTools(counters: WorkCounters): Tool[] {
+export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
   return [
     defineTool({
       name: 'work',
@@ -34,6 +35,8 @@ export function exampleTools(counters: WorkCounters): Tool[] {
         'Sleeps intervalMs per step for `steps` steps, reporting progress after each; honours cancellation.',
       input: workInput,
       run: (args, ctx) => work(args, ctx, counters),
+      // With tasks served, a client may run it as one [T17].
+      ...(tasks ? { listing: { execution: { taskSupport: 'optional' } } } : {}),
     }),
     defineTool({
       name: 'status',
@@ -78,19 +81,27 @@ async function work(
  * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0 }));
  * ```
  */
-export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolList): void {
+export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolList, tasks?: TaskStore): void {
+  // A list that can change says so: clients may then ask for its changes on a listen stream.
+  const toolsCapability = { tools: tools instanceof ToolList ? { listChanged: true } : {} };
   serveLifecycle(endpoint, {
     serverInfo: { name: 'mcp-inflight-example-server', version: '0.1.0' },
-    // A list that can change says so: clients may then ask for its changes on a listen stream.
-    capabilities: { tools: tools instanceof ToolList ? { listChanged: true } : {} },
+    capabilities: tasks ? { ...toolsCapability, ...taskCapabilities() } : toolsCapability,
   });
-  serveTools(endpoint, tools);
+  const served = serveTools(endpoint, tools);
+  // Only `work` runs as a task; tasks outlive a stateless request, so the store is the process's.
+  if (tasks) serveTasks(endpoint, tasks, served.call, { taskable: (params) => params?.name === 'work' });
 }
 
 /**
  * Registers the example server on one endpoint. `counters` is shared across endpoints so `status` sees
- * the whole process.
+ * the whole process; so is `tasks`, the process's task store (`--tasks`).
  */
-export function setupExampleServer(endpoint: Endpoint, counters: WorkCounters): void {
-  serveExample(endpoint, exampleTools(counters));
+export function setupExampleServer(endpoint: Endpoint, counters: WorkCounters, tasks?: TaskStore): void {
+  serveExample(endpoint, exampleTools(counters, tasks !== undefined), tasks);
+}
+
+/** The process's task store for `--tasks`: tasks live 60 s (at most 10 min), polled every 200 ms. */
+export function exampleTaskStore(): TaskStore {
+  return new TaskStore({ defaultTtlMs: 60_000, maxTtlMs: 600_000, pollIntervalMs: 200 });
 }

@@ -42,7 +42,7 @@ export {
   metaOf,
   resultResponse,
 } from './endpoint/messages.js';
-export type { RequestOptions } from './endpoint/outbound.js';
+export type { RequestOptions, TaskRouteHooks } from './endpoint/outbound.js';
 export {
   allowsBatches,
   CLIENT_CAPABILITIES_META_KEY,

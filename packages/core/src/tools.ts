@@ -5,5 +5,10 @@
  * @module @mcp-inflight/core/tools
  */
 export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
-export { type CacheHints, type ServeToolsOptions, serveTools } from './tools/serve-tools.js';
+export {
+  type CacheHints,
+  type ServedTools,
+  type ServeToolsOptions,
+  serveTools,
+} from './tools/serve-tools.js';
 export { type Publisher, ToolList } from './tools/tool-list.js';

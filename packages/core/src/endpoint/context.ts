@@ -49,7 +49,8 @@ export interface RequestContext {
   limit(limits: HandlerLimits): RequestContext;
   /**
    * Ends progress for a 2025-11-25 task-augmented request whose route outlived its response, once the task
-   * reaches a terminal status [PG14]. A no-op otherwise.
+   * reaches a terminal status [PG14 PG15]: a coalesced update still pending goes out first, then nothing.
+   * A no-op otherwise.
    */
   endProgress(): void;
 }

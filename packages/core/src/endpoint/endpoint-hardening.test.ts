@@ -234,7 +234,7 @@ describe('Endpoint hardening', () => {
     expect(seen).toEqual([1]);
   });
 
-  it('a timed-out task-augmented call sends no notifications/cancelled [CN16]', async () => {
+  it('a task-augmented call that times out before its CreateTaskResult is still a request: cancelled as one', async () => {
     const clock = new ManualClock();
     const writes: JsonRpcMessage[] = [];
     const client = new Endpoint({
@@ -249,6 +249,7 @@ describe('Endpoint hardening', () => {
       .catch((e: InflightError) => e.code);
     clock.advance(50);
     await expect(call).resolves.toBe('CEILING');
-    expect(writes.map((m) => m.method)).toEqual(['tools/call']);
+    // No task id exists yet, so there is nothing tasks/cancel could name [CN16]: the request is cancelled.
+    expect(writes.map((m) => m.method)).toEqual(['tools/call', 'notifications/cancelled']);
   });
 });

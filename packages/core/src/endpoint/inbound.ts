@@ -186,7 +186,7 @@ export class InboundRequests {
         return false;
       },
       endProgress() {
-        entry.route?.close();
+        entry.route?.finish(); // what was reported before the end still goes out, then nothing [PG15]
         if (entry.route) taskRoutes.delete(entry.route);
       },
     });

@@ -54,7 +54,43 @@ export interface RequestOptions {
    * its deadline. @default true
    */
   progress?: boolean;
+  /**
+   * Hooks for a call that may start a task (the `@mcp-inflight/core/tasks` entry sets them): a 2025-11-25
+   * `CreateTaskResult` keeps the progress token routed past the response [PG14], and a result that comes
+   * after the call ended locally is handed over, so a task it created can still be cancelled.
+   */
+  taskRoute?: TaskRouteHooks;
 }
+
+/**
+ * What a task driver hears from an outbound call ({@link RequestOptions.taskRoute}). Both hooks run
+ * before the call's promise settles or instead of it.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint, TaskRouteHooks } from '@mcp-inflight/core';
+ * declare const endpoint: Endpoint;
+ * let release = (): void => {};
+ * const taskRoute: TaskRouteHooks = {
+ *   onCreated: (stop) => { release = stop; }, // progress keeps flowing until release()
+ *   onLateResult: (result) => console.log('a result after the call ended', result),
+ * };
+ * await endpoint.request('tools/call', { name: 'work', arguments: {}, task: {} }, { taskRoute });
+ * release(); // the task reached a terminal status
+ * ```
+ */
+export interface TaskRouteHooks {
+  /**
+   * The result is a 2025-11-25 `CreateTaskResult` (it carries `task`): the token stays routed, progress
+   * keeps reaching `onprogress` and touching the call's deadline and its `parent`, until `release()`.
+   */
+  onCreated(release: () => void): void;
+  /** A result that came after the call had ended locally (its cancel crossed the answer). */
+  onLateResult(result: unknown): void;
+}
+
+/** At most this many ended calls wait for a late result to hand to their task hooks. */
+const LATE_TASK_HOOKS = 64;
 
 interface Pending {
   readonly id: RequestId;
@@ -68,8 +104,8 @@ interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   readonly unlink: () => void;
-  /** Whether the request asked for a task (`params.task`), which changes how it is cancelled. */
-  readonly task: boolean;
+  /** Set by the tasks entry: how a task this call starts is kept (see {@link TaskRouteHooks}). */
+  readonly taskRoute: TaskRouteHooks | undefined;
   done: boolean;
 }
 
@@ -97,6 +133,8 @@ export class OutboundRequests {
   #byId = new Map<RequestId, Pending>();
   #tokens = new TokenRegistry<Pending>();
   #nextId = 0;
+  /** Task hooks of calls that ended locally, waiting for a result that may still come (bounded). */
+  #lateTaskHooks = new Map<RequestId, TaskRouteHooks>();
   /** Responses that came for no request in flight (after our cancel, or unknown), absorbed. */
   lateResponses = 0;
   closed = false;
@@ -150,7 +188,7 @@ export class OutboundRequests {
         resolve,
         reject,
         unlink,
-        task: hasTask(params),
+        taskRoute: options.taskRoute,
         done: false,
       };
       (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
@@ -233,8 +271,13 @@ export class OutboundRequests {
     if (!pending) {
       this.lateResponses++;
       this.settings.hub.events?.emit('late', 'response', id);
+      if (this.#lateTaskHooks.size === 0) return;
+      const hooks = this.#lateTaskHooks.get(id);
+      this.#lateTaskHooks.delete(id);
+      if (hooks && !error) hooks.onLateResult(result);
       return;
     }
+    if (pending.taskRoute !== undefined && !error && hasTask(result)) return this.#hold(pending, result);
     this.#settle(pending);
     if (error) {
       // A limit the peer (or a proxy beyond it) enforced reads as the same InflightError a local one
@@ -280,6 +323,7 @@ export class OutboundRequests {
    */
   failAll(cause: InflightError | (() => InflightError)): void {
     this.closed = true;
+    this.#lateTaskHooks.clear();
     if (this.#byId.size === 0) return;
     if (typeof cause === 'function') cause = cause();
     for (const pending of [...this.#byId.values()]) {
@@ -306,12 +350,19 @@ export class OutboundRequests {
     // The caller learns first: a channel that throws below must not leave the call hanging.
     pending.reject(cause);
     if (!sendCancel || this.closed) return;
+    if (pending.taskRoute) {
+      // Its answer may still start a task: the task driver hears of it and cancels that with tasks/cancel.
+      if (this.#lateTaskHooks.size >= LATE_TASK_HOOKS) {
+        const oldest = this.#lateTaskHooks.keys().next().value as RequestId;
+        this.#lateTaskHooks.delete(oldest);
+      }
+      this.#lateTaskHooks.set(pending.id, pending.taskRoute);
+    }
     // Era-correct cancel: the notification, or closing that request's stream, or nothing [CN7 CN24 CN25].
-    // A task-augmented call is cancelled with tasks/cancel, which needs the task id from its result; ended
-    // before that, nothing may be sent [CN16].
+    // A call that has no answer yet has no task id either, so even one that asked for a task is still a
+    // request and is cancelled as one; its task, if one comes, is cancelled with tasks/cancel [CN16].
     const how = eraCancelPolicy(pending.revision, s.transport).outboundCancel(s.role, {
       method: pending.method,
-      task: pending.task,
     });
     if (how.value !== 'notification' && how.value !== 'close-stream') return;
     const notification =
@@ -333,6 +384,26 @@ export class OutboundRequests {
 
   #ended(pending: Pending, outcome: Outcome, error: unknown): void {
     this.settings.hub.events?.emit('request-ended', 'outbound', pending.id, pending.method, outcome, error);
+  }
+
+  /**
+   * A 2025-11-25 `CreateTaskResult`: the request is answered, but its token stays routed until the task
+   * driver releases it at the task's terminal status [PG14 PG15].
+   */
+  #hold(pending: Pending, result: unknown): void {
+    pending.done = true;
+    this.#byId.delete(pending.id);
+    this.#ended(pending, 'result', undefined);
+    let held = true;
+    pending.taskRoute?.onCreated(() => {
+      if (!held) return;
+      held = false;
+      this.#tokens.release(pending.token);
+      pending.route?.close();
+      pending.deadline.dispose();
+      pending.unlink();
+    });
+    pending.resolve(result);
   }
 
   #settle(pending: Pending): void {

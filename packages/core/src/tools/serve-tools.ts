@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { CallToolResult } from '../client/client.js';
-import type { RequestContext } from '../endpoint/context.js';
+import type { RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
@@ -39,6 +39,23 @@ export interface ServeToolsOptions {
   cache?: CacheHints;
 }
 
+/**
+ * What {@link serveTools} registered, for a layer that wraps it (the tasks entry runs `call` as a task).
+ *
+ * @example
+ * ```ts
+ * import { Endpoint } from '@mcp-inflight/core';
+ * import { serveTools } from '@mcp-inflight/core/tools';
+ * const endpoint = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: () => {} } });
+ * const served = serveTools(endpoint, []);
+ * endpoint.setRequestHandler('tools/call', (params, ctx) => served.call(params, ctx)); // wrap it
+ * ```
+ */
+export interface ServedTools {
+  /** The `tools/call` handler. */
+  call: RequestHandler;
+}
+
 /** The default hints claim nothing: a client re-asks, and no intermediary shares the list. */
 const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
@@ -70,7 +87,7 @@ export function serveTools(
   endpoint: Endpoint,
   tools: readonly Tool[] | ToolList,
   options: ServeToolsOptions = {},
-): void {
+): ServedTools {
   const list = tools instanceof ToolList ? tools : undefined;
   const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
   // A changing list is listed again only after it changed (JSON Schema is made once per version).
@@ -86,12 +103,14 @@ export function serveTools(
   endpoint.setRequestHandler('tools/list', (_params, ctx) =>
     isLegacy(ctx.revision) ? { tools: listing() } : { tools: listing(), ...hints },
   );
-  endpoint.setRequestHandler('tools/call', (params, ctx) => {
+  const call: RequestHandler = (params, ctx) => {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
     return callTool(tool, args ?? {}, ctx);
-  });
+  };
+  endpoint.setRequestHandler('tools/call', call);
+  return { call };
 }
 
 async function callTool(tool: Tool, args: unknown, ctx: RequestContext): Promise<CallToolResult> {

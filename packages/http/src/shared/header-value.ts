@@ -1,11 +1,17 @@
 // The Base64 sentinel of 2026-07-28 mirrored headers (`Mcp-Name`, `Mcp-Param-*`). Shared by the client
 // (encode) and the server (decode); no node:* imports, so it runs in browsers too.
 
-/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (2026-07-28) [H45]. */
-export const NAME_FIELD_BY_METHOD: Readonly<Record<string, 'name' | 'uri'>> = {
+/**
+ * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (2026-07-28) [H45], and the tasks
+ * extension's `params.taskId`, so intermediaries can route a task's requests to the instance holding it [T26].
+ */
+export const NAME_FIELD_BY_METHOD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'resources/read': 'uri',
   'prompts/get': 'name',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 const PREFIX = '=?base64?';

@@ -1,0 +1,141 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
+import { callTask, type TaskState } from '@mcp-inflight/core/tasks';
+import { HttpClient } from '@mcp-inflight/http';
+import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
+
+// `node examples/server/dist/index.js --tasks` as a task receiver, driven by the official SDK v1 Client's
+// experimental tasks and by our callTask, on both task revisions (run `pnpm build` first).
+
+const SERVER = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const closers: Array<() => Promise<void>> = [];
+beforeAll(() => {
+  if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`pnpm build\` first`);
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+function ours(): StdioClient {
+  const client = spawnStdio({ command: process.execPath, args: [SERVER, '--tasks'] }, { stderr: 'capture' });
+  closers.push(() => client.close());
+  return client;
+}
+
+const work = (steps: number, intervalMs: number) => ({ name: 'work', arguments: { steps, intervalMs } });
+const textOf = (result: unknown): string => String((result as CallToolResult).content[0]?.text);
+
+describe('the example server with --tasks', () => {
+  it('serves the SDK v1 Client: task created, progress after it, then the result via tasks/result', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--tasks'] });
+    const client = new Client({ name: 'sdk-v1-tasks', version: '1.0.0' });
+    await client.connect(transport);
+    closers.push(() => client.close());
+    expect(client.getServerCapabilities()?.tasks).toMatchObject({
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+    const progress: number[] = [];
+    const kinds: string[] = [];
+    let result: unknown;
+    const stream = client.experimental.tasks.callToolStream(work(3, 30), CallToolResultSchema, {
+      task: { ttl: 10_000 },
+      onprogress: (p) => progress.push(p.progress),
+    });
+    for await (const message of stream) {
+      kinds.push(message.type);
+      if (message.type === 'result') result = message.result;
+    }
+    expect(kinds[0]).toBe('taskCreated');
+    expect(kinds.at(-1)).toBe('result');
+    expect(textOf(result)).toBe('done 3 steps');
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('2025-11-25 with our callTask: progress after the CreateTaskResult, status notifications, the result', async () => {
+    const client = ours();
+    await client.connect({ revision: '2025-11-25' });
+    const progress: number[] = [];
+    const statuses: string[] = [];
+    const result = await callTask(client, 'tools/call', work(3, 30), {
+      onprogress: (p) => progress.push(p.progress),
+      onstatus: (task: TaskState) => statuses.push(task.status),
+    });
+    expect(textOf(result)).toBe('done 3 steps');
+    expect(progress).toEqual([1, 2, 3]);
+    expect(statuses).toEqual(['working', 'completed']);
+    expect(client.stats()).toMatchObject({ outboundTokens: 0, outboundInFlight: 0 });
+  });
+
+  it('2026-07-28 with our callTask: the extension, status messages instead of progress, the inline result', async () => {
+    const client = ours();
+    expect((await client.connect()).revision).toBe('2026-07-28');
+    const progress: number[] = [];
+    const messages: string[] = [];
+    const result = await callTask(client, 'tools/call', work(3, 250), {
+      idleMs: 1_000, // each step's status message keeps the call alive; no progress exists here [T13]
+      onprogress: (p) => progress.push(p.progress),
+      onstatus: (task: TaskState) => messages.push(task.statusMessage ?? task.status),
+    });
+    expect(textOf(result)).toBe('done 3 steps');
+    expect(progress).toEqual([]);
+    expect(messages.some((m) => m.startsWith('step '))).toBe(true);
+  });
+
+  it('a deadline cancels the task (tasks/cancel), and the tool sees it: status counts it cancelled', async () => {
+    const client = ours();
+    await client.connect({ revision: '2025-11-25' });
+    const error = await callTask(client, 'tools/call', work(100, 200), { ceilingMs: 300 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
+    await expect
+      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
+      .toBe(1);
+  });
+
+  it('a task expires with its TTL: afterwards tasks/get answers -32602', async () => {
+    const client = ours();
+    await client.connect({ revision: '2025-11-25' });
+    const created = (await client.request('tools/call', { ...work(1, 0), task: { ttl: 200 } })) as {
+      task: { taskId: string; ttl: number };
+    };
+    expect(created.task.ttl).toBe(200);
+    await expect(client.request('tasks/get', { taskId: created.task.taskId })).resolves.toMatchObject({
+      status: expect.any(String),
+    });
+    await expect
+      .poll(
+        async () =>
+          client.request('tasks/get', { taskId: created.task.taskId }).then(
+            () => 'kept',
+            (e: unknown) => (e instanceof JsonRpcError ? e.code : 'other'),
+          ),
+        { timeout: 3_000, interval: 50 },
+      )
+      .toBe(-32602);
+  });
+
+  it('2026-07-28 over loopback HTTP: stateless requests find the task (Mcp-Name carries its id), a cancel reaches it', async () => {
+    const server = await spawnExampleServer(['--tasks']);
+    closers.push(() => server.stop());
+    const client = new HttpClient({ url: server.url });
+    closers.push(() => client.close());
+    expect((await client.connect()).revision).toBe('2026-07-28');
+    const result = await callTask(client, 'tools/call', work(2, 50));
+    expect(textOf(result)).toBe('done 2 steps');
+    const error = await callTask(client, 'tools/call', work(100, 100), { ceilingMs: 400 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
+    await expect
+      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
+      .toBe(1);
+  });
+});

@@ -1,0 +1,139 @@
+import type { McpClient } from '../client/client.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
+import type { TaskRouteHooks } from '../endpoint/outbound.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { TaskCallOptions } from './call-options.js';
+import { cancelTask, has, TaskRun, withExtension } from './task-run.js';
+import { createdTaskOf } from './task-state.js';
+
+/**
+ * Runs a request as a task to its end in one call: a 2025-11-25 task-augmented request (`params.task`,
+ * when the server offers tasks for the method) or a 2026-07-28 request that the server may answer with
+ * a task (the tasks extension is declared on it). The result is the final one (`tasks/result` on
+ * 2025-11-25, the completed task's `result` on 2026-07-28), or the same `InflightError` / `JsonRpcError`
+ * a plain call would reject with. A server that makes no task just answers, and that answer is returned.
+ *
+ * - Progress: the request's token stays routed until the task is terminal [PG14 PG15]; progress after
+ *   the `CreateTaskResult` reaches `onprogress`. 2026-07-28 tasks carry none [T13].
+ * - Deadline: one idle window, reset by accepted progress and by status changes (a new status or
+ *   status message, from `tasks/get` or a status notification), and one ceiling from the first send.
+ * - Cancel: once a task exists, a deadline or `signal` sends `tasks/cancel`, never
+ *   `notifications/cancelled` [CN16 T11]; the rejection's `details.taskCancelled` says whether the server
+ *   took it (`false` for a server without `tasks.cancel`). Before the `CreateTaskResult`, the request is
+ *   cancelled as a request; if a task id arrives anyway, that task is cancelled too.
+ * - Polling: `tasks/get` at the server's `pollInterval` (else `pollMs`); a status notification for the
+ *   task is read the same way and wakes the loop early.
+ * - `input_required`: on 2025-11-25 the call goes to `tasks/result` at once, so the server's requests
+ *   reach the client's handlers [T5]; on 2026-07-28 the call rejects with {@link TaskInputRequiredError}
+ *   and the task is cancelled: answering `inputRequests` belongs to the multi round-trip layer.
+ *
+ * @example
+ * ```ts
+ * import type { McpClient } from '@mcp-inflight/core';
+ * import { callTask } from '@mcp-inflight/core/tasks';
+ * declare const client: McpClient;
+ * const result = await callTask(client, 'tools/call', { name: 'work', arguments: { steps: 5, intervalMs: 100 } }, {
+ *   idleMs: 10_000,
+ *   onprogress: (p) => console.log(`${p.progress}/${p.total}`),
+ *   onstatus: (task) => console.log(task.status),
+ * });
+ * ```
+ */
+export async function callTask(
+  client: McpClient,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: TaskCallOptions = {},
+): Promise<unknown> {
+  if (!client.server) await client.connect();
+  const endpoint = client.endpoint;
+  const revision = (client.server?.revision ?? client.revision) as Revision;
+  const modern = !isLegacy(revision);
+  const capabilities = client.server?.capabilities ?? {};
+  const asTask = modern || offersTask(capabilities, method);
+  const sendParams = !asTask
+    ? params
+    : modern
+      ? withExtension(params, options)
+      : withTaskParam(params, options);
+
+  const clock = endpoint.clock;
+  const ceilingMs = options.ceilingMs ?? 600_000;
+  let onAbort: (reason: unknown) => void = noop;
+  const deadline = new DeadlineController({
+    idleMs: options.idleMs ?? 60_000,
+    ceilingMs,
+    clock,
+    parent: options.signal,
+    onAbort: (reason) => onAbort(reason),
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = reject;
+  });
+  aborted.catch(noop);
+  let release: (() => void) | undefined;
+  let ended = false;
+  const cancelTimeoutMs = options.cancelTimeoutMs ?? 5_000;
+  const hooks: TaskRouteHooks = {
+    onCreated: (stop) => {
+      if (ended) stop();
+      else release = stop;
+    },
+    // The call ended before its answer, and the answer made a task anyway: cancel that too.
+    onLateResult: (result) => {
+      const task = createdTaskOf(result, revision);
+      if (task) void cancelTask(client, task.taskId, cancelTimeoutMs, modern, options).catch(noop);
+    },
+  };
+  const finish = (): void => {
+    ended = true;
+    release?.();
+    release = undefined;
+    deadline.dispose();
+  };
+
+  let first: unknown;
+  try {
+    first = await client.request(method, sendParams, {
+      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+      parent: deadline,
+      idleMs: Number.POSITIVE_INFINITY,
+      ceilingMs: Number.POSITIVE_INFINITY,
+      taskRoute: hooks,
+    });
+  } catch (error) {
+    finish();
+    throw error;
+  }
+  const created = asTask ? createdTaskOf(first, revision) : undefined;
+  if (!created) {
+    finish();
+    return first;
+  }
+  const run = new TaskRun(client, endpoint, created, deadline, options, modern, capabilities);
+  const ending = run.toEnd(() => finish());
+  ending.catch(noop); // when the deadline wins the race, the loop stops on its own
+  try {
+    return await Promise.race([ending, aborted]);
+  } catch (error) {
+    if (!deadline.aborted) throw error;
+    // A deadline or the caller's abort, with a task on the server: tasks/cancel, never the notification.
+    finish();
+    throw await run.cancelFor(InflightError.from(deadline.reason), cancelTimeoutMs);
+  } finally {
+    finish();
+    run.dispose();
+  }
+}
+
+/** Whether a 2025-11-25 server offers a task for `method` (`tasks.requests.tools.call` for `tools/call`). */
+function offersTask(capabilities: Record<string, unknown>, method: string): boolean {
+  return has(capabilities, 'tasks', 'requests', ...method.split('/'));
+}
+
+function withTaskParam(params: Record<string, unknown>, options: TaskCallOptions): Record<string, unknown> {
+  return { ...params, task: options.ttlMs === undefined ? {} : { ttl: options.ttlMs } };
+}
+
+function noop(): void {}

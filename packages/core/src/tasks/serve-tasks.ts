@@ -1,0 +1,277 @@
+import type { CallToolResult } from '../client/client.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
+import type { HandlerLimits, RequestContext, RequestHandler } from '../endpoint/context.js';
+import type { Endpoint } from '../endpoint/endpoint.js';
+import { errorResponseFor } from '../endpoint/inbound.js';
+import { hasTask, JsonRpcError } from '../endpoint/messages.js';
+import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
+import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION, type TaskFields } from './task-state.js';
+import type { TaskRecord, TaskStore } from './task-store.js';
+
+/** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
+const MISSING_CLIENT_CAPABILITY = -32021;
+
+/**
+ * The capabilities a server serving tasks declares: the 2025-11-25 `tasks` object (with `cancel`, `list`
+ * and `tools/call` augmentation) and the 2026-07-28 tasks extension. Merge it into the lifecycle's.
+ *
+ * @example
+ * ```ts
+ * import { Endpoint, serveLifecycle } from '@mcp-inflight/core';
+ * import { taskCapabilities } from '@mcp-inflight/core/tasks';
+ * declare const endpoint: Endpoint;
+ * serveLifecycle(endpoint, {
+ *   serverInfo: { name: 'demo', version: '1.0.0' },
+ *   capabilities: { tools: {}, ...taskCapabilities() },
+ * });
+ * ```
+ */
+export function taskCapabilities(): Record<string, unknown> {
+  return {
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    extensions: { [TASKS_EXTENSION]: {} },
+  };
+}
+
+/**
+ * Options for {@link serveTasks}.
+ *
+ * @example
+ * ```ts
+ * import type { ServeTasksOptions } from '@mcp-inflight/core/tasks';
+ * const options: ServeTasksOptions = { taskable: (params) => params?.name === 'work' };
+ * ```
+ */
+export interface ServeTasksOptions {
+  /**
+   * Which calls may run as tasks (list those tools with `execution.taskSupport: 'optional'`). A
+   * 2025-11-25 task request for any other is answered -32601 [T17]; on 2026-07-28, where the server
+   * decides, only these become tasks (for clients that declared the extension). @default every call
+   */
+  taskable?: (params: Record<string, unknown> | undefined) => boolean;
+}
+
+/**
+ * Serves tasks on one endpoint: `tools/call` runs `call` as a task when the requestor asks (2025-11-25
+ * `params.task`) or, on 2026-07-28, when the client declared the tasks extension and `taskable` says so;
+ * otherwise `call` answers as usual. Adds `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`
+ * (2025-11-25) and `tasks/update` (2026-07-28). 2025-11-25 tasks keep the request's progress token until
+ * they end [PG14] and send `notifications/tasks/status` on each change; 2026-07-28 tasks carry no progress
+ * [T13], so the work's progress messages become the task's `statusMessage`. A cancel stops the work
+ * through its signal. Tasks live in `store` (TTL, cap, owner binding).
+ *
+ * @example
+ * ```ts
+ * import { Endpoint } from '@mcp-inflight/core';
+ * import { serveTasks, TaskStore } from '@mcp-inflight/core/tasks';
+ * import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+ * import * as z from 'zod';
+ * const store = new TaskStore();
+ * const endpoint = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: () => {} } });
+ * const served = serveTools(endpoint, [defineTool({ name: 'echo', input: z.object({}), run: () => 'hi' })]);
+ * serveTasks(endpoint, store, served.call);
+ * ```
+ */
+export function serveTasks(
+  endpoint: Endpoint,
+  store: TaskStore,
+  call: RequestHandler,
+  options: ServeTasksOptions = {},
+): void {
+  const taskable = options.taskable ?? (() => true);
+  // A session (stdio pipe, HTTP session) owns its 2025-11-25 tasks; 2026-07-28 requests have no session,
+  // so their tasks are bound to nobody and found by their unguessable id alone.
+  const ownerOf = (revision: Revision): object | undefined => (isLegacy(revision) ? endpoint : undefined);
+  const find = (params: Record<string, unknown> | undefined, ctx: RequestContext): TaskRecord => {
+    if (!isLegacy(ctx.revision) && !declaresExtension(ctx.meta))
+      throw new JsonRpcError(MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    const record = store.get(ownerOf(ctx.revision), (params as TaskFields | undefined)?.taskId);
+    if (!record)
+      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+    return record;
+  };
+
+  endpoint.setRequestHandler('tools/call', (params, ctx) => {
+    const legacy = isLegacy(ctx.revision);
+    // 2026-07-28: never a task for a request that did not declare the extension itself [T24].
+    const asked = legacy ? ctx.revision === '2025-11-25' && hasTask(params) : declaresExtension(ctx.meta);
+    if (!asked) return call(params, ctx);
+    if (!taskable(params)) {
+      if (!legacy) return call(params, ctx); // the server decides: this one answers directly
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'this tool does not run as a task');
+    }
+    if (store.full) throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many tasks; retry later');
+    const requested = ((params as TaskFields | undefined)?.task as { ttl?: unknown } | undefined)?.ttl;
+    const record = store.create(ownerOf(ctx.revision), typeof requested === 'number' ? requested : undefined);
+    if (legacy) {
+      record.listeners.add((r) => {
+        // Progress reported before the end goes out before the terminal status, and none after [PG15].
+        if (isTerminalStatus(r.status)) ctx.endProgress();
+        endpoint.notify('notifications/tasks/status', view(r, ctx.revision, store));
+      });
+    }
+    run(call, params, ctx, record, store);
+    return legacy
+      ? { task: view(record, ctx.revision, store) }
+      : { ...view(record, ctx.revision, store), resultType: 'task' };
+  });
+
+  endpoint.setRequestHandler('tasks/get', (params, ctx) => {
+    const record = find(params, ctx);
+    const v = view(record, ctx.revision, store) as TaskFields;
+    if (isLegacy(ctx.revision)) return v;
+    // 2026-07-28 inlines the outcome in the task [T20].
+    if (record.status === 'completed') v.result = record.result;
+    if (record.status === 'failed') v.error = record.error;
+    return v;
+  });
+
+  endpoint.setRequestHandler('tasks/result', async (params, ctx) => {
+    const record = find(params, ctx);
+    if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal); // it blocks [T23]
+    if (record.error) throw new JsonRpcError(record.error.code, record.error.message, record.error.data);
+    const result = (record.result ?? {}) as Record<string, unknown>;
+    const meta = ((result as TaskFields)._meta ?? {}) as Record<string, unknown>;
+    return { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
+  });
+
+  endpoint.setRequestHandler('tasks/cancel', (params, ctx) => {
+    const record = find(params, ctx);
+    if (isTerminalStatus(record.status)) {
+      // 2025-11-25: a terminal task may not be cancelled [T3]; 2026-07-28 acknowledges anyway [T15 T12].
+      if (isLegacy(ctx.revision))
+        throw new JsonRpcError(
+          JsonRpcErrorCode.InvalidParams,
+          `Cannot cancel task: already in terminal status '${record.status}'`,
+        );
+      return {};
+    }
+    // The task is `cancelled` before the response goes [T2], and stays so [T4].
+    store.finish(record, 'cancelled', undefined, cancelledError(), 'The task was cancelled by request.');
+    record.abort.abort(new Error('the task was cancelled by request'));
+    return isLegacy(ctx.revision) ? view(record, ctx.revision, store) : {};
+  });
+
+  endpoint.setRequestHandler('tasks/list', (_params, ctx) => {
+    if (!isLegacy(ctx.revision))
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/list');
+    return { tasks: store.list(ownerOf(ctx.revision)).map((r) => view(r, ctx.revision, store)) };
+  });
+
+  endpoint.setRequestHandler('tasks/update', (params, ctx) => {
+    if (isLegacy(ctx.revision))
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/update');
+    find(params, ctx);
+    return {}; // these tasks never ask for input, so every response names no outstanding key: ignored
+  });
+}
+
+/** Runs the work in the background, under the task's own signal; its outcome ends the task. */
+function run(
+  call: RequestHandler,
+  params: Record<string, unknown> | undefined,
+  ctx: RequestContext,
+  record: TaskRecord,
+  store: TaskStore,
+): void {
+  const legacy = isLegacy(ctx.revision);
+  const deadline = new DeadlineController({ clock: store.clock, parent: record.abort.signal });
+  const scopes: DeadlineController[] = [deadline];
+  const contextOf = (scope: DeadlineController): RequestContext => ({
+    id: ctx.id,
+    method: ctx.method,
+    revision: ctx.revision,
+    get signal() {
+      return scope.signal;
+    },
+    progressToken: legacy ? ctx.progressToken : undefined,
+    meta: ctx.meta,
+    deadline: scope,
+    progress(progress, total, message) {
+      scope.touch();
+      if (legacy) return ctx.progress(progress, total, message);
+      // No progress on 2026-07-28 tasks [T13]: the requestor sees the step as the status message.
+      store.note(record, message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
+      return true;
+    },
+    limit(limits: HandlerLimits) {
+      const child = new DeadlineController({
+        idleMs: limits.idleMs ?? Number.POSITIVE_INFINITY,
+        ceilingMs: limits.ceilingMs ?? Number.POSITIVE_INFINITY,
+        parent: scope,
+      });
+      scopes.push(child);
+      return contextOf(child);
+    },
+    endProgress: () => ctx.endProgress(),
+  });
+  const taskParams = withoutTask(params);
+  Promise.resolve()
+    .then(() => call(taskParams, contextOf(deadline)))
+    .then(
+      (result) => {
+        // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [T21 T22].
+        const failed = legacy && (result as CallToolResult | undefined)?.isError === true;
+        store.finish(record, failed ? 'failed' : 'completed', result);
+      },
+      (error: unknown) => {
+        const wire = errorResponseFor(0, error) as { error: JsonRpcErrorObject };
+        store.finish(record, 'failed', undefined, wire.error, wire.error.message);
+      },
+    )
+    .finally(() => {
+      for (const scope of scopes) scope.dispose();
+      ctx.endProgress();
+    });
+}
+
+/** What `tasks/result` answers for a task cancelled by request: the caller's cancel, as a plain call gets it. */
+function cancelledError(): JsonRpcErrorObject {
+  return { code: -32800, message: 'the task was cancelled by request', data: { cause: 'CANCELLED' } };
+}
+
+function untilTerminal(record: TaskRecord, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onEnd = (r: TaskRecord): void => {
+      if (!isTerminalStatus(r.status)) return;
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const onAbort = (): void => {
+      record.listeners.delete(onEnd);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    record.listeners.add(onEnd);
+  });
+}
+
+/** The task as the revision names its fields: `ttl`/`pollInterval`, or `ttlMs`/`pollIntervalMs`. */
+function view(record: TaskRecord, revision: Revision, store: TaskStore): Record<string, unknown> {
+  const legacy = isLegacy(revision);
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    [legacy ? 'ttl' : 'ttlMs']: record.ttlMs,
+    [legacy ? 'pollInterval' : 'pollIntervalMs']: store.pollIntervalMs,
+    ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
+  };
+}
+
+function withoutTask(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!params || !('task' in params)) return params;
+  const { task: _task, ...rest } = params;
+  return rest;
+}
+
+function declaresExtension(meta: Record<string, unknown> | undefined): boolean {
+  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const ext = caps?.extensions?.[TASKS_EXTENSION];
+  return typeof ext === 'object' && ext !== null;
+}
