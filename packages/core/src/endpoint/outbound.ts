@@ -12,7 +12,6 @@ import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
-import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
 import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
@@ -56,21 +55,32 @@ export interface RequestOptions {
   progress?: boolean;
 }
 
-interface Pending {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly revision: Revision;
-  readonly token: ProgressToken;
-  readonly deadline: DeadlineController;
+/**
+ * A request in flight. It is its own deadline (a subclass, not a field): one object per call and no
+ * closure, which is most of what an in-flight call costs in memory. Its progress token is its id (unique
+ * among the requests in flight, as a token must be [PG4]).
+ */
+class Pending extends DeadlineController {
+  id!: RequestId;
+  method!: string;
+  revision!: Revision;
   /** Opened on the first progress, so a call that gets none costs no route. */
   route: ProgressRoute | undefined;
-  readonly onprogress: ((progress: ProgressParams) => void) | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  readonly unlink: () => void;
+  onprogress: ((progress: ProgressParams) => void) | undefined;
+  resolve!: (value: unknown) => void;
+  reject!: (error: unknown) => void;
+  unlink!: () => void;
   /** Whether the request asked for a task (`params.task`), which changes how it is cancelled. */
-  readonly task: boolean;
-  done: boolean;
+  task!: boolean;
+  done!: boolean;
+
+  get token(): ProgressToken {
+    return this.id;
+  }
+
+  get deadline(): DeadlineController {
+    return this;
+  }
 }
 
 /** Shared settings for {@link OutboundRequests}. */
@@ -95,8 +105,12 @@ export interface OutboundSettings {
  */
 export class OutboundRequests {
   #byId = new Map<RequestId, Pending>();
-  #tokens = new TokenRegistry<Pending>();
   #nextId = 0;
+  /** Every call's deadline reports here: one function for all of them, none per call. */
+  #onDeadline = (_reason: unknown, deadline: DeadlineController): void => {
+    const pending = deadline as Pending;
+    if (pending.resolve !== undefined) this.#onAbort(pending, true); // not while it is being built
+  };
   /** Responses that came for no request in flight (after our cancel, or unknown), absorbed. */
   lateResponses = 0;
   closed = false;
@@ -113,7 +127,7 @@ export class OutboundRequests {
 
   /** Progress tokens minted and not yet released (one per request in flight, or a leak). */
   get tokens(): number {
-    return this.#tokens.size;
+    return this.#byId.size;
   }
 
   send(
@@ -126,34 +140,27 @@ export class OutboundRequests {
     if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      let pending: Pending | undefined;
-      const deadline = new DeadlineController({
+      // Built inside the executor, so bad limits reject the call rather than throw from it.
+      const pending = new Pending({
         idleMs: options.idleMs ?? s.idleMs,
         ceilingMs: options.ceilingMs ?? s.ceilingMs,
         clock: s.clock,
         parent: options.parent ?? options.signal,
         // A callback, not a signal listener: no AbortController is made for a call nobody aborts.
-        onAbort: () => {
-          if (pending) this.#onAbort(pending, true);
-        },
+        onAbort: this.#onDeadline,
       });
+      pending.id = id;
+      pending.method = method;
+      pending.revision = revision;
+      pending.route = undefined;
+      pending.onprogress = options.onprogress;
+      pending.task = hasTask(params);
+      pending.done = false;
       // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
-      const unlink = options.parent && options.signal ? linkSignal(options.signal, deadline) : noop;
-      pending = {
-        id,
-        method,
-        revision,
-        token: 0,
-        deadline,
-        route: undefined,
-        onprogress: options.onprogress,
-        resolve,
-        reject,
-        unlink,
-        task: hasTask(params),
-        done: false,
-      };
-      (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
+      pending.unlink = options.parent && options.signal ? linkSignal(options.signal, pending) : noop;
+      pending.resolve = resolve;
+      pending.reject = reject;
+      const deadline = pending.deadline;
       this.#byId.set(id, pending);
       s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
@@ -191,7 +198,8 @@ export class OutboundRequests {
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
   progress(params: ProgressFields): void {
-    const pending = this.#tokens.resolve(params.progressToken);
+    // Exact match: a token is our own id, so `"1"` never finds request 1.
+    const pending = this.#byId.get(params.progressToken as RequestId);
     const s = this.settings;
     const relay = s.relay;
     if (!pending) {
@@ -324,7 +332,6 @@ export class OutboundRequests {
   #settle(pending: Pending): void {
     pending.done = true;
     this.#byId.delete(pending.id);
-    this.#tokens.release(pending.token);
     pending.route?.close();
     pending.deadline.dispose();
     pending.unlink();
