@@ -215,7 +215,7 @@ export class OutboundRequests {
     });
     const route = pending.route;
     const accepted = route.push(params.progress, params.total, params.message);
-    if (accepted) pending.deadline.touch();
+    if (accepted) pending.touch();
     // One undefined check when nobody asked for events; positional arguments allocate nothing.
     const events = s.hub.events;
     if (events === undefined) return;
