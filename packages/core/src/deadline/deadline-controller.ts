@@ -51,6 +51,22 @@ interface Rare {
   ceilingLimitMs: number | undefined;
 }
 
+/**
+ * Builds a limit's error without capturing a stack: it is raised by the shared timer, whose frames say
+ * nothing about the call, and capturing them is most of what firing a deadline costs (10,000 deadlines
+ * falling due together spent about 5 of every 6 microseconds on it).
+ */
+function withoutStack(make: () => InflightError): InflightError {
+  const errorClass = Error as { stackTraceLimit?: number };
+  const limit = errorClass.stackTraceLimit;
+  errorClass.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    errorClass.stackTraceLimit = limit;
+  }
+}
+
 const LIVE = 0;
 const RELEASED = 1;
 const ABORTED = 2;
@@ -308,9 +324,10 @@ export class DeadlineController implements QueueEntry {
     const idleAt = this.#idleAt(now);
     const ceilingAt = this.#ceilingAt();
     if (ceilingAt <= now && ceilingAt <= idleAt) {
-      this.#abort(InflightError.ceiling(this.#rare?.ceilingLimitMs ?? this.ceilingMs, this.#facts(now)));
+      const limitMs = this.#rare?.ceilingLimitMs ?? this.ceilingMs;
+      this.#abort(withoutStack(() => InflightError.ceiling(limitMs, this.#facts(now))));
     } else if (idleAt <= now) {
-      this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
+      this.#abort(withoutStack(() => InflightError.idle(this.idleMs, this.#facts(now))));
     }
     return this.#state === ABORTED;
   }
