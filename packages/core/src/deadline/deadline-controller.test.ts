@@ -296,3 +296,19 @@ describe('DeadlineController: the error of a limit', () => {
     }
   });
 });
+
+describe('DeadlineController: the error of a limit where the stack cannot be turned off', () => {
+  it('is an ordinary error when Error.stackTraceLimit cannot be written (a hardened realm)', () => {
+    const descriptor = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+    Object.defineProperty(Error, 'stackTraceLimit', { value: 10, writable: false, configurable: true });
+    try {
+      const clock = new ManualClock();
+      const deadline = new DeadlineController({ clock, idleMs: 10 });
+      clock.advance(10);
+      expect((deadline.reason as InflightError).code).toBe('IDLE_TIMEOUT');
+      expect((deadline.reason as InflightError).stack?.split('\n').length).toBeGreaterThan(1);
+    } finally {
+      if (descriptor) Object.defineProperty(Error, 'stackTraceLimit', descriptor);
+    }
+  });
+});

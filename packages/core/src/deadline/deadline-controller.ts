@@ -59,7 +59,13 @@ interface Rare {
 function withoutStack(make: () => InflightError): InflightError {
   const errorClass = Error as { stackTraceLimit?: number };
   const limit = errorClass.stackTraceLimit;
-  errorClass.stackTraceLimit = 0;
+  // An engine without the knob, or a frozen `Error` (a hardened realm), gets an ordinary error.
+  if (typeof limit !== 'number') return make();
+  try {
+    errorClass.stackTraceLimit = 0;
+  } catch {
+    return make();
+  }
   try {
     return make();
   } finally {
