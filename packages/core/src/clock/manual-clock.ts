@@ -1,3 +1,4 @@
+import { TimerQueue } from '../timers/timer-queue.js';
 import type { Clock, TimerHandle } from './clock.js';
 
 interface ManualTimer {
@@ -10,7 +11,8 @@ interface ManualTimer {
 /**
  * A clock that moves only when told to. `advance(ms)` runs every timer that falls due, in due order
  * (ties in arming order), with `now()` reading each timer's own due instant while it runs, so timers
- * armed by timers fire in the same advance when they fall inside it.
+ * armed by timers fire in the same advance when they fall inside it. Before time moves it ends the touch
+ * run of the deadlines on it, so a `DeadlineController.touch()` counts from exactly the instant it was made.
  *
  * @example
  * ```ts
@@ -58,11 +60,13 @@ export class ManualClock implements Clock {
     if (!(ms >= 0)) throw new RangeError(`advance takes a non-negative number of ms, got ${ms}`);
     const target = this.#now + ms;
     for (let next = this.#nextDue(target); next; next = this.#nextDue(target)) {
+      if (next.dueAt !== this.#now) TimerQueue.endTouchRun(this);
       this.#now = next.dueAt;
       next.live = false;
       this.#timers.splice(this.#timers.indexOf(next), 1);
       next.fn();
     }
+    if (target !== this.#now) TimerQueue.endTouchRun(this);
     this.#now = target;
   }
 

@@ -273,3 +273,42 @@ describe('DeadlineController.race', () => {
     await expect(deadline.race(Promise.resolve(1))).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });
+
+describe('DeadlineController: the error of a limit', () => {
+  it('carries no stack frames (the shared timer raised it) and leaves Error.stackTraceLimit as it was', () => {
+    const errorClass = Error as { stackTraceLimit?: number };
+    const before = errorClass.stackTraceLimit;
+    errorClass.stackTraceLimit = 7;
+    try {
+      const clock = new ManualClock();
+      const idle = new DeadlineController({ clock, idleMs: 10 });
+      const ceiling = new DeadlineController({ clock, ceilingMs: 10 });
+      clock.advance(10);
+      for (const deadline of [idle, ceiling]) {
+        const reason = deadline.reason as InflightError;
+        expect(reason).toBeInstanceOf(InflightError);
+        expect(reason.stack).toBe(`InflightError: ${reason.message}`);
+      }
+      expect(errorClass.stackTraceLimit).toBe(7);
+      expect(new Error('after').stack?.split('\n').length).toBeGreaterThan(1);
+    } finally {
+      errorClass.stackTraceLimit = before;
+    }
+  });
+});
+
+describe('DeadlineController: the error of a limit where the stack cannot be turned off', () => {
+  it('is an ordinary error when Error.stackTraceLimit cannot be written (a hardened realm)', () => {
+    const descriptor = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+    Object.defineProperty(Error, 'stackTraceLimit', { value: 10, writable: false, configurable: true });
+    try {
+      const clock = new ManualClock();
+      const deadline = new DeadlineController({ clock, idleMs: 10 });
+      clock.advance(10);
+      expect((deadline.reason as InflightError).code).toBe('IDLE_TIMEOUT');
+      expect((deadline.reason as InflightError).stack?.split('\n').length).toBeGreaterThan(1);
+    } finally {
+      if (descriptor) Object.defineProperty(Error, 'stackTraceLimit', descriptor);
+    }
+  });
+});

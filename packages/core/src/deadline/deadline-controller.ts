@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import { InflightError } from '../errors/inflight-error.js';
-import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
+import { type QueueEntry, TimerQueue, type TouchRun } from '../timers/timer-queue.js';
 
 /**
  * Options for {@link DeadlineController}.
@@ -32,19 +32,67 @@ export interface DeadlineOptions {
    */
   parent?: DeadlineController | AbortSignal | undefined;
   /**
-   * Called once, synchronously, when the deadline aborts (before the signal's listeners), with the reason.
-   * Cheaper than a signal listener: the signal's AbortController is only made when `signal` is read.
+   * Called once, synchronously, when the deadline aborts (before the signal's listeners), with the reason
+   * and the deadline itself (so one function can serve many deadlines). Cheaper than a signal listener: the
+   * signal's AbortController is only made when `signal` is read.
    */
-  onAbort?: ((reason: unknown) => void) | undefined;
+  onAbort?: ((reason: unknown, deadline: DeadlineController) => void) | undefined;
 }
+
+/** What few deadlines need, kept off the object most deadlines are. */
+interface Rare {
+  /** Made on first read of `signal`. */
+  controller: AbortController | undefined;
+  children: Set<DeadlineController> | undefined;
+  parentSignal: AbortSignal | undefined;
+  onParentSignal: (() => void) | undefined;
+  /** A parent's ceiling that is earlier than our own, as an instant, and what was left of it. */
+  ceilingAt: number | undefined;
+  ceilingLimitMs: number | undefined;
+}
+
+/**
+ * Builds a limit's error without capturing a stack: it is raised by the shared timer, whose frames say
+ * nothing about the call, and capturing them is most of what firing a deadline costs (10,000 deadlines
+ * falling due together spent about 5 of every 6 microseconds on it).
+ */
+function withoutStack(make: () => InflightError): InflightError {
+  const errorClass = Error as { stackTraceLimit?: number };
+  const limit = errorClass.stackTraceLimit;
+  // An engine without the knob, or a frozen `Error` (a hardened realm), gets an ordinary error.
+  if (typeof limit !== 'number') return make();
+  try {
+    errorClass.stackTraceLimit = 0;
+  } catch {
+    return make();
+  }
+  try {
+    return make();
+  } finally {
+    errorClass.stackTraceLimit = limit;
+  }
+}
+
+const LIVE = 0;
+const RELEASED = 1;
+const ABORTED = 2;
 
 /**
  * A per-request deadline: an idle window that each accepted progress pushes forward, plus a hard
  * ceiling measured from the start that fires on its own timer even if no progress ever arrives
  * (MCP 2025-03-26+ "SHOULD always enforce a maximum timeout, regardless of progress" [TO8]).
  *
- * All controllers on one clock share one {@link TimerQueue}: any number of them arm one clock timer,
- * and `touch()` only stores an instant (the old queue entry is re-checked when it comes due).
+ * All controllers on one clock share one {@link TimerQueue}: any number of them arm one clock timer.
+ * `touch()` reads no clock and does no timer work: it records the synchronous run of JavaScript it was
+ * made in, and the run's end instant (read once per run, in a microtask) stands for every touch in it.
+ * When a deadline's queued instant comes up, it moves itself to the idle window after its last touch.
+ *
+ * Timing guarantees: a deadline never fires before `last touch + idleMs` or `start + ceilingMs`. The
+ * ceiling is exact. The idle limit counts from the end of the run that made the last touch, so it fires
+ * at most that much later than the exact instant: the time from the touch until the code that made it
+ * yields (microseconds in a handler that reports progress and awaits; never more than the one
+ * synchronous stretch that a timer could not have interrupted anyway). With `ManualClock` the lateness
+ * is zero: it ends the run before time moves.
  *
  * @example
  * ```ts
@@ -57,33 +105,30 @@ export interface DeadlineOptions {
  * deadline.dispose(); // the call settled: nothing stays armed
  * ```
  */
-export class DeadlineController {
+export class DeadlineController implements QueueEntry {
+  // Fields are few on purpose (a proxy holds one deadline per call in flight), and the ones `touch()`
+  // reads and writes come first, next to the object's header, so a touch stays on one cache line.
+  #state = LIVE;
+  #touches = 0;
+  #queue: TimerQueue;
+  /** The run of the latest touch not yet folded into `#activityAt`. */
+  #touchRun: TouchRun | undefined;
+  #parent: DeadlineController | undefined;
   /** The idle window in ms (`Infinity`: none). */
   readonly idleMs: number;
   /** The hard ceiling in ms from the start (`Infinity`: none). */
   readonly ceilingMs: number;
   /** The instant the deadline started, on its clock. */
   readonly startedAt: number;
-  /** The clock the deadline's timers run on. */
-  readonly clock: Clock;
-
-  // The AbortController is made on first read of `signal`: most deadlines settle without anyone
-  // listening, and an AbortController with its EventTarget is the largest part of a deadline.
-  #controller: AbortController | undefined;
-  #aborted = false;
+  /** The instant this deadline's entry in the shared queue comes up (a lower bound of when it fires). @internal */
+  dueAt: number;
+  /** Position in the shared queue's heap, or -1. @internal */
+  index = -1;
   #reason: unknown;
-  #onAbort: ((reason: unknown) => void) | undefined;
-  #queue: TimerQueue;
-  #timer: QueuedTimer | undefined;
-  #lastActivityAt: number;
-  #ceilingAt: number;
-  /** The ceiling as configured, or what was left of an earlier parent ceiling, for honest messages. */
-  #ceilingLimitMs: number;
-  #touches = 0;
-  #parent: DeadlineController | undefined;
-  #children: Set<DeadlineController> | undefined;
-  #parentSignal: AbortSignal | undefined;
-  #onParentSignal: (() => void) | undefined;
+  #onAbort: ((reason: unknown, deadline: DeadlineController) => void) | undefined;
+  /** The latest instant a touch is known to have happened by; `undefined`: none yet (the start). */
+  #activityAt: number | undefined;
+  #rare: Rare | undefined;
 
   constructor(options: DeadlineOptions = {}) {
     const idleMs = options.idleMs ?? Number.POSITIVE_INFINITY;
@@ -94,54 +139,67 @@ export class DeadlineController {
       throw new RangeError(`ceilingMs must be a positive number of ms or Infinity, got ${ceilingMs}`);
     this.idleMs = idleMs;
     this.ceilingMs = ceilingMs;
-    this.clock =
-      options.clock ?? (options.parent instanceof DeadlineController ? options.parent.clock : systemClock);
-    this.#onAbort = options.onAbort;
-    this.#queue = TimerQueue.for(this.clock);
-    this.startedAt = this.clock.now();
-    this.#lastActivityAt = this.startedAt;
-    this.#ceilingAt = this.startedAt + ceilingMs;
-    this.#ceilingLimitMs = ceilingMs;
-
     const parent = options.parent;
+    const clock = options.clock ?? (parent instanceof DeadlineController ? parent.clock : systemClock);
+    this.#queue = TimerQueue.for(clock);
+    this.#onAbort = options.onAbort;
+    this.#activityAt = undefined;
+    this.#touchRun = undefined;
+    this.#parent = undefined;
+    this.#rare = undefined;
+    const startedAt = clock.now();
+    this.startedAt = startedAt;
+    this.dueAt = Math.min(startedAt + idleMs, startedAt + ceilingMs);
+
     if (parent instanceof DeadlineController) {
-      if (parent.#aborted) {
+      if (parent.#state === ABORTED) {
         this.#abort(parent.#reason);
         return;
       }
       this.#parent = parent;
       // A child's ceiling is the earlier of its own and its parent's (grpc-style min of instants).
-      if (parent.#ceilingAt < this.#ceilingAt) {
-        this.#ceilingAt = parent.#ceilingAt;
-        this.#ceilingLimitMs = Math.round(parent.#ceilingAt - this.startedAt);
+      const parentCeilingAt = parent.#ceilingAt();
+      if (parentCeilingAt < startedAt + ceilingMs) {
+        const rare = this.#rareOf();
+        rare.ceilingAt = parentCeilingAt;
+        rare.ceilingLimitMs = Math.round(parentCeilingAt - startedAt);
+        this.dueAt = Math.min(startedAt + idleMs, parentCeilingAt);
       }
-      parent.#children ??= new Set();
-      parent.#children.add(this);
+      const siblings = parent.#rareOf();
+      siblings.children ??= new Set();
+      siblings.children.add(this);
     } else if (parent) {
       if (parent.aborted) {
         this.#abort(parent.reason);
         return;
       }
       const onParentSignal = (): void => this.#abort(parent.reason);
-      this.#parentSignal = parent;
-      this.#onParentSignal = onParentSignal;
+      const rare = this.#rareOf();
+      rare.parentSignal = parent;
+      rare.onParentSignal = onParentSignal;
       parent.addEventListener('abort', onParentSignal, { once: true });
     }
-    this.#timer = this.#queue.schedule(this.#dueAt(), this.#onDue);
+    this.#queue.enqueue(this);
+  }
+
+  /** The clock the deadline's timers run on. */
+  get clock(): Clock {
+    return this.#queue.clock;
   }
 
   /** Aborts when a limit fires, the parent aborts, or `cancel()` is called; the reason says which. */
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+    const rare = this.#rareOf();
+    if (!rare.controller) {
+      rare.controller = new AbortController();
+      if (this.#state === ABORTED) rare.controller.abort(this.#reason);
     }
-    return this.#controller.signal;
+    return rare.controller.signal;
   }
 
   /** Whether the deadline has ended (fired, cancelled, or its parent ended). Cheaper than `signal.aborted`. */
   get aborted(): boolean {
-    return this.#aborted;
+    return this.#state === ABORTED;
   }
 
   /** Why it ended (an `InflightError` for our own limits), or `undefined` while live. */
@@ -149,11 +207,15 @@ export class DeadlineController {
     return this.#reason;
   }
 
-  /** Marks activity (accepted progress): the idle window starts again. Does no timer work. */
+  /**
+   * Marks activity (accepted progress): the idle window starts again. Reads no clock and does no timer
+   * work; the touch counts from the end of the synchronous run it was made in (see the class notes).
+   */
   touch(): void {
-    if (this.#aborted) return;
-    this.#lastActivityAt = this.clock.now();
+    if (this.#state !== LIVE) return;
     this.#touches++;
+    const queue = this.#queue;
+    this.#touchRun = queue.run ?? queue.openTouchRun();
     // Progress on a sub-call is progress on the call that waits for it.
     this.#parent?.touch();
   }
@@ -163,15 +225,18 @@ export class DeadlineController {
     return this.#touches;
   }
 
-  /** The instant at which this deadline will fire if nothing else happens (Infinity for never). */
+  /**
+   * The instant at which this deadline will fire if nothing else happens (Infinity for never). A touch
+   * counts from the end of its run; while that run is still going, from now (an upper bound either way).
+   */
   deadlineAt(): number {
-    const own = Math.min(this.#lastActivityAt + this.idleMs, this.#ceilingAt);
+    const own = Math.min(this.#idleAt(Number.NaN), this.#ceilingAt());
     return this.#parent ? Math.min(own, this.#parent.deadlineAt()) : own;
   }
 
-  /** Milliseconds until the deadline fires (0 once it has; Infinity if it never will). */
+  /** Milliseconds until the deadline fires (0 once it has; Infinity if it never will). Never short. */
   remainingMs(): number {
-    if (this.#aborted) return 0;
+    if (this.#state === ABORTED) return 0;
     return Math.max(0, this.deadlineAt() - this.clock.now());
   }
 
@@ -195,7 +260,7 @@ export class DeadlineController {
    * The work itself is not stopped; pass `deadline.signal` into it for that.
    */
   race<T>(work: PromiseLike<T>): Promise<T> {
-    if (this.#aborted) return Promise.reject(this.#reason);
+    if (this.#state === ABORTED) return Promise.reject(this.#reason);
     const signal = this.signal;
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
@@ -213,33 +278,64 @@ export class DeadlineController {
     });
   }
 
-  #dueAt(): number {
-    // The parent has its own queue entry; the child only needs its own limits.
-    return Math.min(this.#lastActivityAt + this.idleMs, this.#ceilingAt);
+  /** The shared queue calls this when `dueAt` comes up. @internal */
+  fire(): void {
+    if (this.#fireIfDue() || this.#state !== LIVE) return;
+    // A touch moved the idle window: re-queue lazily at the new instant.
+    this.dueAt = Math.min(this.#idleAt(Number.NaN), this.#ceilingAt());
+    this.#queue.reschedule(this, this.dueAt);
   }
 
-  #onDue = (): void => {
-    if (this.#fireIfDue() || !this.#timer) return;
-    // A touch moved the idle window; re-queue lazily at the new instant.
-    this.#queue.reschedule(this.#timer, this.#dueAt());
-  };
+  #rareOf(): Rare {
+    this.#rare ??= {
+      controller: undefined,
+      children: undefined,
+      parentSignal: undefined,
+      onParentSignal: undefined,
+      ceilingAt: undefined,
+      ceilingLimitMs: undefined,
+    };
+    return this.#rare;
+  }
+
+  #ceilingAt(): number {
+    return this.#rare?.ceilingAt ?? this.startedAt + this.ceilingMs;
+  }
+
+  /**
+   * When the idle window ends: the latest known touch instant + idleMs. A touch whose run has closed is
+   * folded in at the run's end; one whose run is still open counts from `now` (read here if NaN), an
+   * upper bound on when it was made, so the answer is never early.
+   */
+  #idleAt(now: number): number {
+    const run = this.#touchRun;
+    if (run !== undefined) {
+      let at = run.endAt;
+      if (at === Number.POSITIVE_INFINITY) at = Number.isNaN(now) ? this.#queue.clock.now() : now;
+      else this.#touchRun = undefined;
+      if (this.#activityAt === undefined || at > this.#activityAt) this.#activityAt = at;
+    }
+    return (this.#activityAt ?? this.startedAt) + this.idleMs;
+  }
 
   /** Aborts if a limit (its own or an ancestor's) has passed; returns whether it is aborted. */
   #fireIfDue(): boolean {
-    if (this.#aborted) return true;
-    if (!this.#timer) return false; // disposed: a released deadline never fires
+    if (this.#state === ABORTED) return true;
+    if (this.#state === RELEASED) return false; // disposed: a released deadline never fires
     // An ancestor due at the same instant fires first, so the child ends with the ancestor's reason
     // rather than its own copy of the inherited ceiling (the heap does not order equal instants).
     if (this.#parent) this.#parent.#fireIfDue();
-    if (this.#aborted) return true;
-    const now = this.clock.now();
-    const idleAt = this.#lastActivityAt + this.idleMs;
-    if (this.#ceilingAt <= now && this.#ceilingAt <= idleAt) {
-      this.#abort(InflightError.ceiling(this.#ceilingLimitMs, this.#facts(now)));
+    if (this.#state === ABORTED) return true;
+    const now = this.#queue.clock.now();
+    const idleAt = this.#idleAt(now);
+    const ceilingAt = this.#ceilingAt();
+    if (ceilingAt <= now && ceilingAt <= idleAt) {
+      const limitMs = this.#rare?.ceilingLimitMs ?? this.ceilingMs;
+      this.#abort(withoutStack(() => InflightError.ceiling(limitMs, this.#facts(now))));
     } else if (idleAt <= now) {
-      this.#abort(InflightError.idle(this.idleMs, this.#facts(now)));
+      this.#abort(withoutStack(() => InflightError.idle(this.idleMs, this.#facts(now))));
     }
-    return this.#aborted;
+    return this.#state === ABORTED;
   }
 
   #facts(now: number): { elapsedMs: number; progressCount: number } {
@@ -247,30 +343,33 @@ export class DeadlineController {
   }
 
   #abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    const children = this.#children;
+    if (this.#state === ABORTED) return;
+    const rare = this.#rare;
+    const children = rare?.children;
     this.#release();
-    this.#onAbort?.(reason);
-    this.#controller?.abort(reason);
+    this.#state = ABORTED;
+    this.#reason = reason;
+    this.#onAbort?.(reason, this);
+    rare?.controller?.abort(reason);
     // A child never outlives its parent: it ends with the parent's reason.
     if (children) for (const child of children) child.#abort(reason);
   }
 
   #release(): void {
-    if (this.#timer) {
-      this.#queue.cancel(this.#timer);
-      this.#timer = undefined;
-    }
-    this.#children = undefined;
+    if (this.#state !== LIVE) return;
+    this.#state = RELEASED;
+    this.#touchRun = undefined;
+    if (this.index >= 0) this.#queue.cancel(this);
     const parent = this.#parent;
-    if (parent) parent.#children?.delete(this);
+    if (parent) parent.#rare?.children?.delete(this);
     this.#parent = undefined;
-    if (this.#onParentSignal) {
-      this.#parentSignal?.removeEventListener('abort', this.#onParentSignal);
-      this.#onParentSignal = undefined;
-      this.#parentSignal = undefined;
+    const rare = this.#rare;
+    if (rare === undefined) return;
+    rare.children = undefined;
+    if (rare.onParentSignal) {
+      rare.parentSignal?.removeEventListener('abort', rare.onParentSignal);
+      rare.onParentSignal = undefined;
+      rare.parentSignal = undefined;
     }
   }
 }

@@ -12,7 +12,6 @@ import type { Role, Transport } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
-import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
 import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
@@ -92,21 +91,32 @@ export interface TaskRouteHooks {
 /** At most this many ended calls wait for a late result to hand to their task hooks. */
 const LATE_TASK_HOOKS = 64;
 
-interface Pending {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly revision: Revision;
-  readonly token: ProgressToken;
-  readonly deadline: DeadlineController;
+/**
+ * A request in flight. It is its own deadline (a subclass, not a field): one object per call and no
+ * closure, which is most of what an in-flight call costs in memory. Its progress token is its id (unique
+ * among the requests in flight, as a token must be [PG4]).
+ */
+class Pending extends DeadlineController {
+  id!: RequestId;
+  method!: string;
+  revision!: Revision;
   /** Opened on the first progress, so a call that gets none costs no route. */
   route: ProgressRoute | undefined;
-  readonly onprogress: ((progress: ProgressParams) => void) | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  readonly unlink: () => void;
+  onprogress: ((progress: ProgressParams) => void) | undefined;
+  resolve!: (value: unknown) => void;
+  reject!: (error: unknown) => void;
+  unlink!: () => void;
   /** Set by the tasks entry: how a task this call starts is kept (see {@link TaskRouteHooks}). */
-  readonly taskRoute: TaskRouteHooks | undefined;
-  done: boolean;
+  taskRoute: TaskRouteHooks | undefined;
+  done!: boolean;
+
+  get token(): ProgressToken {
+    return this.id;
+  }
+
+  get deadline(): DeadlineController {
+    return this;
+  }
 }
 
 /** Shared settings for {@link OutboundRequests}. */
@@ -131,10 +141,16 @@ export interface OutboundSettings {
  */
 export class OutboundRequests {
   #byId = new Map<RequestId, Pending>();
-  #tokens = new TokenRegistry<Pending>();
   #nextId = 0;
+  /** Every call's deadline reports here: one function for all of them, none per call. */
+  #onDeadline = (_reason: unknown, deadline: DeadlineController): void => {
+    const pending = deadline as Pending;
+    if (pending.resolve !== undefined) this.#onAbort(pending, true); // not while it is being built
+  };
   /** Task hooks of calls that ended locally, waiting for a result that may still come (bounded). */
   #lateTaskHooks = new Map<RequestId, TaskRouteHooks>();
+  /** Calls answered with a 2025-11-25 `CreateTaskResult` whose token stays routed until the task ends. */
+  #held = new Map<RequestId, Pending>();
   /** Responses that came for no request in flight (after our cancel, or unknown), absorbed. */
   lateResponses = 0;
   closed = false;
@@ -149,9 +165,9 @@ export class OutboundRequests {
     return this.#byId.size;
   }
 
-  /** Progress tokens minted and not yet released (one per request in flight, or a leak). */
+  /** Progress tokens still routed: one per request in flight and per task not yet ended (or a leak). */
   get tokens(): number {
-    return this.#tokens.size;
+    return this.#byId.size + this.#held.size;
   }
 
   send(
@@ -164,34 +180,27 @@ export class OutboundRequests {
     if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      let pending: Pending | undefined;
-      const deadline = new DeadlineController({
+      // Built inside the executor, so bad limits reject the call rather than throw from it.
+      const pending = new Pending({
         idleMs: options.idleMs ?? s.idleMs,
         ceilingMs: options.ceilingMs ?? s.ceilingMs,
         clock: s.clock,
         parent: options.parent ?? options.signal,
         // A callback, not a signal listener: no AbortController is made for a call nobody aborts.
-        onAbort: () => {
-          if (pending) this.#onAbort(pending, true);
-        },
+        onAbort: this.#onDeadline,
       });
+      pending.id = id;
+      pending.method = method;
+      pending.revision = revision;
+      pending.route = undefined;
+      pending.onprogress = options.onprogress;
+      pending.taskRoute = options.taskRoute;
+      pending.done = false;
       // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
-      const unlink = options.parent && options.signal ? linkSignal(options.signal, deadline) : noop;
-      pending = {
-        id,
-        method,
-        revision,
-        token: 0,
-        deadline,
-        route: undefined,
-        onprogress: options.onprogress,
-        resolve,
-        reject,
-        unlink,
-        taskRoute: options.taskRoute,
-        done: false,
-      };
-      (pending as { token: ProgressToken }).token = this.#tokens.mint(pending);
+      pending.unlink = options.parent && options.signal ? linkSignal(options.signal, pending) : noop;
+      pending.resolve = resolve;
+      pending.reject = reject;
+      const deadline = pending.deadline;
       this.#byId.set(id, pending);
       s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
@@ -229,7 +238,10 @@ export class OutboundRequests {
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
   progress(params: ProgressFields): void {
-    const pending = this.#tokens.resolve(params.progressToken);
+    // Exact match: a token is our own id, so `"1"` never finds request 1.
+    const token = params.progressToken as RequestId;
+    // A task's token outlives its request [PG14]; the second lookup costs nothing while no task is held.
+    const pending = this.#byId.get(token) ?? (this.#held.size === 0 ? undefined : this.#held.get(token));
     const s = this.settings;
     const relay = s.relay;
     if (!pending) {
@@ -245,7 +257,7 @@ export class OutboundRequests {
     });
     const route = pending.route;
     const accepted = route.push(params.progress, params.total, params.message);
-    if (accepted) pending.deadline.touch();
+    if (accepted) pending.touch();
     // One undefined check when nobody asked for events; positional arguments allocate nothing.
     const events = s.hub.events;
     if (events === undefined) return;
@@ -324,6 +336,7 @@ export class OutboundRequests {
   failAll(cause: InflightError | (() => InflightError)): void {
     this.closed = true;
     this.#lateTaskHooks.clear();
+    for (const pending of [...this.#held.values()]) this.#release(pending);
     if (this.#byId.size === 0) return;
     if (typeof cause === 'function') cause = cause();
     for (const pending of [...this.#byId.values()]) {
@@ -394,22 +407,22 @@ export class OutboundRequests {
     pending.done = true;
     this.#byId.delete(pending.id);
     this.#ended(pending, 'result', undefined);
-    let held = true;
-    pending.taskRoute?.onCreated(() => {
-      if (!held) return;
-      held = false;
-      this.#tokens.release(pending.token);
-      pending.route?.close();
-      pending.deadline.dispose();
-      pending.unlink();
-    });
+    this.#held.set(pending.id, pending);
+    pending.taskRoute?.onCreated(() => this.#release(pending));
     pending.resolve(result);
+  }
+
+  /** Ends a held task's route (its terminal status, or the connection closing); safe to call twice. */
+  #release(pending: Pending): void {
+    if (!this.#held.delete(pending.id)) return;
+    pending.route?.close();
+    pending.deadline.dispose();
+    pending.unlink();
   }
 
   #settle(pending: Pending): void {
     pending.done = true;
     this.#byId.delete(pending.id);
-    this.#tokens.release(pending.token);
     pending.route?.close();
     pending.deadline.dispose();
     pending.unlink();

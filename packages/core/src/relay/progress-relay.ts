@@ -184,16 +184,17 @@ export class ProgressRoute {
     const text = this.#withMessage ? message : undefined;
     if (text !== undefined && typeof text !== 'string') return this.#drop('bad-message', progress);
     this.#last = progress;
+    // Without coalescing nothing is ever pending and no clock is read: straight out (the hot path of an
+    // in-process delivery and of a relay with coalescing off).
+    if (this.#minIntervalMs === 0) {
+      this.#emit(progress, total as number | undefined, text as string | undefined);
+      return true;
+    }
     if (this.#hasPending) relay.noteCoalesced(this.token, this.#pendingProgress);
     this.#hasPending = true;
     this.#pendingProgress = progress;
     this.#pendingTotal = total;
     this.#pendingMessage = text;
-    // Without coalescing there is no need to read the clock (the hot path of an in-process delivery).
-    if (this.#minIntervalMs === 0) {
-      this.#sendPending(this.#lastSentAt);
-      return true;
-    }
     const now = relay.clock.now();
     if (now - this.#lastSentAt >= this.#minIntervalMs) {
       this.#sendPending(now);
@@ -255,10 +256,21 @@ export class ProgressRoute {
   #sendPending(now: number): void {
     this.#hasPending = false;
     this.#lastSentAt = now;
-    this.#cancelFlushTimer();
-    const params: ProgressParams = { progressToken: this.token, progress: this.#pendingProgress };
-    if (this.#pendingTotal !== undefined) params.total = this.#pendingTotal;
-    if (this.#pendingMessage !== undefined) params.message = this.#pendingMessage;
+    if (this.#flushTimer) this.#cancelFlushTimer();
+    this.#emit(this.#pendingProgress, this.#pendingTotal, this.#pendingMessage);
+  }
+
+  #emit(progress: number, total: number | undefined, message: string | undefined): void {
+    // One object literal per shape, so every update of a route has the same hidden class.
+    const token = this.token;
+    const params: ProgressParams =
+      message === undefined
+        ? total === undefined
+          ? { progressToken: token, progress }
+          : { progressToken: token, progress, total }
+        : total === undefined
+          ? { progressToken: token, progress, message }
+          : { progressToken: token, progress, total, message };
     this.#relay.notePassed();
     try {
       this.#send(params);

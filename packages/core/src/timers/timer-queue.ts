@@ -20,9 +20,28 @@ export interface QueuedTimer {
   index: number;
 }
 
-interface Entry extends QueuedTimer {
+/**
+ * What the heap holds: a timer made by {@link TimerQueue.schedule}, or an object that is its own entry (a
+ * `DeadlineController`, which saves a closure and an entry object per deadline). `fire` is called as a
+ * method, with the entry as `this`.
+ * @internal
+ */
+export interface QueueEntry extends QueuedTimer {
   dueAt: number;
-  fire: () => void;
+  fire(): void;
+}
+
+type Entry = QueueEntry;
+
+/**
+ * The touches made in one synchronous run of JavaScript. A touch records the run it was made in (a pointer
+ * store, no clock read); the run's end instant is read once, when it closes (a microtask after its first
+ * touch, or when a {@link TimerQueue.endTouchRun | ManualClock moves}), and is an upper bound on the instant
+ * of every touch in it. `endAt` is `Infinity` while the run is open.
+ * @internal
+ */
+export interface TouchRun {
+  endAt: number;
 }
 
 /**
@@ -58,8 +77,21 @@ export class TimerQueue {
     return queue;
   }
 
+  /**
+   * Ends the open touch run of `clock`'s queue at the clock's current reading. A clock that moves by
+   * itself in one synchronous step (a test clock) calls this before it moves, so a touch counts from the
+   * instant it was made; a real clock does not need it (the run closes in a microtask).
+   * @internal
+   */
+  static endTouchRun(clock: Clock): void {
+    TimerQueue.#byClock.get(clock)?.endTouchRun();
+  }
+
   /** The clock this queue's one timer runs on. */
   readonly clock: Clock;
+  /** The touch run open now, if any. @internal */
+  run: TouchRun | undefined = undefined;
+  #closerQueued = false;
   #heap: Entry[] = [];
   #armed: TimerHandle | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
@@ -78,6 +110,33 @@ export class TimerQueue {
     return this.#armed !== undefined;
   }
 
+  /**
+   * Opens a touch run: the touches made until the current synchronous code yields share it, and its end
+   * instant is read once, in a microtask. @internal
+   */
+  openTouchRun(): TouchRun {
+    const run: TouchRun = { endAt: Number.POSITIVE_INFINITY };
+    this.run = run;
+    if (!this.#closerQueued) {
+      this.#closerQueued = true;
+      queueMicrotask(this.#closeRun);
+    }
+    return run;
+  }
+
+  /** Closes the open touch run at the clock's current reading. @internal */
+  endTouchRun(): void {
+    const run = this.run;
+    if (run === undefined) return;
+    this.run = undefined;
+    run.endAt = this.clock.now();
+  }
+
+  #closeRun = (): void => {
+    this.#closerQueued = false;
+    this.endTouchRun();
+  };
+
   /** Queues `fire` to run at the absolute instant `dueAt` (an infinite instant is never queued). */
   schedule(dueAt: number, fire: () => void): QueuedTimer {
     const entry: Entry = { dueAt, fire, index: -1 };
@@ -86,6 +145,13 @@ export class TimerQueue {
       this.#rearm();
     }
     return entry;
+  }
+
+  /** Queues an entry that is its own timer (see {@link QueueEntry}) at its `dueAt`. @internal */
+  enqueue(entry: QueueEntry): void {
+    if (entry.dueAt === Number.POSITIVE_INFINITY) return;
+    this.#push(entry);
+    this.#rearm();
   }
 
   /** Moves a queued (or fired) timer to a new instant. */
