@@ -221,6 +221,17 @@ export class Endpoint {
     return this;
   }
 
+  /** The handler serving `method`, if one is set (multi round-trip requests answer input requests with it). */
+  requestHandler(method: string): RequestHandler | undefined {
+    return this.#handlers.get(method);
+  }
+
+  /** The default limits of outbound requests (`EndpointOptions.idleMs` / `ceilingMs`). */
+  get requestLimits(): { readonly idleMs: number; readonly ceilingMs: number } {
+    const { idleMs, ceilingMs } = this.#outbound.settings;
+    return { idleMs, ceilingMs };
+  }
+
   /** Receives `method` notifications (cancel and progress are handled by the endpoint itself). */
   setNotificationHandler(method: string, handler: NotificationHandler): this {
     this.#notificationHandlers.set(method, handler);
