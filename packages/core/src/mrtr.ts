@@ -22,7 +22,7 @@ export {
   type InputRound,
   requestWithInput,
 } from './mrtr/request-with-input.js';
-export { elicit, type InputRetry, inputRequired, inputRetryOf } from './mrtr/server.js';
+export { clientSupports, elicit, type InputRetry, inputRequired, inputRetryOf } from './mrtr/server.js';
 export {
   checkInputRequired,
   INPUT_METHODS,

@@ -81,7 +81,10 @@ export class RequestStateSigner {
     const secret = options.secret;
     if (secret !== undefined && secret.byteLength < 32)
       throw new RangeError('the requestState secret must be at least 32 bytes');
-    this.#key = secret === undefined ? (processKey ??= randomKey()) : importKey(secret);
+    if (secret === undefined) {
+      processKey ??= randomKey();
+      this.#key = processKey;
+    } else this.#key = importKey(secret);
   }
 
   /** Seals `payload` (any JSON value) for `binding`, valid for `ttlMs`. */

@@ -7,7 +7,7 @@ import { InflightError } from '../errors/inflight-error.js';
 import type { Transport } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import type { RequestId } from '../schemas/types.js';
-import { type InputCapableClient, INPUT_ROUNDS_EXCEEDED, requestWithInput } from './request-with-input.js';
+import { INPUT_ROUNDS_EXCEEDED, type InputCapableClient, requestWithInput } from './request-with-input.js';
 
 // requestWithInput against an in-memory 2026-07-28 server endpoint, on a ManualClock: nothing sleeps.
 
@@ -85,7 +85,9 @@ function askOnce(w: Wire, round1?: Promise<void>, round2?: Promise<void>): void 
     }
     ctx.progress(1, 3);
     await round2;
-    return { content: [{ type: 'text', text: JSON.stringify([params.inputResponses, params.requestState]) }] };
+    return {
+      content: [{ type: 'text', text: JSON.stringify([params.inputResponses, params.requestState]) }],
+    };
   });
 }
 
@@ -114,7 +116,9 @@ describe('requestWithInput', () => {
       requestState: ASK.requestState,
     });
     // A fresh token per round: values may start again, and the callback says which round.
-    const tokens = [first, retry].map((m) => (m?.params as { _meta: { progressToken: unknown } })._meta.progressToken);
+    const tokens = [first, retry].map(
+      (m) => (m?.params as { _meta: { progressToken: unknown } } | undefined)?._meta.progressToken,
+    );
     expect(tokens[0]).not.toBe(tokens[1]);
     expect(seen).toEqual([
       [1, 1],
@@ -133,12 +137,17 @@ describe('requestWithInput', () => {
       return { content: [], echoed: [params?.inputResponses ?? null, params?.requestState ?? null] };
     });
     let asked = 0;
-    const result = await requestWithInput<{ echoed: unknown }>(w.client, 'tools/call', { name: 'x' }, {
-      onInputRequired: () => {
-        asked++;
-        return YES;
+    const result = await requestWithInput<{ echoed: unknown }>(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        onInputRequired: () => {
+          asked++;
+          return YES;
+        },
       },
-    });
+    );
     expect(asked).toBe(1);
     const [, second, third] = requests(w);
     expect(second?.params).not.toHaveProperty('requestState'); // [MR7]
@@ -152,11 +161,16 @@ describe('requestWithInput', () => {
     const round1 = gate();
     askOnce(w, round1.promise, new Promise(() => {}));
     const answer = gate<typeof YES>();
-    const outcome = requestWithInput(w.client, 'tools/call', { name: 'x' }, {
-      idleMs: 300,
-      ceilingMs: 1_000,
-      onInputRequired: () => answer.promise,
-    }).catch((e: unknown) => e);
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        idleMs: 300,
+        ceilingMs: 1_000,
+        onInputRequired: () => answer.promise,
+      },
+    ).catch((e: unknown) => e);
     await drain();
     w.clock.advance(250); // round 1 takes 250 ms (within its idle window)
     round1.open();
@@ -184,14 +198,19 @@ describe('requestWithInput', () => {
     const w = pair();
     askOnce(w);
     let handlerSignal: AbortSignal | undefined;
-    const outcome = requestWithInput(w.client, 'tools/call', { name: 'x' }, {
-      idleMs: 100,
-      ceilingMs: 1_000,
-      onInputRequired: (_requests, round) => {
-        handlerSignal = round.signal;
-        return new Promise(() => {});
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        idleMs: 100,
+        ceilingMs: 1_000,
+        onInputRequired: (_requests, round) => {
+          handlerSignal = round.signal;
+          return new Promise(() => {});
+        },
       },
-    }).catch((e: unknown) => e);
+    ).catch((e: unknown) => e);
     await drain();
     w.clock.advance(999);
     await drain();
@@ -199,7 +218,7 @@ describe('requestWithInput', () => {
     w.clock.advance(1);
     const error = (await outcome) as InflightError;
     expect(error.code).toBe('CEILING');
-    expect((handlerSignal?.reason as InflightError).code).toBe('CEILING');
+    expect((handlerSignal?.reason as InflightError | undefined)?.code).toBe('CEILING');
     expect(requests(w)).toHaveLength(1);
     expect(w.toServer.some((m) => m.method === 'notifications/cancelled')).toBe(false);
     expect(w.clock.pendingTimers).toBe(0);
@@ -208,11 +227,16 @@ describe('requestWithInput', () => {
   it('the idle window runs in each round: a silent second round ends with IDLE_TIMEOUT', async () => {
     const w = pair();
     askOnce(w, undefined, new Promise(() => {}));
-    const outcome = requestWithInput(w.client, 'tools/call', { name: 'x' }, {
-      idleMs: 200,
-      ceilingMs: 10_000,
-      onInputRequired: () => YES,
-    }).catch((e: unknown) => e);
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        idleMs: 200,
+        ceilingMs: 10_000,
+        onInputRequired: () => YES,
+      },
+    ).catch((e: unknown) => e);
     await drain();
     expect(requests(w)).toHaveLength(2);
     w.clock.advance(200);
@@ -224,13 +248,18 @@ describe('requestWithInput', () => {
     askOnce(w);
     const stop = new AbortController();
     let handlerSignal: AbortSignal | undefined;
-    const outcome = requestWithInput(w.client, 'tools/call', { name: 'x' }, {
-      signal: stop.signal,
-      onInputRequired: (_r, round) => {
-        handlerSignal = round.signal;
-        return new Promise(() => {});
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        signal: stop.signal,
+        onInputRequired: (_r, round) => {
+          handlerSignal = round.signal;
+          return new Promise(() => {});
+        },
       },
-    }).catch((e: unknown) => e);
+    ).catch((e: unknown) => e);
     await drain();
     stop.abort(InflightError.cancelled('the user closed the dialog'));
     const error = (await outcome) as InflightError;
@@ -244,10 +273,15 @@ describe('requestWithInput', () => {
     const w = pair('http');
     askOnce(w, undefined, new Promise(() => {}));
     const stop = new AbortController();
-    const outcome = requestWithInput(w.client, 'tools/call', { name: 'x' }, {
-      signal: stop.signal,
-      onInputRequired: () => YES,
-    }).catch((e: unknown) => e);
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      { name: 'x' },
+      {
+        signal: stop.signal,
+        onInputRequired: () => YES,
+      },
+    ).catch((e: unknown) => e);
     await drain();
     stop.abort();
     expect(((await outcome) as InflightError).code).toBe('CANCELLED');
@@ -270,9 +304,15 @@ describe('requestWithInput', () => {
   it.each([
     ['neither inputRequests nor requestState', { resultType: 'input_required' }],
     ['an empty inputRequests alone', { resultType: 'input_required', inputRequests: {} }],
-    ['an entry of another method', { resultType: 'input_required', inputRequests: { a: { method: 'tools/call' } } }],
+    [
+      'an entry of another method',
+      { resultType: 'input_required', inputRequests: { a: { method: 'tools/call' } } },
+    ],
     ['an entry that is not an object', { resultType: 'input_required', inputRequests: { a: 'elicit' } }],
-    ['params that are not an object', { resultType: 'input_required', inputRequests: { a: { method: 'roots/list', params: [] } } }],
+    [
+      'params that are not an object',
+      { resultType: 'input_required', inputRequests: { a: { method: 'roots/list', params: [] } } },
+    ],
     ['a requestState that is not a string', { resultType: 'input_required', requestState: 7 }],
     ['inputRequests that are an array', { resultType: 'input_required', inputRequests: [] }],
   ])('a malformed input_required (%s) rejects with -32603', async (_why, bad) => {
@@ -290,7 +330,9 @@ describe('requestWithInput', () => {
   it('input_required on a method that may not carry it is malformed too [MR2]', async () => {
     const w = pair();
     w.server.setRequestHandler('tools/list', () => ASK);
-    const error = (await requestWithInput(w.client, 'tools/list', {}).catch((e: unknown) => e)) as JsonRpcError;
+    const error = (await requestWithInput(w.client, 'tools/list', {}).catch(
+      (e: unknown) => e,
+    )) as JsonRpcError;
     expect(error.code).toBe(-32603);
   });
 
@@ -312,7 +354,9 @@ describe('requestWithInput', () => {
   it('with no handler for an input request the call ends with -32601 naming it', async () => {
     const w = pair();
     askOnce(w);
-    const error = (await requestWithInput(w.client, 'tools/call', {}).catch((e: unknown) => e)) as JsonRpcError;
+    const error = (await requestWithInput(w.client, 'tools/call', {}).catch(
+      (e: unknown) => e,
+    )) as JsonRpcError;
     expect(error.code).toBe(-32601);
     expect(error.message).toMatch(/confirm.*elicitation\/create/);
     expect(w.clock.pendingTimers).toBe(0);

@@ -141,7 +141,16 @@ export async function requestWithInput<T = unknown>(
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
   if (!(Number.isInteger(maxRounds) && maxRounds >= 1))
     throw new RangeError(`maxRounds must be a positive integer, got ${maxRounds}`);
-  const { onInputRequired, maxRounds: _max, onprogress, signal, parent, idleMs, ceilingMs, ...rest } = options;
+  const {
+    onInputRequired,
+    maxRounds: _max,
+    onprogress,
+    signal,
+    parent,
+    idleMs,
+    ceilingMs,
+    ...rest
+  } = options;
   // The call's own deadline: the ceiling from now, no idle window (input gathering is not idleness).
   const call = new DeadlineController({
     ceilingMs: ceilingMs ?? limits.ceilingMs,

@@ -1,4 +1,5 @@
 import { JsonRpcError } from '../endpoint/messages.js';
+import { CLIENT_CAPABILITIES_META_KEY } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { InputRequest, InputRequests, InputRequiredResult, InputResponses } from './types.js';
 
@@ -37,7 +38,10 @@ export function inputRetryOf(params: Record<string, unknown> | undefined): Input
   const requestState = params?.requestState;
   if (inputResponses !== undefined) {
     if (!isObject(inputResponses) || !Object.values(inputResponses).every(isObject))
-      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'inputResponses must map keys to result objects');
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        'inputResponses must map keys to result objects',
+      );
   }
   if (requestState !== undefined && typeof requestState !== 'string')
     throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'requestState must be a string', {
@@ -66,7 +70,9 @@ export function inputRequired(spec: {
 }): InputRequiredResult {
   const asks = spec.inputRequests === undefined ? 0 : Object.keys(spec.inputRequests).length;
   if (asks === 0 && spec.requestState === undefined)
-    throw new TypeError('inputRequired needs inputRequests or a requestState (MRTR: at least one of the two)');
+    throw new TypeError(
+      'inputRequired needs inputRequests or a requestState (MRTR: at least one of the two)',
+    );
   return {
     resultType: 'input_required',
     ...(asks === 0 ? {} : { inputRequests: spec.inputRequests }),
@@ -96,4 +102,35 @@ export function elicit(
       requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) },
     },
   };
+}
+
+/** The capability a client declares for each embedded method. */
+const CAPABILITY_OF: Readonly<Record<InputRequest['method'], string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * Whether the client of a 2026-07-28 request declared the capability an input request needs (a server
+ * MUST NOT embed others [MR8]); `undefined` on a legacy request, whose capabilities came with
+ * `initialize` and are not in the request.
+ *
+ * @example
+ * ```ts
+ * import type { RequestContext } from '@mcp-inflight/core';
+ * import { clientSupports } from '@mcp-inflight/core/mrtr';
+ * declare const ctx: RequestContext;
+ * if (clientSupports(ctx.meta, 'elicitation/create') === false) {
+ *   // answer without asking: this client cannot be asked
+ * }
+ * ```
+ */
+export function clientSupports(
+  meta: Record<string, unknown> | undefined,
+  method: InputRequest['method'],
+): boolean | undefined {
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  if (!isObject(capabilities)) return undefined;
+  return capabilities[CAPABILITY_OF[method]] !== undefined;
 }

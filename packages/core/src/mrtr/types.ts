@@ -13,7 +13,11 @@ import { JsonRpcErrorCode } from '../errors/causes.js';
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 /** The methods an {@link InputRequest} may carry, in the order the spec lists them [MR3]. */
-export const INPUT_METHODS: readonly InputMethod[] = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
+export const INPUT_METHODS: readonly InputMethod[] = [
+  'elicitation/create',
+  'sampling/createMessage',
+  'roots/list',
+];
 
 /**
  * One embedded server-to-client request: the method and params a legacy server would have sent as a
@@ -80,7 +84,11 @@ export interface InputRequiredResult {
 }
 
 /** The client requests a server may answer with `input_required`; no other [MR2]. */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -119,13 +127,18 @@ export function isInputRequired(result: unknown): result is InputRequiredResult 
  */
 export function checkInputRequired(method: string, result: unknown): InputRequiredResult {
   const bad = (why: string): JsonRpcError =>
-    new JsonRpcError(JsonRpcErrorCode.InternalError, `malformed input_required result for ${method}: ${why}`, {
-      result,
-    });
+    new JsonRpcError(
+      JsonRpcErrorCode.InternalError,
+      `malformed input_required result for ${method}: ${why}`,
+      {
+        result,
+      },
+    );
   if (!isInputRequired(result)) throw bad('resultType is not "input_required"');
   if (!INPUT_REQUIRED_METHODS.has(method)) throw bad(`${method} may not answer input_required`);
   const { inputRequests, requestState } = result as unknown as Record<string, unknown>;
-  if (requestState !== undefined && typeof requestState !== 'string') throw bad('requestState is not a string');
+  if (requestState !== undefined && typeof requestState !== 'string')
+    throw bad('requestState is not a string');
   if (inputRequests !== undefined) {
     if (!isObject(inputRequests)) throw bad('inputRequests is not an object');
     for (const [key, entry] of Object.entries(inputRequests)) {
