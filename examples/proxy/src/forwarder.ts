@@ -4,6 +4,7 @@ import {
   type Endpoint,
   forwardedParams,
   InflightError,
+  isLegacy,
   type RequestContext,
   type RequestId,
   serveLifecycle,
@@ -20,6 +21,7 @@ import {
   type ProxyStats,
 } from './events.js';
 import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
+import { InputBroker, type InputBrokerOptions, type InputFlow } from './input-flow.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyForwarder}. */
@@ -39,6 +41,8 @@ export interface ForwarderOptions {
    * upstream has none to give) [CA1]. @default NO_CACHING: `{ ttlMs: 0, cacheScope: 'private' }`
    */
   cacheHints?: CacheHints;
+  /** How upstream server-to-client requests wait for a 2026-07-28 host's retry (see {@link InputBroker}). */
+  input?: Omit<InputBrokerOptions, 'clock'>;
 }
 
 interface InFlight {
@@ -84,6 +88,10 @@ export class ProxyForwarder {
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
+  /** Server-to-client requests from a legacy upstream, carried to the host whose call they belong to. */
+  readonly inputs: InputBroker;
+  /** Upstream endpoints whose server-to-client requests the broker already serves. */
+  readonly #served = new WeakSet<Endpoint>();
   /** Resolvers of {@link ProxyForwarder.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
 
@@ -95,6 +103,7 @@ export class ProxyForwarder {
     this.#onEvent = options.onEvent ?? (() => {});
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
+    this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
   }
 
   /** Calls relayed and not yet ended. */
@@ -125,6 +134,7 @@ export class ProxyForwarder {
     this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
     const cause = new InflightError('SHUTDOWN', why);
     for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
+    this.inputs.shutdown(cause);
   }
 
   async #relay(
@@ -173,20 +183,42 @@ export class ProxyForwarder {
       countCall(this.stats, event);
       this.#onEvent(event);
     };
+    // The upstream call may outlive this host request (parked for a 2026-07-28 host's input), so its
+    // deadline is the flow's to dispose, not this request's.
+    let flow: InputFlow | undefined;
     try {
       const upstream = await call.race(this.link.get());
-      const result = await upstream.request(ctx.method, forwardedParams(params), {
-        onprogress: (p) => {
-          progressIn++;
-          if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
-        },
-        // When `call` ends (host cancel, host gone, shutdown, ceiling) or the idle window passes, the
-        // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with a
-        // reason naming the cause [CN25 CN24 TO5].
-        parent: call,
-        idleMs: this.idleMs,
-        ceilingMs: Number.POSITIVE_INFINITY,
-      });
+      if (!this.#served.has(upstream.endpoint)) {
+        this.#served.add(upstream.endpoint);
+        this.inputs.serveUpstream(upstream.endpoint);
+      }
+      const round = { endpoint, ctx, host };
+      // A retry with a requestState from the proxy (its upstream is legacy) resumes the call it parked.
+      const legacyUpstream = upstream.revision === undefined || isLegacy(upstream.revision);
+      if (legacyUpstream && typeof params?.requestState === 'string') {
+        call.dispose();
+        flow = await this.inputs.claim(host, ctx);
+      } else {
+        const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
+          upstream.request(ctx.method, forwardedParams(p), {
+            onprogress: (p) => {
+              started.touch();
+              const current = started.round;
+              if (!current) return; // parked: that host request is over, and nothing follows a result
+              progressIn++;
+              if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
+            },
+            // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
+            // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
+            // a reason naming the cause [CN25 CN24 TO5].
+            parent: call,
+            idleMs: Number.POSITIVE_INFINITY,
+            ceilingMs: Number.POSITIVE_INFINITY,
+          }),
+        );
+        flow = started;
+      }
+      const result = await flow.drive(round);
       end('completed');
       return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
@@ -200,7 +232,7 @@ export class ProxyForwarder {
       // upstream's own JSON-RPC error, unchanged; after a host cancel nothing is sent [CN9].
       throw e;
     } finally {
-      call.dispose();
+      if (!flow) call.dispose();
     }
   }
 }

@@ -1,0 +1,412 @@
+import {
+  type Clock,
+  DeadlineController,
+  type Endpoint,
+  InflightError,
+  isLegacy,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  type RequestContext,
+  type Revision,
+  type TimerHandle,
+} from '@mcp-inflight/core';
+import {
+  bindingOf,
+  checkInputRequired,
+  type InputRequests,
+  type InputRequiredResult,
+  inputRequired,
+  inputRetryOf,
+  isInputRequired,
+  RequestStateSigner,
+} from '@mcp-inflight/core/mrtr';
+
+/** The server-to-client requests a legacy upstream may send during a call that the proxy carries to a host. */
+export const ASKED_METHODS = ['elicitation/create', 'sampling/createMessage'] as const;
+
+/** Options for {@link InputBroker}. */
+export interface InputBrokerOptions {
+  /**
+   * How long an upstream call waits, parked, for a 2026-07-28 host to retry with its answers; then its
+   * pending requests fail and the call is cancelled upstream. Also the lifetime of the requestState.
+   * @default 300_000
+   */
+  holdMs?: number;
+  /** The most calls parked at once; an ask beyond it is refused (the upstream gets an error). @default 1_000 */
+  maxParked?: number;
+  /** @default the system clock */
+  clock: Clock;
+  /** Signs the requestState the proxy hands out. @default a signer with a key made for this process */
+  signer?: RequestStateSigner;
+}
+
+/** One host request driving an upstream call: where its progress goes, who may be asked for input. */
+export interface Round {
+  readonly endpoint: Endpoint;
+  readonly ctx: RequestContext;
+  readonly host: string;
+}
+
+interface Ask {
+  readonly key: string;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Sends one request upstream (the call's first, or a 2026-07-28 upstream's retry with answers). */
+export type UpstreamSend = (params: Record<string, unknown> | undefined) => Promise<unknown>;
+
+/** The most rounds the proxy drives against a 2026-07-28 upstream for a legacy host. */
+const MAX_UPSTREAM_ROUNDS = 8;
+
+/**
+ * One relayed upstream call that may need input on the way, across however many host requests it takes.
+ * Its deadline (`call`) has the proxy's ceiling from the host's first request; each host round has an
+ * idle window of its own, which does not run while the call is parked waiting for the host.
+ */
+export class InputFlow {
+  readonly call: DeadlineController;
+  readonly principal: string;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** Requests from the upstream not yet answered, in arrival order. */
+  readonly asks: Ask[] = [];
+  round: Round | undefined;
+  parkedId: string | undefined;
+  timer: TimerHandle | undefined;
+  done = false;
+  #broker: InputBroker;
+  #idleMs: number;
+  #roundIdle: DeadlineController | undefined;
+  #wake: (() => void) | undefined;
+  #upstream: Promise<unknown>;
+  #settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  #nextKey = 0;
+
+  constructor(
+    broker: InputBroker,
+    call: DeadlineController,
+    first: Round,
+    idleMs: number,
+    upstreamRevision: Revision | undefined,
+    send: UpstreamSend,
+  ) {
+    this.#broker = broker;
+    this.call = call;
+    this.principal = first.host;
+    this.method = first.ctx.method;
+    this.params = first.ctx.params;
+    this.#idleMs = idleMs;
+    const legacyUpstream = upstreamRevision === undefined || isLegacy(upstreamRevision);
+    // A legacy upstream never sees retry fields; a 2026-07-28 one gets its own back unchanged.
+    this.#upstream = (
+      legacyUpstream ? send(withoutRetry(first.ctx.params)) : this.#driveModern(send, first.ctx.params)
+    ).then(
+      (value) => this.#settle({ ok: true, value }),
+      (error: unknown) => this.#settle({ ok: false, error }),
+    );
+  }
+
+  /** Accepted upstream progress: the round's idle window starts again. */
+  touch(): void {
+    this.#roundIdle?.touch();
+  }
+
+  /**
+   * Runs one host round: resolves with the upstream's result, or with an `input_required` result for a
+   * 2026-07-28 host when the upstream asked for input (the call is then parked until the host retries).
+   */
+  async drive(round: Round): Promise<unknown> {
+    this.#startRound(round);
+    try {
+      for (;;) {
+        const settled = this.#settled;
+        if (settled) {
+          if (settled.ok) return settled.value;
+          throw settled.error;
+        }
+        if (this.asks.length > 0 && !isLegacy(round.ctx.revision)) return await this.#park();
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+      }
+    } finally {
+      this.#endRound();
+    }
+  }
+
+  /** A request the upstream sent for this call. */
+  ask(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const round = this.round;
+    if (round && isLegacy(round.ctx.revision)) return this.#askLegacyHost(round, method, params);
+    return new Promise((resolve, reject) => {
+      this.asks.push({ key: `input-${++this.#nextKey}`, method, params, resolve, reject });
+      this.#wake?.();
+    });
+  }
+
+  /** Answers the asks the host's retry answered; returns whether any is left. */
+  answer(responses: Record<string, Record<string, unknown>> | undefined): void {
+    for (const ask of [...this.asks]) {
+      const response = responses?.[ask.key];
+      if (response === undefined) continue;
+      this.asks.splice(this.asks.indexOf(ask), 1);
+      ask.resolve(response);
+    }
+  }
+
+  /** Ends the call: its pending asks fail with `why`, and the upstream call is cancelled with `cause`. */
+  abandon(why: JsonRpcError, cause: InflightError): void {
+    for (const ask of this.asks.splice(0)) ask.reject(why);
+    this.call.cancel(cause);
+  }
+
+  #startRound(round: Round): void {
+    this.round = round;
+    // The host's cancel, its stream closing and shutdown end the call (and cancel it upstream).
+    const signal = round.ctx.signal;
+    if (signal.aborted) this.call.cancel(signal.reason);
+    else signal.addEventListener('abort', this.#onRoundAbort, { once: true });
+    this.#resumeIdle();
+  }
+
+  #endRound(): void {
+    this.round?.ctx.signal.removeEventListener('abort', this.#onRoundAbort);
+    this.round = undefined;
+    this.#wake = undefined;
+    this.#pauseIdle();
+  }
+
+  #onRoundAbort = (): void => {
+    this.call.cancel(this.round?.ctx.signal.reason);
+  };
+
+  #resumeIdle(): void {
+    if (this.#roundIdle || this.done) return;
+    this.#roundIdle = new DeadlineController({
+      idleMs: this.#idleMs,
+      clock: this.call.clock,
+      onAbort: (reason) => this.call.cancel(reason),
+    });
+  }
+
+  #pauseIdle(): void {
+    this.#roundIdle?.dispose();
+    this.#roundIdle = undefined;
+  }
+
+  async #park(): Promise<InputRequiredResult> {
+    // From here the host is the one to act: no idle window until it retries (sealing takes a moment).
+    this.#pauseIdle();
+    const inputRequests: InputRequests = {};
+    for (const ask of this.asks)
+      inputRequests[ask.key] = { method: ask.method as 'elicitation/create', params: ask.params };
+    const state = await this.#broker.park(this);
+    return inputRequired({ inputRequests, requestState: state });
+  }
+
+  /** A legacy host is asked with a request of its own revision, on its call's stream; idle pauses meanwhile. */
+  async #askLegacyHost(round: Round, method: string, params: Record<string, unknown> | undefined) {
+    this.#pauseIdle();
+    try {
+      return await round.endpoint.request(method, params, {
+        related: round.ctx.id,
+        parent: this.call,
+        revision: round.ctx.revision,
+      });
+    } finally {
+      if (this.round === round) this.#resumeIdle();
+    }
+  }
+
+  /**
+   * A 2026-07-28 upstream answers `input_required` itself: a 2026-07-28 host gets it as is (the host's
+   * retry is relayed unchanged); a legacy host is asked with real requests and the proxy retries upstream.
+   */
+  async #driveModern(send: UpstreamSend, params: Record<string, unknown> | undefined): Promise<unknown> {
+    let retry = params;
+    for (let n = 1; ; n++) {
+      const result = await send(retry);
+      const round = this.round;
+      if (!isInputRequired(result) || !round || !isLegacy(round.ctx.revision)) return result;
+      const interim = checkInputRequired(this.method, result);
+      if (n >= MAX_UPSTREAM_ROUNDS)
+        throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'the upstream kept asking for input');
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(interim.inputRequests ?? {}))
+        inputResponses[key] = await this.#askLegacyHost(round, request.method, request.params);
+      retry = { ...params, ...(interim.inputRequests ? { inputResponses } : {}) };
+      if (interim.requestState !== undefined) retry.requestState = interim.requestState;
+    }
+  }
+
+  #settle(outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+    this.#settled = outcome;
+    this.done = true;
+    // The upstream call is over: nothing more will be asked; asks it left unanswered are moot.
+    for (const ask of this.asks.splice(0))
+      ask.reject(new JsonRpcError(JsonRpcErrorCode.InternalError, 'the call ended'));
+    this.#broker.ended(this);
+    this.#pauseIdle();
+    this.call.dispose();
+    this.#wake?.();
+  }
+
+  /** Settles once the upstream call has (for tests and shutdown). */
+  get settled(): Promise<unknown> {
+    return this.#upstream;
+  }
+}
+
+/**
+ * Carries server-to-client requests from a legacy upstream to the host whose call they belong to: a legacy
+ * host gets them as requests of its own revision, a 2026-07-28 host as an `input_required` result whose
+ * retry answers them (multi round-trip requests [MR1]). The `requestState` handed out is signed, bound to
+ * the host, the request and the parked call, single-use and short-lived [MR4b MR5]; parked calls live in
+ * a bounded table and expire.
+ */
+export class InputBroker {
+  readonly holdMs: number;
+  readonly maxParked: number;
+  readonly signer: RequestStateSigner;
+  readonly #clock: Clock;
+  readonly #live = new Set<InputFlow>();
+  readonly #parked = new Map<string, InputFlow>();
+  #nextId = 0;
+  /** Asks refused: no call to attribute them to, or the parked table was full. */
+  refused = 0;
+  /** Parked calls that expired with no retry. */
+  expired = 0;
+
+  constructor(options: InputBrokerOptions) {
+    this.holdMs = options.holdMs ?? 300_000;
+    this.maxParked = options.maxParked ?? 1_000;
+    this.#clock = options.clock;
+    this.signer = options.signer ?? new RequestStateSigner({ ttlMs: this.holdMs });
+  }
+
+  /** Calls parked now, waiting for their host's retry. */
+  get parked(): number {
+    return this.#parked.size;
+  }
+
+  /** Calls in flight that requests could belong to. */
+  get live(): number {
+    return this.#live.size;
+  }
+
+  /** Serves the upstream's server-to-client requests on its client endpoint. */
+  serveUpstream(upstream: Endpoint): void {
+    for (const method of ASKED_METHODS)
+      upstream.setRequestHandler(method, (params) => this.#onAsk(method, params));
+  }
+
+  /** A new relayed call. */
+  start(
+    call: DeadlineController,
+    first: Round,
+    idleMs: number,
+    upstreamRevision: Revision | undefined,
+    send: UpstreamSend,
+  ): InputFlow {
+    const flow = new InputFlow(this, call, first, idleMs, upstreamRevision, send);
+    if (!flow.done) this.#live.add(flow);
+    return flow;
+  }
+
+  /**
+   * The parked call a host's retry resumes. Its `requestState` must be one this proxy issued, intact, for
+   * this host and this request, live, and not used before; else -32602 [MR4b].
+   */
+  async claim(host: string, ctx: RequestContext): Promise<InputFlow> {
+    const { inputResponses, requestState } = inputRetryOf(ctx.params);
+    const { p } = await this.signer.open<{ p: string }>(
+      requestState,
+      bindingOf(ctx.method, ctx.params, host),
+    );
+    const flow = this.#parked.get(p);
+    if (!flow || flow.done)
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        'Invalid or expired requestState (already used or expired)',
+        {
+          reason: 'invalid_request_state',
+        },
+      );
+    this.#unpark(flow);
+    flow.answer(inputResponses);
+    return flow;
+  }
+
+  /** Parks a flow whose host is being asked; returns the signed state that resumes it. */
+  async park(flow: InputFlow): Promise<string> {
+    if (this.#parked.size >= this.maxParked) {
+      this.refused++;
+      flow.abandon(
+        new JsonRpcError(JsonRpcErrorCode.InternalError, 'the proxy has too many calls waiting for input'),
+        new InflightError('CANCELLED', 'the proxy has too many calls waiting for input'),
+      );
+      throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many calls waiting for input; retry later');
+    }
+    const id = `${++this.#nextId}.${Math.random().toString(36).slice(2, 10)}`;
+    flow.parkedId = id;
+    this.#parked.set(id, flow);
+    flow.timer = this.#clock.setTimer(() => this.#expire(flow), this.holdMs);
+    return this.signer.seal({ p: id }, bindingOf(flow.method, flow.params, flow.principal));
+  }
+
+  /** A flow whose upstream call is over. */
+  ended(flow: InputFlow): void {
+    this.#live.delete(flow);
+    this.#unpark(flow);
+  }
+
+  /** Cancels every parked call (they have no host request to answer). */
+  shutdown(cause: InflightError): void {
+    for (const flow of [...this.#parked.values()])
+      flow.abandon(new JsonRpcError(JsonRpcErrorCode.InternalError, cause.message), cause);
+  }
+
+  #unpark(flow: InputFlow): void {
+    flow.timer?.clear();
+    flow.timer = undefined;
+    if (flow.parkedId !== undefined) this.#parked.delete(flow.parkedId);
+    flow.parkedId = undefined;
+  }
+
+  #expire(flow: InputFlow): void {
+    this.expired++;
+    this.#unpark(flow);
+    const why = `no retry from the host within ${this.holdMs} ms`;
+    flow.abandon(new JsonRpcError(JsonRpcErrorCode.InternalError, why), InflightError.idle(this.holdMs));
+  }
+
+  /**
+   * Legacy stdio carries nothing that ties a server's request to a call, so it goes to the one call in
+   * flight that is not already waiting for an answer; with none or several, it is refused.
+   */
+  #onAsk(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const candidates = [...this.#live].filter((flow) => !flow.done && flow.asks.length === 0);
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (!only) {
+      this.refused++;
+      const why =
+        candidates.length === 0
+          ? 'no call in flight to ask for'
+          : 'several calls in flight: cannot tell which one asks';
+      return Promise.reject(
+        new JsonRpcError(JsonRpcErrorCode.InternalError, `the proxy cannot relay ${method}: ${why}`),
+      );
+    }
+    return only.ask(method, params);
+  }
+}
+
+/** The params without a retry's own fields, so they never reach a legacy upstream. */
+function withoutRetry(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (params === undefined || (!('inputResponses' in params) && !('requestState' in params))) return params;
+  const { inputResponses: _i, requestState: _r, ...rest } = params;
+  return rest;
+}
