@@ -227,7 +227,12 @@ export class Endpoint {
   }
 
   /** The default limits of outbound requests (`EndpointOptions.idleMs` / `ceilingMs`). */
-  get requestLimits(): { readonly idleMs: number; readonly ceilingMs: number } {
+  get requestLimits(): {
+    /** The idle window of an outbound request, in ms. */
+    readonly idleMs: number;
+    /** The ceiling of an outbound request, in ms. */
+    readonly ceilingMs: number;
+  } {
     const { idleMs, ceilingMs } = this.#outbound.settings;
     return { idleMs, ceilingMs };
   }

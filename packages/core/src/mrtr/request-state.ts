@@ -42,7 +42,15 @@ export interface RequestStateSignerOptions {
   now?: () => number;
 }
 
-/** Longer states are refused before any crypto: nothing legitimate of ours is this large. */
+/**
+ * Longer states are refused before any crypto: nothing legitimate of ours is this large.
+ *
+ * @example
+ * ```ts
+ * import { MAX_REQUEST_STATE_CHARS } from '@mcp-inflight/core/mrtr';
+ * const tooLong = (state: string) => state.length > MAX_REQUEST_STATE_CHARS; // rejected with -32602
+ * ```
+ */
 export const MAX_REQUEST_STATE_CHARS = 65_536;
 
 const LABEL = 'mcp-inflight.requestState.v1';
@@ -70,6 +78,7 @@ let processKey: Promise<CryptoKey> | undefined;
  * ```
  */
 export class RequestStateSigner {
+  /** How long a sealed state stays valid, in ms. */
   readonly ttlMs: number;
   readonly #key: Promise<CryptoKey>;
   readonly #now: () => number;

@@ -97,7 +97,17 @@ export interface InputCapableClient {
   request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
 }
 
-/** JSON-RPC code for a multi round-trip call that hit `maxRounds` (ours, -32002..-32019). */
+/**
+ * JSON-RPC code for a multi round-trip call that hit `maxRounds` (ours, from -32002..-32019).
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcError } from '@mcp-inflight/core';
+ * import { INPUT_ROUNDS_EXCEEDED } from '@mcp-inflight/core/mrtr';
+ * declare const error: unknown;
+ * if (error instanceof JsonRpcError && error.code === INPUT_ROUNDS_EXCEEDED) console.log(error.data);
+ * ```
+ */
 export const INPUT_ROUNDS_EXCEEDED = -32012;
 
 const DEFAULT_MAX_ROUNDS = 8;

@@ -12,7 +12,15 @@ import { JsonRpcErrorCode } from '../errors/causes.js';
  */
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
-/** The methods an {@link InputRequest} may carry, in the order the spec lists them [MR3]. */
+/**
+ * The methods an {@link InputRequest} may carry, in the order the spec lists them [MR3].
+ *
+ * @example
+ * ```ts
+ * import { INPUT_METHODS } from '@mcp-inflight/core/mrtr';
+ * INPUT_METHODS.includes('roots/list'); // true
+ * ```
+ */
 export const INPUT_METHODS: readonly InputMethod[] = [
   'elicitation/create',
   'sampling/createMessage',
@@ -83,7 +91,15 @@ export interface InputRequiredResult {
   _meta?: Record<string, unknown>;
 }
 
-/** The client requests a server may answer with `input_required`; no other [MR2]. */
+/**
+ * The client requests a server may answer with `input_required`; no other [MR2].
+ *
+ * @example
+ * ```ts
+ * import { INPUT_REQUIRED_METHODS } from '@mcp-inflight/core/mrtr';
+ * INPUT_REQUIRED_METHODS.has('tools/list'); // false
+ * ```
+ */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
   'tools/call',
   'prompts/get',
