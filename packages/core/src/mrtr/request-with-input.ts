@@ -202,7 +202,7 @@ export async function requestWithInput<T = unknown>(
             throw call.aborted ? InflightError.from(call.reason) : error;
           });
       }
-      // Echoed exactly, and only when the server sent one [MR7].
+      // Echoed exactly, and only when the server sent one [MR7 MR7b].
       if (interim.requestState !== undefined) retry.requestState = interim.requestState;
       if (call.aborted) throw InflightError.from(call.reason);
     }
