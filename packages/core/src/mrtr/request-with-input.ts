@@ -112,6 +112,9 @@ export const INPUT_ROUNDS_EXCEEDED = -32012;
 
 const DEFAULT_MAX_ROUNDS = 8;
 
+/** Request params with the retry fields a multi round-trip request adds [MR1]. */
+type RetryFields = Record<string, unknown> & { inputResponses?: unknown; requestState?: string };
+
 /**
  * Sends a request that the server may answer with `input_required` (2026-07-28 multi round-trip
  * requests [MR1]), gathers the input and retries, until a complete result: one call for the caller.
@@ -168,12 +171,11 @@ export async function requestWithInput<T = unknown>(
     parent: parent ?? signal,
   });
   const unlink = parent && signal ? linkSignal(signal, call) : noop;
-  const base = { ...params };
-  delete base.inputResponses;
-  delete base.requestState;
+  // A retry's own fields never carry over from the caller's params: each round sets its own [MR7b].
+  const { inputResponses: _i, requestState: _r, ...base } = (params ?? {}) as RetryFields;
   const ask = onInputRequired ?? registeredHandlers(endpoint);
   try {
-    let retry: Record<string, unknown> = base;
+    let retry: RetryFields = base;
     for (let round = 1; ; round++) {
       const result = await client.request(method, retry, {
         ...rest,

@@ -34,8 +34,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * ```
  */
 export function inputRetryOf(params: Record<string, unknown> | undefined): InputRetry {
-  const inputResponses = params?.inputResponses;
-  const requestState = params?.requestState;
+  const { inputResponses, requestState } = (params ?? {}) as {
+    inputResponses?: unknown;
+    requestState?: unknown;
+  };
   if (inputResponses !== undefined) {
     if (!isObject(inputResponses) || !Object.values(inputResponses).every(isObject))
       throw new JsonRpcError(

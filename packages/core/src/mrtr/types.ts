@@ -121,7 +121,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * ```
  */
 export function isInputRequired(result: unknown): result is InputRequiredResult {
-  return isObject(result) && result.resultType === 'input_required';
+  return isObject(result) && (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
 /**
@@ -158,9 +158,13 @@ export function checkInputRequired(method: string, result: unknown): InputRequir
   if (inputRequests !== undefined) {
     if (!isObject(inputRequests)) throw bad('inputRequests is not an object');
     for (const [key, entry] of Object.entries(inputRequests)) {
-      if (!isObject(entry) || !INPUT_METHODS.includes(entry.method as InputMethod))
+      const { method: kind, params } = (isObject(entry) ? entry : {}) as {
+        method?: unknown;
+        params?: unknown;
+      };
+      if (!isObject(entry) || !INPUT_METHODS.includes(kind as InputMethod))
         throw bad(`inputRequests["${key}"] is not an elicitation, sampling or roots request`);
-      if (entry.params !== undefined && !isObject(entry.params))
+      if (params !== undefined && !isObject(params))
         throw bad(`inputRequests["${key}"].params is not an object`);
     }
   }
