@@ -185,9 +185,10 @@ export class InputFlow {
 
   #resumeIdle(): void {
     if (this.#roundIdle || this.done) return;
+    // A child of the call: when the call ends (a cancel, the ceiling) it is released at once, with it.
     this.#roundIdle = new DeadlineController({
       idleMs: this.#idleMs,
-      clock: this.call.clock,
+      parent: this.call,
       onAbort: (reason) => this.call.cancel(reason),
     });
   }
