@@ -107,6 +107,9 @@ async function until(check: () => boolean): Promise<void> {
 const YES = { action: 'accept', content: {} };
 const cancelsUpstream = (w: Wire | undefined): JsonRpcMessage[] =>
   (w?.toServer ?? []).filter((m) => m.method === 'notifications/cancelled');
+/** The reason of the first cancel the proxy sent upstream. */
+const upstreamCancelReason = (w: Wire | undefined): string =>
+  String((cancelsUpstream(w)[0]?.params as { reason?: string } | undefined)?.reason);
 
 describe('a legacy upstream asks during a call, a 2026-07-28 host answers through MRTR', () => {
   it('the host gets input_required; its retry answers the pending request and the call continues', async () => {
@@ -198,9 +201,7 @@ describe('a legacy upstream asks during a call, a 2026-07-28 host answers throug
     expect(error.code).toBe('CEILING');
     await settle();
     expect(p.asked.end).toBe('aborted: CANCELLED');
-    expect(String((cancelsUpstream(p.upstreamWires[0])[0]?.params as { reason?: string }).reason)).toMatch(
-      /CEILING/,
-    );
+    expect(upstreamCancelReason(p.upstreamWires[0])).toMatch(/CEILING/);
     expect(p.clock.pendingTimers).toBe(0);
   });
 
@@ -217,9 +218,7 @@ describe('a legacy upstream asks during a call, a 2026-07-28 host answers throug
     expect(p.relay.inputs.parked).toBe(0);
     expect(p.relay.inputs.expired).toBe(1);
     expect(p.asked.end).toMatch(/elicitation failed: no retry from the host within 30000 ms/);
-    expect(String((cancelsUpstream(p.upstreamWires[0])[0]?.params as { reason?: string }).reason)).toMatch(
-      /IDLE_TIMEOUT/,
-    );
+    expect(upstreamCancelReason(p.upstreamWires[0])).toMatch(/IDLE_TIMEOUT/);
     expect(p.relay.inputs.live).toBe(0);
     expect(p.clock.pendingTimers).toBe(0);
   });

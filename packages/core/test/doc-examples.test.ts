@@ -17,7 +17,9 @@ describe('TSDoc examples', () => {
   });
 
   it('every export of the entry points has TSDoc with an @example', () => {
-    const entries = ['index.ts', 'testing.ts', 'schemas.ts', 'mrtr.ts'].map((file) => join(coreDir, 'src', file));
+    const entries = ['index.ts', 'testing.ts', 'schemas.ts', 'mrtr.ts'].map((file) =>
+      join(coreDir, 'src', file),
+    );
     expect(
       exportsWithoutExamples(coreDir, entries),
       'exports without TSDoc, or without a ```ts @example',
