@@ -108,7 +108,7 @@ export interface InputCapableClient {
  * if (error instanceof JsonRpcError && error.code === INPUT_ROUNDS_EXCEEDED) console.log(error.data);
  * ```
  */
-export const INPUT_ROUNDS_EXCEEDED = -32012;
+export const INPUT_ROUNDS_EXCEEDED: number = JsonRpcErrorCode.InputRoundsExceeded;
 
 const DEFAULT_MAX_ROUNDS = 8;
 
