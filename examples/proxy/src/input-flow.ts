@@ -81,9 +81,13 @@ export class InputFlow {
   #idleMs: number;
   #roundIdle: DeadlineController | undefined;
   #wake: (() => void) | undefined;
+  /** The upstream call itself (its result or error); `#upstream` is the same, settled into `#settled`. */
+  readonly #raw: Promise<unknown>;
   #upstream: Promise<unknown>;
   #settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   #nextKey = 0;
+  /** The first host request, whose signal is the call's parent. */
+  readonly #first: RequestContext;
 
   constructor(
     broker: InputBroker,
@@ -95,15 +99,17 @@ export class InputFlow {
   ) {
     this.#broker = broker;
     this.call = call;
+    this.#first = first.ctx;
     this.principal = first.host;
     this.method = first.ctx.method;
     this.params = first.ctx.params;
     this.#idleMs = idleMs;
     const legacyUpstream = upstreamRevision === undefined || isLegacy(upstreamRevision);
     // A legacy upstream never sees retry fields; a 2026-07-28 one gets its own back unchanged.
-    this.#upstream = (
-      legacyUpstream ? send(withoutRetry(first.ctx.params)) : this.#driveModern(send, first.ctx.params)
-    ).then(
+    this.#raw = legacyUpstream
+      ? send(withoutRetry(first.ctx.params))
+      : this.#driveModern(send, first.ctx.params);
+    this.#upstream = this.#raw.then(
       (value) => this.#settle({ ok: true, value }),
       (error: unknown) => this.#settle({ ok: false, error }),
     );
@@ -121,6 +127,9 @@ export class InputFlow {
   async drive(round: Round): Promise<unknown> {
     this.#startRound(round);
     try {
+      // A legacy host is asked inline (as requests of its own), so its round is simply the upstream call;
+      // the settle reaction was registered first, so the flow is settled when this await resumes.
+      if (isLegacy(round.ctx.revision) && !this.#settled) return await this.#raw;
       for (;;) {
         const settled = this.#settled;
         if (settled) {
@@ -166,14 +175,18 @@ export class InputFlow {
   #startRound(round: Round): void {
     this.round = round;
     // The host's cancel, its stream closing and shutdown end the call (and cancel it upstream).
-    const signal = round.ctx.signal;
-    if (signal.aborted) this.call.cancel(signal.reason);
-    else signal.addEventListener('abort', this.#onRoundAbort, { once: true });
+    // The first round's signal is already the call's parent; a retry's is linked here.
+    if (round.ctx !== this.#first) {
+      const signal = round.ctx.signal;
+      if (signal.aborted) this.call.cancel(signal.reason);
+      else signal.addEventListener('abort', this.#onRoundAbort, { once: true });
+    }
     this.#resumeIdle();
   }
 
   #endRound(): void {
-    this.round?.ctx.signal.removeEventListener('abort', this.#onRoundAbort);
+    if (this.round && this.round.ctx !== this.#first)
+      this.round.ctx.signal.removeEventListener('abort', this.#onRoundAbort);
     this.round = undefined;
     this.#wake = undefined;
     this.#pauseIdle();
