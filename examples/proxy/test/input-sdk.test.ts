@@ -1,7 +1,8 @@
-// The built proxy in front of a real legacy upstream (SDK v1 McpServer over stdio) that sends
+// The built proxy in front of real SDK upstreams: a legacy one (SDK v1 McpServer over stdio) that sends
 // elicitation/create and sampling/createMessage in the middle of a call. A 2026-07-28 host (the library's
 // HttpClient and stdio client) gets input_required and answers with one requestWithInput call; a legacy
-// host (2025-06-18) gets the upstream's requests as requests.
+// host (2025-06-18) gets the upstream's requests as requests. And an SDK v2 upstream answering input_required:
+// a legacy host gets its input requests as requests (the proxy retries upstream), a 2026-07-28 host as is.
 import { fileURLToPath } from 'node:url';
 import { JsonRpcError, type McpClient } from '@mcp-inflight/core';
 import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/core/mrtr';
@@ -11,6 +12,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandLine, PROXY, type RunningProxy, startProxy, textOf } from './procs.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/v1-elicit-upstream.mjs', import.meta.url));
+/** The official SDK v2 server answering input_required (2026-07-28), from packages/sdk's fixtures. */
+const V2_MRTR = fileURLToPath(
+  new URL('../../../packages/sdk/test/fixtures/v2-mrtr-server.mjs', import.meta.url),
+);
 const UPSTREAM = ['--upstream-stdio', commandLine(process.execPath, FIXTURE)];
 const CAPABILITIES = { elicitation: {}, sampling: {} };
 const YES = { action: 'accept', content: { ok: true } };
@@ -100,5 +105,44 @@ describe('a legacy SDK v1 upstream asks mid-call; the proxy turns it into MRTR f
     client.onRequest('elicitation/create', () => ({ action: 'decline' }));
     const result = await client.callTool('ask', {});
     expect(JSON.parse(textOf(result))).toEqual({ action: 'decline' });
+  });
+});
+
+describe('the reverse: an SDK v2 upstream answers input_required, a legacy host gets a request', () => {
+  let modern: RunningProxy;
+  beforeAll(async () => {
+    modern = await startProxy(['--upstream-stdio', commandLine(process.execPath, V2_MRTR)]);
+  });
+  afterAll(async () => {
+    await modern?.kill();
+  });
+
+  it('a 2025-06-18 host answers elicitation/create; the proxy retries upstream with the answer and its state', async () => {
+    const client = new HttpClient({ url: modern.url, capabilities: CAPABILITIES });
+    clients.push(client);
+    await client.connect({ revision: '2025-06-18' });
+    let asked: unknown;
+    client.onRequest('elicitation/create', (params) => {
+      asked = params?.message;
+      return { action: 'accept', content: { ok: true } };
+    });
+    const result = await client.callTool('confirm', {});
+    expect(asked).toBe('Proceed?');
+    expect(JSON.parse(textOf(result))).toEqual({ answer: { ok: true }, state: 'sdk-state-1' });
+  });
+
+  it("a 2026-07-28 host sees the upstream's own input_required, and its retry passes through", async () => {
+    const client = new HttpClient({ url: modern.url, capabilities: CAPABILITIES });
+    clients.push(client);
+    await client.connect({ revision: '2026-07-28' });
+    const result = await callToolWithInput(
+      client,
+      'confirm',
+      {},
+      {
+        onInputRequired: () => ({ confirm: { action: 'accept', content: { ok: true } } }),
+      },
+    );
+    expect(JSON.parse(textOf(result))).toEqual({ answer: { ok: true }, state: 'sdk-state-1' });
   });
 });
