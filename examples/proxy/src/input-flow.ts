@@ -229,6 +229,9 @@ export class InputFlow {
         related: round.ctx.id,
         parent: this.call,
         revision: round.ctx.revision,
+        // A person may take minutes to answer, with no progress: only the call's ceiling bounds it.
+        idleMs: Number.POSITIVE_INFINITY,
+        ceilingMs: Number.POSITIVE_INFINITY,
       });
     } finally {
       if (this.round === round) this.#resumeIdle();

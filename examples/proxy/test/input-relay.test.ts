@@ -335,6 +335,26 @@ describe('the other directions', () => {
     expect(p.relay.inputs.parked).toBe(0);
   });
 
+  it('a legacy host may take longer than the idle window to answer: the wait is bounded by the ceiling only', async () => {
+    const p = proxy({ idleMs: 1_000, ceilingMs: 600_000 });
+    const h = p.host('2025-06-18');
+    let answer!: (value: unknown) => void;
+    h.client.setRequestHandler('elicitation/create', () => new Promise((resolve) => (answer = resolve)));
+    // The host knows it is the one answering, so its own call has no idle window of its own here.
+    const call = h.client.request('tools/call', ASK, { idleMs: Number.POSITIVE_INFINITY });
+    await settle();
+    // Longer than the proxy's idle window and than a request's default one (60 s) while the person answers.
+    p.clock.advance(70_000);
+    await settle();
+    answer(YES);
+    await settle();
+    for (let i = 0; i < 2; i++) {
+      p.clock.advance(100);
+      await settle();
+    }
+    await expect(call).resolves.toMatchObject({ content: [{ text: JSON.stringify(YES) }] });
+  });
+
   it('a 2026-07-28 upstream’s input_required reaches a legacy host as requests, and the proxy retries upstream', async () => {
     const clock = new ManualClock();
     const seenRetries: unknown[] = [];

@@ -14,8 +14,7 @@ import { clientSupports, elicit, inputRequired, inputRetryOf } from './server.js
 // A tool that asks through the tool layer: 2026-07-28 clients get input_required and retry; legacy
 // clients get a real elicitation/create and the tool runs again with the answer, in one call.
 
-function pair(revision: Revision) {
-  const clock = new ManualClock();
+function pair(revision: Revision, clock = new ManualClock()) {
   const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
   let client!: Endpoint;
   let server!: Endpoint;
@@ -103,6 +102,23 @@ describe('a tool asking for input through the tool layer', () => {
     ).resolves.toEqual({ content: [{ type: 'text', text: 'decline: drop' }] });
     expect(asked).toBe('Proceed with drop?');
     expect(runs).toBe(2);
+  });
+
+  it('a legacy client may take longer than a request idle window to answer the real request', async () => {
+    const clock = new ManualClock();
+    const { client, server } = pair('2025-06-18', clock);
+    serveTools(server, [confirm]);
+    let answer!: (value: unknown) => void;
+    client.setRequestHandler('elicitation/create', () => new Promise((resolve) => (answer = resolve)));
+    const call = client.request(
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'wait' } },
+      { idleMs: Number.POSITIVE_INFINITY },
+    );
+    for (let i = 0; i < 50; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    clock.advance(120_000); // two default idle windows (60 s) while the person answers
+    answer({ action: 'accept' });
+    await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'accept: wait' }] });
   });
 
   it('clientSupports reads the 2026-07-28 capabilities, and knows nothing on a legacy request', () => {

@@ -111,6 +111,9 @@ async function callTool(
           related: ctx.id,
           parent: ctx.deadline,
           revision: ctx.revision,
+          // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
+          // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
+          idleMs: Number.POSITIVE_INFINITY,
         });
       }
       const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
