@@ -303,6 +303,24 @@ describe('a legacy upstream asks during a call, a 2026-07-28 host answers throug
     expect(p.relay.inputs.live).toBe(0);
   });
 
+  it('the parked table is bounded: past maxParked a call is refused with -32010 and cancelled upstream', async () => {
+    const p = proxy(); // maxParked: 4
+    const h = p.host('2026-07-28');
+    for (let i = 0; i < 4; i++) {
+      const parked = (await h.client.request('tools/call', ASK)) as InputRequiredResult;
+      expect(parked.resultType).toBe('input_required');
+    }
+    expect(p.relay.inputs.parked).toBe(4);
+    const refused = await h.client.request('tools/call', ASK).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JsonRpcError);
+    expect((refused as JsonRpcError).code).toBe(-32010);
+    await settle();
+    expect(p.relay.inputs.parked).toBe(4);
+    expect(p.relay.inputs.refused).toBe(1);
+    expect(p.relay.inputs.live).toBe(4);
+    expect(cancelsUpstream(p.upstreamWires[0])).toHaveLength(1);
+  });
+
   it('an ask with several calls in flight cannot be attributed and is refused (the upstream sees an error)', async () => {
     const p = proxy();
     const h = p.host('2026-07-28');
