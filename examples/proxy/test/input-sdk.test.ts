@@ -8,6 +8,7 @@ import { JsonRpcError, type McpClient } from '@mcp-inflight/core';
 import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/core/mrtr';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
+import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandLine, PROXY, type RunningProxy, startProxy, textOf } from './procs.js';
 
@@ -97,6 +98,26 @@ describe('a legacy SDK v1 upstream asks mid-call; the proxy turns it into MRTR f
     const again = await retry(state);
     expect(again).toBeInstanceOf(JsonRpcError);
     expect((again as JsonRpcError).code).toBe(-32602);
+  });
+
+  it("the official SDK v2 client, pinned to 2026-07-28, answers the proxy's input_required with its own MRTR loop", async () => {
+    const client = new ClientV2(
+      { name: 'sdk-v2-host', version: '2.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    let asked: unknown;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked = request.params.message;
+      return YES;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+    try {
+      const result = await client.callTool({ name: 'ask', arguments: { steps: 1, intervalMs: 5 } });
+      expect(asked).toBe('Proceed?');
+      expect(JSON.parse(textOf(result))).toEqual(YES);
+    } finally {
+      await client.close();
+    }
   });
 
   it('a legacy host (2025-06-18) gets the elicitation as a request of its own', async () => {
