@@ -21,7 +21,8 @@ import {
   type ProxyStats,
 } from './events.js';
 import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
-import { InputBroker, type InputBrokerOptions, type InputFlow } from './input-flow.js';
+import { InputBroker, type InputBrokerOptions } from './input-broker.js';
+import type { InputFlow } from './input-flow.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 /** Options for a {@link ProxyForwarder}. */
