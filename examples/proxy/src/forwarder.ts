@@ -10,6 +10,7 @@ import {
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
+import { isInputRequired } from '@mcp-inflight/core/mrtr';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 import {
   argumentsForLog,
@@ -220,7 +221,7 @@ export class ProxyForwarder {
         flow = started;
       }
       const result = await flow.drive(round);
-      end('completed');
+      end(isInputRequired(result) ? 'input-required' : 'completed');
       return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));

@@ -140,6 +140,8 @@ describe('a legacy upstream asks during a call, a 2026-07-28 host answers throug
     expect(p.upstreamWires[0]?.toServer.filter((m) => m.method === 'tools/call')).toHaveLength(1);
     expect(p.relay.inputs.live).toBe(0);
     expect(p.clock.pendingTimers).toBe(0);
+    // Two host requests, one upstream call: the first ended input_required, the retry completed.
+    expect(p.relay.stats).toMatchObject({ calls: 2, inputRequired: 1, completed: 1, inFlight: 0 });
   });
 
   it('requestWithInput drives it in one call; the idle window does not run while the host gathers input', async () => {
