@@ -11,6 +11,8 @@ import {
 } from '@mcp-inflight/core';
 import {
   checkInputRequired,
+  clientSupports,
+  type InputMethod,
   type InputRequests,
   type InputRequiredResult,
   inputRequired,
@@ -128,13 +130,19 @@ export class InputFlow {
   ask(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     const round = this.round;
     if (round && isLegacy(round.ctx.revision)) return this.#askLegacyHost(round, method, params);
+    // A 2026-07-28 host may only be asked what it declared it can answer [MR8].
+    const meta = (round?.ctx ?? this.#first).meta;
+    if (clientSupports(meta, method as InputMethod) === false)
+      return Promise.reject(
+        new JsonRpcError(JsonRpcErrorCode.InternalError, `the host did not declare support for ${method}`),
+      );
     return new Promise((resolve, reject) => {
       this.asks.push({ key: `input-${++this.#nextKey}`, method, params, resolve, reject });
       this.#wake?.();
     });
   }
 
-  /** Answers the asks the host's retry answered; returns whether any is left. */
+  /** Answers the asks the host's retry answered (the others stay, to be asked again). */
   answer(responses: Record<string, Record<string, unknown>> | undefined): void {
     for (const ask of [...this.asks]) {
       const response = responses?.[ask.key];

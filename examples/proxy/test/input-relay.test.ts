@@ -87,7 +87,12 @@ function proxy(
     input: { holdMs: options.holdMs ?? 30_000, maxParked: 4 },
   });
   const host = (revision: Revision, label = 'host') => {
-    const w = wire({ clock, transport: 'stdio', revision });
+    const w = wire({
+      clock,
+      transport: 'stdio',
+      revision,
+      clientCapabilities: { elicitation: {}, roots: {} },
+    });
     relay.attach(w.server, label);
     return w;
   };
@@ -323,6 +328,23 @@ describe('a legacy upstream asks during a call, a 2026-07-28 host answers throug
     expect(cancelsUpstream(p.upstreamWires[0])).toHaveLength(1);
   });
 
+  it('a 2026-07-28 host that did not declare elicitation is not asked: the upstream gets an error [MR8]', async () => {
+    const p = proxy();
+    const h = p.host('2026-07-28');
+    const call = h.client
+      .request('tools/call', {
+        ...ASK,
+        _meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } },
+      })
+      .catch((e: unknown) => e);
+    await settle();
+    expect(p.asked.end).toMatch(
+      /elicitation failed: the host did not declare support for elicitation\/create/,
+    );
+    expect(await call).toBeInstanceOf(JsonRpcError); // the upstream's tool failed on it
+    expect(p.relay.inputs.parked).toBe(0);
+  });
+
   it('an ask with several calls in flight cannot be attributed and is refused (the upstream sees an error)', async () => {
     const p = proxy();
     const h = p.host('2026-07-28');
@@ -422,7 +444,7 @@ describe('the other directions', () => {
       return memoryUpstream(w, '2026-07-28');
     });
     const relay = new ProxyForwarder(link, { clock });
-    const h = wire({ clock, transport: 'stdio', revision: '2026-07-28' });
+    const h = wire({ clock, transport: 'stdio', revision: '2026-07-28', clientCapabilities: { roots: {} } });
     relay.attach(h.server, 'modern-host');
     const result = await requestWithInput<{ content: Array<{ text: string }> }>(
       { endpoint: h.client, request: (m, params, o) => h.client.request(m, params, o) },
