@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
 import type { Channel } from '../endpoint/channel.js';
 import { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
@@ -360,6 +361,48 @@ describe('requestWithInput', () => {
     expect(error.code).toBe(-32601);
     expect(error.message).toMatch(/confirm.*elicitation\/create/);
     expect(w.clock.pendingTimers).toBe(0);
+  });
+
+  it('inside an enclosing deadline: its ceiling ends the call while input is gathered; a signal beside it too', async () => {
+    const w = pair();
+    askOnce(w);
+    const outer = new DeadlineController({ ceilingMs: 300, clock: w.clock });
+    const stop = new AbortController();
+    const outcome = requestWithInput(
+      w.client,
+      'tools/call',
+      {},
+      {
+        parent: outer,
+        signal: stop.signal,
+        ceilingMs: 10_000,
+        onInputRequired: () => new Promise(() => {}),
+      },
+    ).catch((e: unknown) => e);
+    await drain();
+    w.clock.advance(300);
+    expect(((await outcome) as InflightError).code).toBe('CEILING');
+    outer.dispose();
+
+    const second = requestWithInput(
+      w.client,
+      'tools/call',
+      {},
+      {
+        parent: new DeadlineController({ ceilingMs: 10_000, clock: w.clock }),
+        signal: stop.signal,
+        onInputRequired: () => new Promise(() => {}),
+      },
+    ).catch((e: unknown) => e);
+    await drain();
+    stop.abort();
+    expect(((await second) as InflightError).code).toBe('CANCELLED');
+  });
+
+  it('refuses a maxRounds that is not a positive whole number', async () => {
+    const w = pair();
+    for (const maxRounds of [0, 1.5, Number.NaN])
+      await expect(requestWithInput(w.client, 'tools/call', {}, { maxRounds })).rejects.toThrow(RangeError);
   });
 
   it('a complete first answer is returned as is: one round', async () => {
