@@ -57,6 +57,12 @@ const entries = [
     budget: 16 * KB,
   },
   {
+    name: 'multi round-trip requests (@mcp-inflight/core/mrtr: requestWithInput, RequestStateSigner, helpers)',
+    code: `export * from ${JSON.stringify(join(packages, 'core/dist/mrtr.js'))};`,
+    platform: 'neutral',
+    budget: 6 * KB,
+  },
+  {
     name: 'schemas (@mcp-inflight/core/schemas: zod schemas, zod inside)',
     code: `export * from ${JSON.stringify(join(packages, 'core/dist/schemas.js'))};`,
     platform: 'neutral',

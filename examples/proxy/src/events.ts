@@ -35,6 +35,11 @@ export function argumentsForLog(value: unknown): unknown {
 export type CallOutcome =
   /** the upstream answered with a result (a tool's own `isError` result counts: it is an answer) */
   | 'completed'
+  /**
+   * the host was answered `input_required` (2026-07-28): its upstream call waits for the host's retry, which
+   * is reported as a call of its own
+   */
+  | 'input-required'
   /** the upstream answered with a JSON-RPC error, passed on unchanged */
   | 'error'
   /** the proxy cancelled the upstream call: the host cancelled or left, a limit fired, or shutdown */
@@ -91,6 +96,8 @@ export interface ProxyStats {
   completed: number;
   errors: number;
   upstreamClosed: number;
+  /** Host requests answered `input_required` (their upstream call waited for the host's retry). */
+  inputRequired: number;
   /** Calls the proxy cancelled upstream, by the cause named to both sides. */
   cancelled: Partial<Record<CancelCode, number>>;
   progressIn: number;
@@ -113,6 +120,7 @@ export function emptyStats(): ProxyStats {
     completed: 0,
     errors: 0,
     upstreamClosed: 0,
+    inputRequired: 0,
     cancelled: {},
     progressIn: 0,
     progressOut: 0,
@@ -135,6 +143,7 @@ export function countCall(stats: ProxyStats, event: CallEvent): void {
   stats.progressIn += event.progressIn;
   stats.progressOut += event.progressOut;
   if (event.outcome === 'completed') stats.completed++;
+  else if (event.outcome === 'input-required') stats.inputRequired++;
   else if (event.outcome === 'error') stats.errors++;
   else if (event.outcome === 'upstream-closed') stats.upstreamClosed++;
   else if (event.cause) stats.cancelled[event.cause] = (stats.cancelled[event.cause] ?? 0) + 1;
@@ -165,7 +174,9 @@ export function formatEvent(event: ProxyEvent): string {
             ? `failed, upstream closed${why}`
             : event.outcome === 'error'
               ? `upstream error${why}`
-              : 'completed';
+              : event.outcome === 'input-required'
+                ? 'input required (the upstream call waits for the retry)'
+                : 'completed';
       return `proxy: ${what} [${who}] ${how}; ${progress}; ${Math.round(event.ms)} ms`;
     }
     case 'endpoint':
@@ -183,7 +194,8 @@ export function formatEvent(event: ProxyEvent): string {
     case 'stats': {
       const s = event.stats;
       const cancelled = Object.entries(s.cancelled).map(([cause, n]) => `${cause} ${n}`);
-      return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
+      const asked = s.inputRequired > 0 ? `, ${s.inputRequired} answered input_required` : '';
+      return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed${asked}, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
     }
   }
 }

@@ -4,11 +4,13 @@ import {
   type Endpoint,
   forwardedParams,
   InflightError,
+  isLegacy,
   type RequestContext,
   type RequestId,
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
+import { isInputRequired } from '@mcp-inflight/core/mrtr';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 import {
   argumentsForLog,
@@ -20,6 +22,8 @@ import {
   type ProxyStats,
 } from './events.js';
 import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
+import { InputBroker, type InputBrokerOptions } from './input-broker.js';
+import type { InputFlow } from './input-flow.js';
 import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
@@ -42,6 +46,8 @@ export interface ForwarderOptions {
   cacheHints?: CacheHints;
   /** The task table's TTL bounds and cap (see {@link TaskRelay}). */
   tasks?: TaskRelayOptions;
+  /** How upstream server-to-client requests wait for a 2026-07-28 host's retry (see {@link InputBroker}). */
+  input?: Omit<InputBrokerOptions, 'clock'>;
 }
 
 interface InFlight {
@@ -89,6 +95,10 @@ export class ProxyForwarder {
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
+  /** Server-to-client requests from a legacy upstream, carried to the host whose call they belong to. */
+  readonly inputs: InputBroker;
+  /** Upstream endpoints whose server-to-client requests the broker already serves. */
+  readonly #served = new WeakSet<Endpoint>();
   /** Resolvers of {@link ProxyForwarder.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
 
@@ -101,6 +111,7 @@ export class ProxyForwarder {
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
     this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
+    this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
   }
 
   /** Calls relayed and not yet ended. */
@@ -137,6 +148,7 @@ export class ProxyForwarder {
     const cause = new InflightError('SHUTDOWN', why);
     for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
     this.tasks.clear(); // the task table's timers and held routes go with the proxy
+    this.inputs.shutdown(cause);
   }
 
   async #relay(
@@ -186,24 +198,59 @@ export class ProxyForwarder {
       countCall(this.stats, event);
       this.#onEvent(event);
     };
+    // The upstream call may outlive this host request (parked for a 2026-07-28 host's input), so its
+    // deadline is the flow's to dispose, not this request's.
+    let flow: InputFlow | undefined;
     try {
       const upstream = await call.race(this.link.get());
-      const forwarded = forwardedParams(params);
-      const result = await upstream.request(ctx.method, task ? task.params(forwarded) : forwarded, {
-        onprogress: (p) => {
-          progressIn++;
-          if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
-        },
-        // When `call` ends (host cancel, host gone, shutdown, ceiling) or the idle window passes, the
-        // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with a
-        // reason naming the cause [CN25 CN24 TO5].
-        parent: call,
-        idleMs: this.idleMs,
-        ceilingMs: Number.POSITIVE_INFINITY,
-        ...(task ? { taskRoute: task.taskRoute } : {}),
-      });
-      end('completed');
-      return resultForHost(task ? task.result(result) : result, ctx.revision, ctx.method, this.#cacheHints);
+      if (!this.#served.has(upstream.endpoint)) {
+        this.#served.add(upstream.endpoint);
+        this.inputs.serveUpstream(upstream.endpoint);
+      }
+      if (task) {
+        // A task-augmented call is relayed as one request; its task lives on in the task relay.
+        const result = await upstream.request(ctx.method, task.params(forwardedParams(params)), {
+          onprogress: (p) => {
+            progressIn++;
+            if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
+          },
+          parent: call,
+          idleMs: this.idleMs,
+          ceilingMs: Number.POSITIVE_INFINITY,
+          taskRoute: task.taskRoute,
+        });
+        end('completed');
+        return resultForHost(task.result(result), ctx.revision, ctx.method, this.#cacheHints);
+      }
+      const round = { endpoint, ctx, host };
+      // A retry with a requestState from the proxy (its upstream is legacy) resumes the call it parked.
+      const legacyUpstream = upstream.revision === undefined || isLegacy(upstream.revision);
+      if (legacyUpstream && typeof params?.requestState === 'string') {
+        call.dispose();
+        flow = await this.inputs.claim(host, ctx);
+      } else {
+        const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
+          upstream.request(ctx.method, forwardedParams(p), {
+            onprogress: (p) => {
+              started.touch();
+              const current = started.round;
+              if (!current) return; // parked: that host request is over, and nothing follows a result
+              progressIn++;
+              if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
+            },
+            // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
+            // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
+            // a reason naming the cause [CN25 CN24 TO5].
+            parent: call,
+            idleMs: Number.POSITIVE_INFINITY,
+            ceilingMs: Number.POSITIVE_INFINITY,
+          }),
+        );
+        flow = started;
+      }
+      const result = await flow.drive(round);
+      end(isInputRequired(result) ? 'input-required' : 'completed');
+      return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business
@@ -215,7 +262,7 @@ export class ProxyForwarder {
       // upstream's own JSON-RPC error, unchanged; after a host cancel nothing is sent [CN9].
       throw e;
     } finally {
-      call.dispose();
+      if (!flow) call.dispose();
     }
   }
 }

@@ -68,6 +68,7 @@ const statsSources = () => ({
 const relay = new ProxyForwarder(link, {
   idleMs: options.idleMs,
   ceilingMs: options.ceilingMs,
+  input: { holdMs: options.inputHoldMs },
   onEvent: log,
   onAttach: (endpoint, host) => {
     if (logging) logEndpointEvents(endpoint, host, log); // the hosts' cancels, late results, errors

@@ -22,6 +22,11 @@ export interface ProxyOptions {
   maxSessions: number;
   /** `--session-idle MS`: a legacy HTTP host session ends after this long without contact. @default 300_000 */
   sessionIdleMs: number;
+  /**
+   * `--input-timeout MS`: how long an upstream call waits, parked, for a 2026-07-28 host to answer the
+   * upstream's elicitation or sampling request with its retry. @default 300_000
+   */
+  inputHoldMs: number;
 }
 
 /**
@@ -46,6 +51,8 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
   --max-sessions N          HTTP: legacy host sessions alive at once; one more gets 503 (default 1000)
   --session-idle MS         HTTP: end a legacy host session after MS without contact from its host,
                             cancelling its calls with SESSION_EXPIRED (default 300000)
+  --input-timeout MS        how long an upstream call waits for a 2026-07-28 host to retry with the
+                            input its upstream asked for, then is cancelled (default 300000)
 `;
 
 /**
@@ -56,7 +63,7 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
  * ```ts
  * import { parseProxyArgs } from './options.js';
  * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']);
- * // { upstream: { kind: 'stdio', commandLine: 'node server.js', revision: 'auto' }, listen: { kind: 'http', port: 0 }, idleMs: 800, ceilingMs: 600000, log: 'text', maxSessions: 1000, sessionIdleMs: 300000 }
+ * // { upstream: { kind: 'stdio', commandLine: 'node server.js', revision: 'auto' }, listen: { kind: 'http', port: 0 }, idleMs: 800, ceilingMs: 600000, log: 'text', maxSessions: 1000, sessionIdleMs: 300000, inputHoldMs: 300000 }
  * ```
  */
 export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
@@ -69,6 +76,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
   let log: ProxyOptions['log'] = 'text';
   let maxSessions = 1_000;
   let sessionIdleMs = 300_000;
+  let inputHoldMs = 300_000;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = (): string => {
@@ -104,6 +112,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
       case '--session-idle':
         sessionIdleMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
         break;
+      case '--input-timeout':
+        inputHoldMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
+        break;
       case '--log': {
         const v = value();
         if (v !== 'text' && v !== 'json' && v !== 'quiet')
@@ -122,7 +133,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
     upstreamStdio !== undefined
       ? { kind: 'stdio', commandLine: upstreamStdio, revision: upstreamRevision }
       : { kind: 'http', url: validUrl(upstreamHttp as string), revision: upstreamRevision };
-  return { upstream, listen, idleMs, ceilingMs, log, maxSessions, sessionIdleMs };
+  return { upstream, listen, idleMs, ceilingMs, log, maxSessions, sessionIdleMs, inputHoldMs };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

@@ -63,6 +63,13 @@ export function serveProxyStats(
       transport: transport(stateless),
       // `inFlight` counts calls; `inFlightTable` is the size of the per-call map itself (host, id).
       relay: { ...relay.stats, inFlightTable: relay.inFlight },
+      // Calls waiting for a 2026-07-28 host's input (a bounded table), and what was refused or expired.
+      inputs: {
+        parked: relay.inputs.parked,
+        live: relay.inputs.live,
+        refused: relay.inputs.refused,
+        expired: relay.inputs.expired,
+      },
       upstream,
     };
   });

@@ -18,6 +18,18 @@ import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: '0.1.0' };
 
 /**
+ * What the proxy tells its upstream it can do: elicitation and sampling, which it carries to the host
+ * whose call asks (see input-flow.ts).
+ *
+ * @example
+ * ```ts
+ * import { PROXY_CAPABILITIES } from './upstream-client.js';
+ * Object.keys(PROXY_CAPABILITIES); // ['elicitation', 'sampling']
+ * ```
+ */
+export const PROXY_CAPABILITIES = { elicitation: {}, sampling: {} };
+
+/**
  * Connects to the upstream through the library's one client shape (`McpClient`), whichever transport
  * carries it. `revision: 'auto'` probes with `server/discover` and falls back to `initialize` for a
  * legacy server [M14 M15 H46] (the target's `revision`); `2026-07-28` accepts only a modern server; a legacy revision goes straight
@@ -83,9 +95,13 @@ function withoutSubscriptionId(params: Record<string, unknown> | undefined): Rec
 function open(target: UpstreamTarget): McpClient {
   if (target.kind === 'stdio') {
     // The child's stderr is the proxy's own: its crash reports reach the operator.
-    return spawnStdio(target.commandLine, { stderr: 'inherit', clientInfo: PROXY_CLIENT_INFO });
+    return spawnStdio(target.commandLine, {
+      stderr: 'inherit',
+      clientInfo: PROXY_CLIENT_INFO,
+      capabilities: PROXY_CAPABILITIES,
+    });
   }
-  return new HttpClient({ url: target.url, clientInfo: PROXY_CLIENT_INFO });
+  return new HttpClient({ url: target.url, clientInfo: PROXY_CLIENT_INFO, capabilities: PROXY_CAPABILITIES });
 }
 
 function labelOf(target: UpstreamTarget): string {

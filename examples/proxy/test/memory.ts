@@ -31,6 +31,8 @@ export interface WireOptions {
   revision: Revision;
   /** The server endpoint's progress coalescing interval. @default 50 (core's default) */
   serverMinIntervalMs?: number;
+  /** What the client declares (2026-07-28: in every request's `_meta`). @default {} */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 export function wire(options: WireOptions): Wire {
@@ -50,6 +52,7 @@ export function wire(options: WireOptions): Wire {
     transport,
     clock,
     revision,
+    clientCapabilities: options.clientCapabilities ?? {},
     channel: {
       write: (message) => deliver(() => server, toServer, message),
       cancelRequest: (id, notification) => {

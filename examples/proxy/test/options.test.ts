@@ -13,6 +13,7 @@ describe('parseProxyArgs', () => {
       log: 'text',
       maxSessions: 1_000,
       sessionIdleMs: 300_000,
+      inputHoldMs: 300_000,
     });
   });
 
@@ -34,6 +35,8 @@ describe('parseProxyArgs', () => {
       '5',
       '--session-idle',
       '9000',
+      '--input-timeout',
+      '7000',
     ]);
     expect(options).toEqual({
       upstream: { kind: 'http', url: 'http://127.0.0.1:9/mcp', revision: '2026-07-28' },
@@ -43,6 +46,7 @@ describe('parseProxyArgs', () => {
       log: 'json',
       maxSessions: 5,
       sessionIdleMs: 9_000,
+      inputHoldMs: 7_000,
     });
   });
 

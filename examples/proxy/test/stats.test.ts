@@ -19,6 +19,7 @@ interface Stats {
   tables: Tables;
   transport: Record<string, unknown>;
   relay: { inFlight: number; inFlightTable: number };
+  inputs: { parked: number; live: number; refused: number; expired: number };
   upstream: {
     live: boolean;
     tables: Tables;
@@ -43,6 +44,7 @@ async function statsOf(request: (method: string, params: Record<string, unknown>
 function expectEmpty(stats: Stats): void {
   expect(stats.tables).toMatchObject(EMPTY);
   expect(stats.relay).toMatchObject({ inFlight: 0, inFlightTable: 0 });
+  expect(stats.inputs).toEqual({ parked: 0, live: 0, refused: 0, expired: 0 });
   expect(stats.upstream.tables).toMatchObject(EMPTY);
   expect(stats.upstream.stats.tables).toMatchObject(EMPTY);
   expect(stats.upstream.stats.work.running).toBe(0);

@@ -1,4 +1,4 @@
-// The example server: `work` and `status` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
+// The example server: `work`, `status` and `confirm` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
 // README.md.
 import type { Endpoint } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
+import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
 import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
+import { confirmTool } from './confirm.js';
 
 /** Counts of `work` calls, shared by every connection of one server process. */
 export interface WorkCounters {
@@ -17,14 +19,18 @@ const workInput = z.object({
   tag: z.string().optional(),
 });
 
+/** One signer per process: a retry's requestState is verified by the key that sealed it. */
+const signer = new RequestStateSigner({ ttlMs: 300_000 });
+
 /**
- * The example's two tools: `work` (sleeps `intervalMs` per step, reports progress after each, honours
- * cancellation) and `status` (the `counters` as JSON text).
+ * The example's tools: `work` (sleeps `intervalMs` per step, reports progress after each, honours
+ * cancellation), `status` (the `counters` as JSON text) and `confirm` (a two-round call that asks the
+ * client to confirm, see confirm.ts).
  *
  * @example
  * ```ts
  * import { exampleTools } from './tools.js';
- * exampleTools({ running: 0, completed: 0, cancelled: 0 }).map((t) => t.name); // ['work', 'status']
+ * exampleTools({ running: 0, completed: 0, cancelled: 0 }).map((t) => t.name); // ['work', 'status', 'confirm']
  * ```
  */
 export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
@@ -44,6 +50,7 @@ export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
       input: z.object({}),
       run: () => JSON.stringify(counters),
     }),
+    confirmTool(signer),
   ];
 }
 

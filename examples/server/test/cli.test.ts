@@ -63,6 +63,7 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
     expect(listed.tools.map((t) => t.name)).toEqual([
       'work',
       'status',
+      'confirm',
       'test_simple_text',
       'test_error_handling',
       'test_tool_with_progress',

@@ -119,6 +119,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       expect(await page.locator('#tools .tool').allTextContents()).toEqual([
         expect.stringMatching(/^work: /),
         expect.stringMatching(/^status: /),
+        expect.stringMatching(/^confirm: /),
       ]);
       // Nothing left running from an earlier test, so the counts below are this test's alone.
       await expect.poll(async () => (await serverStatus(page)).running, { timeout: 10_000 }).toBe(0);

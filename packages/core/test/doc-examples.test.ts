@@ -17,7 +17,7 @@ describe('TSDoc examples', () => {
   });
 
   it('every export of the entry points has TSDoc with an @example', () => {
-    const entries = ['index.ts', 'testing.ts', 'schemas.ts', 'tasks.ts'].map((file) =>
+    const entries = ['index.ts', 'testing.ts', 'schemas.ts', 'tasks.ts', 'mrtr.ts'].map((file) =>
       join(coreDir, 'src', file),
     );
     expect(

@@ -33,6 +33,8 @@ export interface RequestContext {
   readonly progressToken: ProgressToken | undefined;
   /** The request's `params._meta`, if any. */
   readonly meta: Record<string, unknown> | undefined;
+  /** The request's params (a 2026-07-28 retry's `inputResponses` and `requestState` are read here). */
+  readonly params?: Record<string, unknown> | undefined;
   /** The handler's deadline: touch it to show liveness; its signal is `signal`. */
   readonly deadline: DeadlineController;
   /**

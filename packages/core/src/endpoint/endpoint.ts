@@ -221,6 +221,22 @@ export class Endpoint {
     return this;
   }
 
+  /** The handler serving `method`, if one is set (multi round-trip requests answer input requests with it). */
+  requestHandler(method: string): RequestHandler | undefined {
+    return this.#handlers.get(method);
+  }
+
+  /** The default limits of outbound requests (`EndpointOptions.idleMs` / `ceilingMs`). */
+  get requestLimits(): {
+    /** The idle window of an outbound request, in ms. */
+    readonly idleMs: number;
+    /** The ceiling of an outbound request, in ms. */
+    readonly ceilingMs: number;
+  } {
+    const { idleMs, ceilingMs } = this.#outbound.settings;
+    return { idleMs, ceilingMs };
+  }
+
   /** Receives `method` notifications (cancel and progress are handled by the endpoint itself). */
   setNotificationHandler(method: string, handler: NotificationHandler): this {
     this.#notificationHandlers.set(method, handler);

@@ -153,6 +153,7 @@ export class InboundRequests {
       },
       progressToken,
       meta,
+      params,
       deadline: scope,
       limit(scopeLimits) {
         const child = new DeadlineController({

@@ -105,4 +105,9 @@ export const JsonRpcErrorCode = {
    * server has its most sessions or connections; the same code on every transport and through a proxy.
    */
   Overloaded: -32010,
+  /**
+   * Ours: a multi round-trip request (`@mcp-inflight/core/mrtr`) still asked for input after `maxRounds`
+   * requests; `data.rounds` and `data.lastResult` say how far it got.
+   */
+  InputRoundsExceeded: -32012,
 } as const;

@@ -1,9 +1,11 @@
 import type * as z from 'zod';
 import type { CallToolResult } from '../client/client.js';
 import type { RequestContext } from '../endpoint/context.js';
+import type { InputRequiredResult } from '../mrtr/types.js';
 
 /**
- * What a tool's `run` may return: a full `tools/call` result, or a string for one text block.
+ * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
+ * client for input, see `@mcp-inflight/core/mrtr`) an `input_required` result.
  *
  * @example
  * ```ts
@@ -12,7 +14,7 @@ import type { RequestContext } from '../endpoint/context.js';
  * const full: ToolOutput = { content: [{ type: 'text', text: 'done' }], structuredContent: { steps: 3 } };
  * ```
  */
-export type ToolOutput = string | CallToolResult;
+export type ToolOutput = string | CallToolResult | InputRequiredResult;
 
 /**
  * One tool: its name and description as `tools/list` shows them, its input as a zod schema (validated

@@ -6,6 +6,7 @@ import { JsonRpcError } from '../endpoint/messages.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
+import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
 import type { Tool, ToolOutput } from './define-tool.js';
 import { ToolList } from './tool-list.js';
 
@@ -107,13 +108,18 @@ export function serveTools(
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
-    return callTool(tool, args ?? {}, ctx);
+    return callTool(endpoint, tool, args ?? {}, ctx);
   };
   endpoint.setRequestHandler('tools/call', call);
   return { call };
 }
 
-async function callTool(tool: Tool, args: unknown, ctx: RequestContext): Promise<CallToolResult> {
+async function callTool(
+  endpoint: Endpoint,
+  tool: Tool,
+  args: unknown,
+  ctx: RequestContext,
+): Promise<CallToolResult | InputRequiredResult> {
   const parsed = tool.definition.input.safeParse(args);
   if (!parsed.success) {
     const issues = z.prettifyError(parsed.error);
@@ -123,7 +129,32 @@ async function callTool(tool: Tool, args: unknown, ctx: RequestContext): Promise
     return { content: [{ type: 'text', text: message }], isError: true };
   }
   try {
-    return asResult(await tool.definition.run(parsed.data, ctx));
+    let output = await tool.definition.run(parsed.data, ctx);
+    // A legacy client cannot read input_required: its input requests go out as the server-to-client
+    // requests of its revision, and the tool runs again with the answers, as a 2026-07-28 retry would.
+    for (let round = 1; isInputRequired(output) && isLegacy(ctx.revision); round++) {
+      if (round > LEGACY_INPUT_ROUNDS)
+        throw new JsonRpcError(JsonRpcErrorCode.InternalError, `${tool.name} kept asking for input`);
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(output.inputRequests ?? {})) {
+        inputResponses[key] = await endpoint.request(request.method, request.params, {
+          related: ctx.id,
+          parent: ctx.deadline,
+          revision: ctx.revision,
+          // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
+          // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
+          idleMs: Number.POSITIVE_INFINITY,
+        });
+      }
+      const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
+      const state = output.requestState === undefined ? {} : { requestState: output.requestState };
+      output = await tool.definition.run(parsed.data, {
+        ...ctx,
+        signal: ctx.signal,
+        params: { ...rest, inputResponses, ...state },
+      });
+    }
+    return asResult(output);
   } catch (error) {
     if (InflightError.is(error) || error instanceof JsonRpcError) throw error;
     // An abort thrown by a timer or fetch: the limit or cancel behind it is what the caller must see.
@@ -134,7 +165,10 @@ async function callTool(tool: Tool, args: unknown, ctx: RequestContext): Promise
   }
 }
 
-function asResult(output: ToolOutput): CallToolResult {
+/** The most input rounds a tool gets on a legacy client, where each is a server-to-client request. */
+const LEGACY_INPUT_ROUNDS = 8;
+
+function asResult(output: ToolOutput): CallToolResult | InputRequiredResult {
   return typeof output === 'string' ? { content: [{ type: 'text', text: output }] } : output;
 }
 

@@ -1,0 +1,175 @@
+import {
+  type Clock,
+  type DeadlineController,
+  type Endpoint,
+  InflightError,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  type RequestContext,
+  type Revision,
+} from '@mcp-inflight/core';
+import { bindingOf, inputRetryOf, RequestStateSigner } from '@mcp-inflight/core/mrtr';
+import { InputFlow, type Round, type UpstreamSend } from './input-flow.js';
+
+/** The server-to-client requests a legacy upstream may send during a call that the proxy carries to a host. */
+export const ASKED_METHODS = ['elicitation/create', 'sampling/createMessage'] as const;
+
+/** Options for {@link InputBroker}. */
+export interface InputBrokerOptions {
+  /**
+   * How long an upstream call waits, parked, for a 2026-07-28 host to retry with its answers; then its
+   * pending requests fail and the call is cancelled upstream. Also the lifetime of the requestState.
+   * @default 300_000
+   */
+  holdMs?: number;
+  /** The most calls parked at once; an ask beyond it is refused (the upstream gets an error). @default 1_000 */
+  maxParked?: number;
+  /** @default the system clock */
+  clock: Clock;
+  /** Signs the requestState the proxy hands out. @default a signer with a key made for this process */
+  signer?: RequestStateSigner;
+}
+
+/**
+ * Carries server-to-client requests from a legacy upstream to the host whose call they belong to: a legacy
+ * host gets them as requests of its own revision, a 2026-07-28 host as an `input_required` result whose
+ * retry answers them (multi round-trip requests [MR1]). The `requestState` handed out is signed, bound to
+ * the host, the request and the parked call, single-use and short-lived [MR4b MR5]; parked calls live in
+ * a bounded table and expire.
+ */
+export class InputBroker {
+  readonly holdMs: number;
+  readonly maxParked: number;
+  readonly signer: RequestStateSigner;
+  readonly #clock: Clock;
+  readonly #live = new Set<InputFlow>();
+  readonly #parked = new Map<string, InputFlow>();
+  #nextId = 0;
+  /** Asks refused: no call to attribute them to, or the parked table was full. */
+  refused = 0;
+  /** Parked calls that expired with no retry. */
+  expired = 0;
+
+  constructor(options: InputBrokerOptions) {
+    this.holdMs = options.holdMs ?? 300_000;
+    this.maxParked = options.maxParked ?? 1_000;
+    this.#clock = options.clock;
+    this.signer = options.signer ?? new RequestStateSigner({ ttlMs: this.holdMs });
+  }
+
+  /** Calls parked now, waiting for their host's retry. */
+  get parked(): number {
+    return this.#parked.size;
+  }
+
+  /** Calls in flight that requests could belong to. */
+  get live(): number {
+    return this.#live.size;
+  }
+
+  /** Serves the upstream's server-to-client requests on its client endpoint. */
+  serveUpstream(upstream: Endpoint): void {
+    for (const method of ASKED_METHODS)
+      upstream.setRequestHandler(method, (params) => this.#onAsk(method, params));
+  }
+
+  /** A new relayed call. */
+  start(
+    call: DeadlineController,
+    first: Round,
+    idleMs: number,
+    upstreamRevision: Revision | undefined,
+    send: UpstreamSend,
+  ): InputFlow {
+    const flow = new InputFlow(this, call, first, idleMs, upstreamRevision, send);
+    if (!flow.done) this.#live.add(flow);
+    return flow;
+  }
+
+  /**
+   * The parked call a host's retry resumes. Its `requestState` must be one this proxy issued, intact, for
+   * this host and this request, live, and not used before; else -32602 [MR4b].
+   */
+  async claim(host: string, ctx: RequestContext): Promise<InputFlow> {
+    const { inputResponses, requestState } = inputRetryOf(ctx.params);
+    const { p } = await this.signer.open<{ p: string }>(
+      requestState,
+      bindingOf(ctx.method, ctx.params, host),
+    );
+    const flow = this.#parked.get(p);
+    if (!flow || flow.done)
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        'Invalid or expired requestState (already used or expired)',
+        {
+          reason: 'invalid_request_state',
+        },
+      );
+    this.#unpark(flow);
+    flow.answer(inputResponses);
+    return flow;
+  }
+
+  /** Parks a flow whose host is being asked; returns the signed state that resumes it. */
+  async park(flow: InputFlow): Promise<string> {
+    if (this.#parked.size >= this.maxParked) {
+      this.refused++;
+      flow.abandon(
+        new JsonRpcError(JsonRpcErrorCode.InternalError, 'the proxy has too many calls waiting for input'),
+        new InflightError('CANCELLED', 'the proxy has too many calls waiting for input'),
+      );
+      throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many calls waiting for input; retry later');
+    }
+    const id = `${++this.#nextId}.${Math.random().toString(36).slice(2, 10)}`;
+    flow.parkedId = id;
+    this.#parked.set(id, flow);
+    flow.timer = this.#clock.setTimer(() => this.#expire(flow), this.holdMs);
+    return this.signer.seal({ p: id }, bindingOf(flow.method, flow.params, flow.principal));
+  }
+
+  /** A flow whose upstream call is over. */
+  ended(flow: InputFlow): void {
+    this.#live.delete(flow);
+    this.#unpark(flow);
+  }
+
+  /** Cancels every parked call (they have no host request to answer). */
+  shutdown(cause: InflightError): void {
+    for (const flow of [...this.#parked.values()])
+      flow.abandon(new JsonRpcError(JsonRpcErrorCode.InternalError, cause.message), cause);
+  }
+
+  #unpark(flow: InputFlow): void {
+    flow.timer?.clear();
+    flow.timer = undefined;
+    if (flow.parkedId !== undefined) this.#parked.delete(flow.parkedId);
+    flow.parkedId = undefined;
+  }
+
+  #expire(flow: InputFlow): void {
+    this.expired++;
+    this.#unpark(flow);
+    const why = `no retry from the host within ${this.holdMs} ms`;
+    flow.abandon(new JsonRpcError(JsonRpcErrorCode.InternalError, why), InflightError.idle(this.holdMs));
+  }
+
+  /**
+   * Legacy stdio carries nothing that ties a server's request to a call, so it goes to the one call in
+   * flight that is not already waiting for an answer; with none or several, it is refused.
+   */
+  #onAsk(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const candidates = [...this.#live].filter((flow) => !flow.done && flow.asks.length === 0);
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (!only) {
+      this.refused++;
+      const why =
+        candidates.length === 0
+          ? 'no call in flight to ask for'
+          : 'several calls in flight: cannot tell which one asks';
+      return Promise.reject(
+        new JsonRpcError(JsonRpcErrorCode.InternalError, `the proxy cannot relay ${method}: ${why}`),
+      );
+    }
+    return only.ask(method, params);
+  }
+}
