@@ -58,7 +58,7 @@ describe('negotiation', () => {
   it('a pinned 2026-07-28 client refuses a server that only speaks legacy', async () => {
     const legacyOnly = await serveHttp(workServer(observe()), { port: 0, modern: false });
     const client = new HttpClient({ url: legacyOnly.url, revision: '2026-07-28' });
-    await expect(client.connect()).rejects.toThrow(/does not speak 2026-07-28/);
+    await expect(client.connect()).rejects.toThrow(/not 2026-07-28/);
     await client.close();
     await legacyOnly.close();
   });

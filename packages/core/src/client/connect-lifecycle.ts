@@ -80,7 +80,7 @@ export async function connectLifecycle(
   if ('handshake' in verdict) return verdict.handshake;
   if (requested === MODERN_REVISION) {
     throw new NegotiationError(
-      `the server does not speak ${MODERN_REVISION}: server/discover offered ${JSON.stringify(verdict.offered)}`,
+      `server/discover offered ${JSON.stringify(verdict.offered)}, not ${MODERN_REVISION}`,
       requested,
       verdict.offered,
       supported,
@@ -163,7 +163,7 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
     // A modern server that refuses our version and names none we speak: do not fall back [stdio compat].
     if (offered.includes(MODERN_REVISION) || !offered.some((v) => isUsableLegacy(v, supported))) {
       throw new NegotiationError(
-        `the server refused ${MODERN_REVISION} and offered ${JSON.stringify(offered)}`,
+        `${MODERN_REVISION} refused; offered ${JSON.stringify(offered)}`,
         MODERN_REVISION,
         offered,
         supported,
@@ -203,7 +203,7 @@ async function initialize(
   if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
     // The client SHOULD disconnect when it does not speak the server's choice [M17].
     throw new NegotiationError(
-      `the server chose protocol version ${JSON.stringify(chosen)}, which this client does not speak over ${endpoint.transport}`,
+      `unsupported protocol version ${JSON.stringify(chosen)} on ${endpoint.transport}`,
       revision,
       [chosen],
       supported,

@@ -133,10 +133,8 @@ export class DeadlineController implements QueueEntry {
   constructor(options: DeadlineOptions = {}) {
     const idleMs = options.idleMs ?? Number.POSITIVE_INFINITY;
     const ceilingMs = options.ceilingMs ?? Number.POSITIVE_INFINITY;
-    if (!(idleMs > 0))
-      throw new RangeError(`idleMs must be a positive number of ms or Infinity, got ${idleMs}`);
-    if (!(ceilingMs > 0))
-      throw new RangeError(`ceilingMs must be a positive number of ms or Infinity, got ${ceilingMs}`);
+    if (!(idleMs > 0 && ceilingMs > 0))
+      throw new RangeError(`idleMs and ceilingMs must be > 0 (or Infinity), got ${idleMs} and ${ceilingMs}`);
     this.idleMs = idleMs;
     this.ceilingMs = ceilingMs;
     const parent = options.parent;

@@ -109,5 +109,5 @@ export const JsonRpcErrorCode = {
    * Ours: a multi round-trip request (`@mcp-inflight/core/mrtr`) still asked for input after `maxRounds`
    * requests; `data.rounds` and `data.lastResult` say how far it got.
    */
-  InputRoundsExceeded: -32012,
+  InputRoundsExceeded: -32018,
 } as const;
