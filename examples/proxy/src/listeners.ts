@@ -1,3 +1,4 @@
+import type { ProgressRelay } from '@mcp-inflight/core';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
 import type { ProxyForwarder } from './forwarder.js';
@@ -27,12 +28,12 @@ export interface Listener {
  * await listener.closed; // the host went away
  * ```
  */
-export function listenStdio(relay: ProxyForwarder): Listener {
+export function listenStdio(relay: ProxyForwarder, progress?: ProgressRelay): Listener {
   const gap = process.env.MCP_PROXY_RESULT_GAP_MS;
-  const connection = serveStdio(
-    (endpoint) => relay.attach(endpoint, 'stdio'),
-    gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) },
-  );
+  const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'), {
+    ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
+    ...(progress ? { relay: progress } : {}),
+  });
   return {
     url: 'stdio',
     closed: connection.closed,
@@ -57,6 +58,7 @@ export async function listenHttp(
   relay: ProxyForwarder,
   port: number,
   sessions: { maxSessions: number; sessionIdleMs: number } = { maxSessions: 1_000, sessionIdleMs: 300_000 },
+  progress?: ProgressRelay,
 ): Promise<Listener> {
   const server = await serveHttp(
     (endpoint, info) =>
@@ -64,7 +66,7 @@ export async function listenHttp(
         endpoint,
         info.sessionId === undefined ? 'http request' : `http session ${info.sessionId.slice(0, 8)}`,
       ),
-    { port, host: '127.0.0.1', path: '/mcp', ...sessions },
+    { port, host: '127.0.0.1', path: '/mcp', ...sessions, ...(progress ? { relay: progress } : {}) },
   );
   const { handler } = server;
   return {

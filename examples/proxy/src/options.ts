@@ -22,6 +22,11 @@ export interface ProxyOptions {
   maxSessions: number;
   /** `--session-idle MS`: a legacy HTTP host session ends after this long without contact. @default 300_000 */
   sessionIdleMs: number;
+  /**
+   * `--progress-interval MS`: at most one progress update per MS per call to a host, the latest kept; `0`
+   * passes every accepted value. Absent: the relay's default (`DEFAULT_MIN_INTERVAL_MS`, 50 ms).
+   */
+  progressIntervalMs?: number;
 }
 
 /**
@@ -46,6 +51,8 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
   --max-sessions N          HTTP: legacy host sessions alive at once; one more gets 503 (default 1000)
   --session-idle MS         HTTP: end a legacy host session after MS without contact from its host,
                             cancelling its calls with SESSION_EXPIRED (default 300000)
+  --progress-interval MS    at most one progress update per MS per call to a host, the latest kept;
+                            0 passes every value (default 50)
 `;
 
 /**
@@ -69,6 +76,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
   let log: ProxyOptions['log'] = 'text';
   let maxSessions = 1_000;
   let sessionIdleMs = 300_000;
+  let progressIntervalMs: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = (): string => {
@@ -104,6 +112,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
       case '--session-idle':
         sessionIdleMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
         break;
+      case '--progress-interval':
+        progressIntervalMs = integer(flag, value(), 0, Number.MAX_SAFE_INTEGER);
+        break;
       case '--log': {
         const v = value();
         if (v !== 'text' && v !== 'json' && v !== 'quiet')
@@ -122,7 +133,16 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
     upstreamStdio !== undefined
       ? { kind: 'stdio', commandLine: upstreamStdio, revision: upstreamRevision }
       : { kind: 'http', url: validUrl(upstreamHttp as string), revision: upstreamRevision };
-  return { upstream, listen, idleMs, ceilingMs, log, maxSessions, sessionIdleMs };
+  return {
+    upstream,
+    listen,
+    idleMs,
+    ceilingMs,
+    log,
+    maxSessions,
+    sessionIdleMs,
+    ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }),
+  };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
