@@ -103,7 +103,8 @@ export function startNode(script, args = [], { watchParent = true, onLine, env, 
           if (match) done(resolve, match);
         };
         const timer = setTimeout(
-          () => done(reject, new Error(`${script}: no ${pattern} within ${timeoutMs} ms:\n${tail.join('\n')}`)),
+          () =>
+            done(reject, new Error(`${script}: no ${pattern} within ${timeoutMs} ms:\n${tail.join('\n')}`)),
           timeoutMs,
         );
         listeners.add(listener);

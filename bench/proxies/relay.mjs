@@ -89,7 +89,9 @@ finish({ proxy: proxyName, era, workload, ...(workload === 'flood' ? { coalesce 
 async function connectHost(target) {
   if (era === 'legacy') {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
     const client = new Client({ name: 'bench-host', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(target)));
     return {

@@ -2,7 +2,7 @@
 // (the client spawns the server) or Streamable HTTP on 127.0.0.1 (the server is started first, port 0).
 //
 //   node client.mjs <impl> <transport> <era> progress [--n 20000] [--paced]
-//   node client.mjs <impl> <transport> <era> calls [--calls 2000] [--concurrency 1]
+//   node client.mjs <impl> <transport> <era> calls [--calls 2000] [--concurrency 1] [--warmup 200]
 //
 //   impl:      inflight (spawnStdio / HttpClient against server.mjs inflight), sdk-v1, sdk-v2 (the SDK's
 //              Client and transports against server.mjs of the same SDK)
@@ -11,7 +11,7 @@
 //              server.mjs), every value asked for; the rate is what the client callback received per
 //              second of the whole call (request written to result read)
 //   calls:     `echo` calls (a 64-character text each way), `concurrency` in flight at a time, a deadline
-//              on each (ours: idle 30 s, ceiling 60 s; the SDK: timeout 30 s), after 200 warm-up calls;
+//              on each (ours: idle 30 s, ceiling 60 s; the SDK: timeout 30 s), after `warmup` calls;
 //              calls per second and each call's latency
 // Prints one JSON line.
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,6 @@ const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
 const [impl, transport, era, workload] = process.argv.slice(2);
 const REVISION = era === 'modern' ? '2026-07-28' : '2025-11-25';
 const TEXT = 'x'.repeat(64);
-const WARMUP = 200;
 
 budget(Number(option('budget-ms', 120_000)), `transports/client ${process.argv.slice(2).join(' ')}`);
 
@@ -64,14 +63,21 @@ async function connect() {
     const c = new Client({ name: 'bench', version: '1.0.0' });
     if (transport === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      await c.connect(new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }));
+      await c.connect(
+        new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }),
+      );
     } else {
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const { StreamableHTTPClientTransport } = await import(
+        '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      );
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
     }
     return {
       call: (name, args, onprogress) =>
-        c.callTool({ name, arguments: args }, undefined, { timeout: 30_000, ...(onprogress ? { onprogress } : {}) }),
+        c.callTool({ name, arguments: args }, undefined, {
+          timeout: 30_000,
+          ...(onprogress ? { onprogress } : {}),
+        }),
       close: () => c.close(),
     };
   }
@@ -83,12 +89,15 @@ async function connect() {
     );
     if (transport === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-      await c.connect(new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }));
+      await c.connect(
+        new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }),
+      );
     } else {
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
     }
     const version = c.getNegotiatedProtocolVersion?.();
-    if (version !== undefined && version !== REVISION) throw new Error(`negotiated ${version}, not ${REVISION}`);
+    if (version !== undefined && version !== REVISION)
+      throw new Error(`negotiated ${version}, not ${REVISION}`);
     return {
       call: (name, args, onprogress) =>
         c.callTool({ name, arguments: args }, { timeout: 30_000, ...(onprogress ? { onprogress } : {}) }),
@@ -107,7 +116,14 @@ async function progress(n, paced) {
     last = p.progress;
   });
   const ms = performance.now() - t0;
-  return { n, paced, received, lastValue: last, ms: round(ms, 1), ratePerSec: Math.round((received / ms) * 1000) };
+  return {
+    n,
+    paced,
+    received,
+    lastValue: last,
+    ms: round(ms, 1),
+    ratePerSec: Math.round((received / ms) * 1000),
+  };
 }
 
 async function calls(total, concurrency) {
@@ -129,7 +145,7 @@ async function calls(total, concurrency) {
     await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
     return latencies;
   };
-  await run(WARMUP);
+  await run(Number(option('warmup', 200)));
   const t0 = performance.now();
   const latencies = await run(total);
   const ms = performance.now() - t0;

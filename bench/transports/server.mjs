@@ -63,7 +63,10 @@ function registerSdkTools(server, extraOf) {
     async ({ n, paced }, extra) => {
       const { token, notify } = extraOf(extra);
       for (let i = 1; i <= n; i++) {
-        await notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
+        await notify({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: n },
+        });
         if (paced) await tick();
       }
       return text('flooded');
@@ -95,7 +98,9 @@ async function sdkV1() {
   // Stateful Streamable HTTP, the way the SDK's examples serve it: one transport per session.
   const { randomUUID } = await import('node:crypto');
   const { createServer } = await import('node:http');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
   const sessions = new Map();
   const http = createServer(async (req, res) => {
     const chunks = [];

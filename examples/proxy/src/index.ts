@@ -74,7 +74,9 @@ const relay = new ProxyForwarder(link, {
 });
 // `--progress-interval`: one relay for every host endpoint, coalescing at that interval (0: every value).
 const progress =
-  options.progressIntervalMs === undefined ? undefined : new ProgressRelay({ minIntervalMs: options.progressIntervalMs });
+  options.progressIntervalMs === undefined
+    ? undefined
+    : new ProgressRelay({ minIntervalMs: options.progressIntervalMs });
 let listener: Listener;
 try {
   listener =
