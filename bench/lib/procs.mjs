@@ -69,7 +69,7 @@ export function startNode(script, args = [], { watchParent = true, onLine, env, 
   installCleanup();
   const child = spawn(
     process.execPath,
-    [...(watchParent ? ['--import', PRELOAD] : []), ...nodeArgs, script, ...args],
+    [...(watchParent ? ['--import', PRELOAD] : []), ...profiling(), ...nodeArgs, script, ...args],
     {
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true,
@@ -143,6 +143,12 @@ export function startNode(script, args = [], { watchParent = true, onLine, env, 
       groups.delete(child.pid);
     },
   };
+}
+
+/** `BENCH_CPU_PROF_DIR=DIR`: every child writes a CPU profile there (`--cpu-prof`), for bench/README.md. */
+function profiling() {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
 }
 
 /** The port a child reports through the preload (`BENCH-LISTENING <port>` on stderr). */
