@@ -9,8 +9,18 @@ import { fileURLToPath } from 'node:url';
 /** Loaded with `--import` into HTTP servers and proxies: see preload.mjs. */
 export const PRELOAD = fileURLToPath(new URL('./preload.mjs', import.meta.url));
 
-/** Wall-clock instant with sub-millisecond resolution, comparable across processes on one machine. */
+/**
+ * Wall-clock instant with sub-millisecond resolution: `performance.timeOrigin + performance.now()`. Two
+ * processes' readings can disagree by the error in each one's `timeOrigin`, which is fixed at start-up and
+ * was seen at 27 ms on a loaded machine; compare instants across processes with {@link monoMs}.
+ */
 export const wallMs = () => performance.timeOrigin + performance.now();
+
+/**
+ * The machine's monotonic clock in ms (`process.hrtime`, CLOCK_MONOTONIC on Linux: one clock for every
+ * process, nanosecond resolution), so instants read in two processes compare directly.
+ */
+export const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 const groups = new Set();
 

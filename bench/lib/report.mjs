@@ -16,6 +16,14 @@ const table = (head, rows) => [
 const ERA = { legacy: '2025-11-25', modern: '2026-07-28' };
 const IMPL = { inflight: 'ours', 'sdk-v1': 'SDK v1', 'sdk-v2': 'SDK v2' };
 
+/** The largest disagreement between host and upstream on `timeOrigin + now()`, over every cancel run. */
+function maxSkew(g) {
+  const skews = Object.entries(g)
+    .filter(([key]) => key.startsWith('cancel'))
+    .flatMap(([, v]) => v.rows.map((r) => Math.abs(r.timeOriginSkewMs ?? 0)));
+  return skews.length ? Math.max(...skews) : undefined;
+}
+
 export function tables(results, { quick }) {
   const out = [];
   const m = (section, key) => results[section]?.[key]?.median;
@@ -274,7 +282,7 @@ export function tables(results, { quick }) {
       }
     }
     out.push(
-      '### G2. cancel through a proxy: host abort to upstream handler abort (ms, wall clocks of both processes)',
+      '### G2. cancel through a proxy: host abort to upstream handler abort (ms, one clock for both processes)',
       '',
       ...table(
         [
@@ -290,6 +298,8 @@ export function tables(results, { quick }) {
         ],
         cancel,
       ),
+      '',
+      `The trip is read on the machine's monotonic clock (\`process.hrtime\`) in both processes. Their \`performance.timeOrigin + performance.now()\` readings disagreed by up to ${fmt(maxSkew(results.G), 3)} ms (fixed per process pair), so that clock does not time the trip.`,
       '',
     );
   }

@@ -13,11 +13,24 @@
 //           upstream sent, what the host received, whether the last value arrived, and the rates over the
 //           whole call as the host saw it (request sent to result read)
 //   cancel: sequential calls to `wait`; once the upstream handler has started (its stderr says so) the
-//           host aborts; the time from the host's abort to the upstream handler's abort, both read as
-//           `performance.timeOrigin + performance.now()` in their own processes
+//           host aborts; the time from the host's abort to the upstream handler's abort, read in each
+//           process on the machine's monotonic clock (`process.hrtime`: one clock for all processes,
+//           sub-microsecond). Each side also reads `performance.timeOrigin + performance.now()`; the
+//           two processes' disagreement on that clock is reported as `timeOriginSkewMs` (it is fixed
+//           per process pair, and under load it reaches tens of ms, so it cannot time a trip)
 // Prints one JSON line.
 import { fileURLToPath } from 'node:url';
-import { budget, finish, listeningUrl, option, percentile, round, startNode, wallMs } from '../lib/procs.mjs';
+import {
+  budget,
+  finish,
+  listeningUrl,
+  monoMs,
+  option,
+  percentile,
+  round,
+  startNode,
+  wallMs,
+} from '../lib/procs.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const UPSTREAM = here('./upstream.mjs');
@@ -147,6 +160,7 @@ async function cancel() {
   const calls = Number(option('calls', 200));
   const warmup = Number(option('warmup', 20));
   const trips = [];
+  const skews = [];
   let missing = 0;
   for (let i = 0; i < warmup + calls; i++) {
     const tag = `c${i}`;
@@ -156,19 +170,26 @@ async function cancel() {
       () => 'rejected',
     );
     await upstreamSaid('START', tag);
-    const t0 = wallMs();
+    const t0 = monoMs();
+    const w0 = wallMs();
     stop.abort(new Error('bench: host abort'));
     let t1;
+    let w1;
     try {
-      [t1] = await upstreamSaid('ABORT', tag, 5_000);
+      [t1, w1] = await upstreamSaid('ABORT', tag, 5_000);
     } catch {
       missing++; // the cancel never reached the handler; the call ends on its own after 30 s
     }
     if ((await call) !== 'rejected') throw new Error(`call ${tag} was not cancelled at the host`);
-    if (i >= warmup && t1 !== undefined) trips.push(t1 - t0);
+    if (i >= warmup && t1 !== undefined) {
+      trips.push(t1 - t0);
+      skews.push(w1 - w0 - (t1 - t0));
+    }
   }
   trips.sort((a, b) => a - b);
+  skews.sort((a, b) => a - b);
   return {
+    timeOriginSkewMs: round(percentile(skews, 50), 3),
     calls,
     measured: trips.length,
     missing,

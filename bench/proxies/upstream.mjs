@@ -1,16 +1,19 @@
 // The upstream both proxies front in the proxy benchmarks: an official SDK v1 McpServer (1.32.2) on stdio.
 // It reports on stderr, which each proxy passes through to the benchmark (both spawn it with stderr
-// inherited), with wall-clock instants (`performance.timeOrigin + performance.now()`, sub-millisecond):
+// inherited), with instants read on two clocks: the machine's monotonic clock (`process.hrtime`, the same
+// clock in every process) and the wall clock as `performance.timeOrigin + performance.now()`:
 //   flood {n, tag}  progress 1..n of n as fast as the SDK sends (`await` on each), then a text result;
-//                   `BENCH-FLOOD <tag> <sent> <startMs> <endMs>` once the last update is written
-//   wait {tag}      `BENCH-START <tag> <ms>` when the handler starts, then waits for its signal;
-//                   `BENCH-ABORT <tag> <ms>` the instant the signal aborts (a proxy relayed the cancel).
+//                   `BENCH-FLOOD <tag> <sent> <startMs> <endMs>` (monotonic) once the last update is written
+//   wait {tag}      `BENCH-START <tag> <mono> <wall>` when the handler starts, then waits for its signal;
+//                   `BENCH-ABORT <tag> <mono> <wall>` the instant the signal aborts (a proxy relayed the cancel).
 //                   Ends by itself after 30 s so nothing waits forever.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
 const wallMs = () => performance.timeOrigin + performance.now();
+const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
+const now = () => `${monoMs().toFixed(4)} ${wallMs().toFixed(4)}`;
 const say = (line) => process.stderr.write(`${line}\n`);
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 
@@ -20,7 +23,7 @@ server.registerTool(
   { description: 'progress 1..n', inputSchema: { n: z.number().int(), tag: z.string() } },
   async ({ n, tag }, extra) => {
     const token = extra._meta?.progressToken;
-    const start = wallMs();
+    const start = monoMs();
     let sent = 0;
     if (token !== undefined) {
       for (let i = 1; i <= n; i++) {
@@ -31,7 +34,7 @@ server.registerTool(
         sent++;
       }
     }
-    say(`BENCH-FLOOD ${tag} ${sent} ${start.toFixed(3)} ${wallMs().toFixed(3)}`);
+    say(`BENCH-FLOOD ${tag} ${sent} ${start.toFixed(3)} ${monoMs().toFixed(3)}`);
     return text(`flooded ${sent}`);
   },
 );
@@ -45,13 +48,13 @@ server.registerTool(
       signal.addEventListener(
         'abort',
         () => {
-          say(`BENCH-ABORT ${tag} ${wallMs().toFixed(3)}`);
+          say(`BENCH-ABORT ${tag} ${now()}`);
           clearTimeout(timer);
           resolve();
         },
         { once: true },
       );
-      say(`BENCH-START ${tag} ${wallMs().toFixed(3)}`);
+      say(`BENCH-START ${tag} ${now()}`);
     });
     return text('waited');
   },
