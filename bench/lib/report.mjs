@@ -16,6 +16,16 @@ const table = (head, rows) => [
 const ERA = { legacy: '2025-11-25', modern: '2026-07-28' };
 const IMPL = { inflight: 'ours', 'sdk-v1': 'SDK v1', 'sdk-v2': 'SDK v2' };
 
+/** CPU time of both processes, as `client + server`. */
+const cpu = (client, server, digits) =>
+  typeof client === 'number' && typeof server === 'number'
+    ? `${fmt(client, digits)} + ${fmt(server, digits)}`
+    : 'n/a';
+const cpuSum = (r) =>
+  typeof r.clientCpuMsPerCall === 'number' && typeof r.serverCpuMsPerCall === 'number'
+    ? r.clientCpuMsPerCall + r.serverCpuMsPerCall
+    : undefined;
+
 /** The largest disagreement between host and upstream on `timeOrigin + now()`, over every cancel run. */
 function maxSkew(g) {
   const skews = Object.entries(g)
@@ -146,6 +156,7 @@ export function tables(results, { quick }) {
             fmt(r.ratePerSec),
             `${fmt(r.received)} of ${fmt(r.n)}`,
             fmt(r.lastValue),
+            cpu(r.clientCpuMsPer1000, r.serverCpuMsPer1000, 1),
             impl === 'inflight' ? ratio(r.ratePerSec, v1) : '',
             impl === 'inflight' ? ratio(r.ratePerSec, v2) : '',
           ]);
@@ -161,6 +172,7 @@ export function tables(results, { quick }) {
           'updates/s received',
           'received',
           'last value seen',
+          'CPU ms per 1,000: client + server',
           'ours / SDK v1',
           'ours / SDK v2 same era',
         ],
@@ -179,7 +191,7 @@ export function tables(results, { quick }) {
           const v2 = m('F', key('calls', transport, `c${c}`, 'sdk-v2', era));
           const vs = (ref) =>
             impl === 'inflight' && ref
-              ? `${ratio(r.callsPerSec, ref.callsPerSec)} / ${ratio(r.p50Ms, ref.p50Ms)} / ${ratio(r.p99Ms, ref.p99Ms)}`
+              ? `${ratio(r.callsPerSec, ref.callsPerSec)} / ${ratio(r.p50Ms, ref.p50Ms)} / ${ratio(r.p99Ms, ref.p99Ms)} / ${ratio(cpuSum(r), cpuSum(ref))}`
               : '';
           calls.push([
             transport,
@@ -189,6 +201,7 @@ export function tables(results, { quick }) {
             fmt(r.p50Ms, 2),
             fmt(r.p99Ms, 2),
             fmt(r.maxMs, 2),
+            cpu(r.clientCpuMsPerCall, r.serverCpuMsPerCall, 3),
             vs(v1),
             vs(v2),
           ]);
@@ -205,13 +218,14 @@ export function tables(results, { quick }) {
           'p50 ms',
           'p99 ms',
           'max ms',
-          'ours / SDK v1: calls/s, p50, p99',
+          'CPU ms per call: client + server',
+          'ours / SDK v1: calls/s, p50, p99, CPU',
           'ours / SDK v2 same era',
         ],
         calls,
       ),
       '',
-      'Latency ratios under 1 and calls/s ratios over 1 favour ours.',
+      "Latency and CPU ratios under 1 and calls/s ratios over 1 favour ours. CPU is each process's user + system time over the measured calls (the server's read from /proc in 10 ms ticks); unlike wall time it hardly moves with other load on the machine.",
       '',
     );
   }

@@ -14,6 +14,7 @@
 //              on each (ours: idle 30 s, ceiling 60 s; the SDK: timeout 30 s), after `warmup` calls;
 //              calls per second and each call's latency
 // Prints one JSON line.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { budget, finish, listeningUrl, option, percentile, round, startNode } from '../lib/procs.mjs';
 
@@ -21,6 +22,7 @@ const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
 const [impl, transport, era, workload] = process.argv.slice(2);
 const REVISION = era === 'modern' ? '2026-07-28' : '2025-11-25';
 const TEXT = 'x'.repeat(64);
+const TICKS_PER_SECOND = 100; // USER_HZ: /proc's unit for utime and stime on Linux
 
 budget(Number(option('budget-ms', 120_000)), `transports/client ${process.argv.slice(2).join(' ')}`);
 
@@ -33,6 +35,32 @@ const result =
 await client.close();
 await server?.stop();
 finish({ impl, transport, era, workload, ...result });
+
+/**
+ * CPU time both processes spent (ms): this one from `process.cpuUsage`, the server's from /proc (Linux,
+ * 10 ms ticks; undefined elsewhere). CPU time, unlike wall time, hardly moves with other load on the
+ * machine, so it compares implementations even on a busy one.
+ */
+function cpuNow() {
+  const own = process.cpuUsage();
+  let serverMs;
+  try {
+    const fields = readFileSync(`/proc/${client.serverPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    serverMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    serverMs = undefined;
+  }
+  return { clientMs: (own.user + own.system) / 1000, serverMs };
+}
+
+function cpuSince(before, count) {
+  const after = cpuNow();
+  const per = (a, b) => (a === undefined || b === undefined ? undefined : round((a - b) / count, 4));
+  return {
+    clientCpuMs: per(after.clientMs, before.clientMs),
+    serverCpuMs: per(after.serverMs, before.serverMs),
+  };
+}
 
 /** A uniform face over the three clients: call(name, args, onprogress?) and close(). */
 async function connect() {
@@ -52,6 +80,7 @@ async function connect() {
     await c.connect({ revision: REVISION });
     if (c.revision !== REVISION) throw new Error(`negotiated ${c.revision}, not ${REVISION}`);
     return {
+      serverPid: transport === 'stdio' ? c.child.pid : server.child.pid,
       call: (name, args, onprogress) =>
         c.callTool(name, args, { idleMs: 30_000, ceilingMs: 60_000, ...(onprogress ? { onprogress } : {}) }),
       close: () => c.close(),
@@ -61,11 +90,12 @@ async function connect() {
     if (era !== 'legacy') throw new Error('SDK v1 speaks no 2026-07-28');
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const c = new Client({ name: 'bench', version: '1.0.0' });
+    let serverPid = server?.child.pid;
     if (transport === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      await c.connect(
-        new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }),
-      );
+      const t = new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' });
+      await c.connect(t);
+      serverPid = t.pid;
     } else {
       const { StreamableHTTPClientTransport } = await import(
         '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -73,6 +103,7 @@ async function connect() {
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
     }
     return {
+      serverPid,
       call: (name, args, onprogress) =>
         c.callTool({ name, arguments: args }, undefined, {
           timeout: 30_000,
@@ -87,11 +118,12 @@ async function connect() {
       { name: 'bench', version: '2.0.0' },
       { versionNegotiation: { mode: era === 'modern' ? { pin: REVISION } : 'legacy' } },
     );
+    let serverPid = server?.child.pid;
     if (transport === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-      await c.connect(
-        new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' }),
-      );
+      const t = new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' });
+      await c.connect(t);
+      serverPid = t.pid;
     } else {
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
     }
@@ -99,6 +131,7 @@ async function connect() {
     if (version !== undefined && version !== REVISION)
       throw new Error(`negotiated ${version}, not ${REVISION}`);
     return {
+      serverPid,
       call: (name, args, onprogress) =>
         c.callTool({ name, arguments: args }, { timeout: 30_000, ...(onprogress ? { onprogress } : {}) }),
       close: () => c.close(),
@@ -110,15 +143,19 @@ async function connect() {
 async function progress(n, paced) {
   let received = 0;
   let last = 0;
+  const cpu = cpuNow();
   const t0 = performance.now();
   await client.call('flood', { n, paced }, (p) => {
     received++;
     last = p.progress;
   });
   const ms = performance.now() - t0;
+  const used = cpuSince(cpu, n / 1000);
   return {
     n,
     paced,
+    clientCpuMsPer1000: used.clientCpuMs,
+    serverCpuMsPer1000: used.serverCpuMs,
     received,
     lastValue: last,
     ms: round(ms, 1),
@@ -146,9 +183,11 @@ async function calls(total, concurrency) {
     return latencies;
   };
   await run(Number(option('warmup', 200)));
+  const cpu = cpuNow();
   const t0 = performance.now();
   const latencies = await run(total);
   const ms = performance.now() - t0;
+  const used = cpuSince(cpu, total);
   latencies.sort((a, b) => a - b);
   return {
     calls: total,
@@ -158,5 +197,7 @@ async function calls(total, concurrency) {
     p50Ms: round(percentile(latencies, 50), 3),
     p99Ms: round(percentile(latencies, 99), 3),
     maxMs: round(latencies.at(-1), 3),
+    clientCpuMsPerCall: used.clientCpuMs,
+    serverCpuMsPerCall: used.serverCpuMs,
   };
 }
