@@ -46,7 +46,9 @@ const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
 
 /**
  * Answers `tools/list` and `tools/call` for `tools` on one endpoint. The list shows each tool's input as
- * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28. A
+ * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28; each
+ * tool's entry is built on the first `tools/list` that shows it and reused after, so serving the same tools
+ * on a fresh endpoint per request (2026-07-28 over HTTP) costs no schema conversion per call. A
  * call validates its arguments first: invalid ones are an `isError` result naming the issues from
  * 2025-11-25 on, and -32602 before; an unknown tool is -32602. A limit (an `InflightError`, or an abort
  * whose reason is one) answers -32001 or -32000 with `data.cause`; a `JsonRpcError` keeps its code; any
@@ -70,11 +72,13 @@ export function serveTools(
   options: ServeToolsOptions = {},
 ): void {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listed = tools.map(listingOf);
   const hints = options.cache ?? NO_CACHING;
-  endpoint.setRequestHandler('tools/list', (_params, ctx) =>
-    isLegacy(ctx.revision) ? { tools: listed } : { tools: listed, ...hints },
-  );
+  // The listing is built when first asked for, once per tool: a 2026-07-28 server runs serveTools for
+  // every request, and most requests are calls.
+  endpoint.setRequestHandler('tools/list', (_params, ctx) => {
+    const listed = tools.map(listingOf);
+    return isLegacy(ctx.revision) ? { tools: listed } : { tools: listed, ...hints };
+  });
   endpoint.setRequestHandler('tools/call', (params, ctx) => {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
@@ -108,7 +112,19 @@ function asResult(output: ToolOutput): CallToolResult {
   return typeof output === 'string' ? { content: [{ type: 'text', text: output }] } : output;
 }
 
+/** Each tool's `tools/list` entry, made once: a JSON Schema conversion costs more than the call it lists. */
+const listings = new WeakMap<Tool, Record<string, unknown>>();
+
 function listingOf(tool: Tool): Record<string, unknown> {
+  let entry = listings.get(tool);
+  if (entry === undefined) {
+    entry = buildListing(tool);
+    listings.set(tool, entry);
+  }
+  return entry;
+}
+
+function buildListing(tool: Tool): Record<string, unknown> {
   const { name, title, description, input, listing } = tool.definition;
   // `io: 'input'`: a field with a default is optional for the caller.
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, { io: 'input' }) as Record<
