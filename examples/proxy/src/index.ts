@@ -1,6 +1,6 @@
 // The proxy CLI: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts (on stdio,
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
-import { withTimeout } from '@mcp-inflight/core';
+import { ProgressRelay, withTimeout } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints } from '@mcp-inflight/example-server/stats';
 import { logEndpointEvents } from './endpoint-log.js';
@@ -76,12 +76,17 @@ const relay = new ProxyForwarder(link, {
     serveProxyStats(endpoint, host === 'http request', hosts, statsSources);
   },
 });
+// `--progress-interval`: one relay for every host endpoint, coalescing at that interval (0: every value).
+const progress =
+  options.progressIntervalMs === undefined
+    ? undefined
+    : new ProgressRelay({ minIntervalMs: options.progressIntervalMs });
 let listener: Listener;
 try {
   listener =
     options.listen.kind === 'stdio'
-      ? listenStdio(relay, listeners)
-      : await listenHttp(relay, options.listen.port, options, listeners);
+      ? listenStdio(relay, listeners, progress)
+      : await listenHttp(relay, options.listen.port, options, listeners, progress);
 } catch (error) {
   // A port in use is a mistake to name, not a crash to show.
   process.stderr.write(`proxy: cannot listen: ${(error as Error).message}\n`);

@@ -1,3 +1,4 @@
+import type { ProgressRelay } from '@mcp-inflight/core';
 import type { Listeners } from '@mcp-inflight/core/listen';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
@@ -28,11 +29,16 @@ export interface Listener {
  * await listener.closed; // the host went away
  * ```
  */
-export function listenStdio(relay: ProxyForwarder, listeners?: Listeners): Listener {
+export function listenStdio(
+  relay: ProxyForwarder,
+  listeners?: Listeners,
+  progress?: ProgressRelay,
+): Listener {
   const gap = process.env.MCP_PROXY_RESULT_GAP_MS;
   const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'), {
     ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
     ...(listeners ? { listeners } : {}),
+    ...(progress ? { relay: progress } : {}),
   });
   return {
     url: 'stdio',
@@ -59,6 +65,7 @@ export async function listenHttp(
   port: number,
   sessions: { maxSessions: number; sessionIdleMs: number } = { maxSessions: 1_000, sessionIdleMs: 300_000 },
   listeners?: Listeners,
+  progress?: ProgressRelay,
 ): Promise<Listener> {
   const server = await serveHttp(
     (endpoint, info) =>
@@ -66,7 +73,14 @@ export async function listenHttp(
         endpoint,
         info.sessionId === undefined ? 'http request' : `http session ${info.sessionId.slice(0, 8)}`,
       ),
-    { port, host: '127.0.0.1', path: '/mcp', ...sessions, ...(listeners ? { listeners } : {}) },
+    {
+      port,
+      host: '127.0.0.1',
+      path: '/mcp',
+      ...sessions,
+      ...(listeners ? { listeners } : {}),
+      ...(progress ? { relay: progress } : {}),
+    },
   );
   const { handler } = server;
   return {

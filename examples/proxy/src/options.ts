@@ -27,6 +27,11 @@ export interface ProxyOptions {
    * upstream's elicitation or sampling request with its retry. @default 300_000
    */
   inputHoldMs: number;
+  /**
+   * `--progress-interval MS`: at most one progress update per MS per call to a host, the latest kept; `0`
+   * passes every accepted value. Absent: the relay's default (`DEFAULT_MIN_INTERVAL_MS`, 50 ms).
+   */
+  progressIntervalMs?: number;
 }
 
 /**
@@ -53,6 +58,8 @@ export const USAGE = `usage: mcp-inflight-example-proxy (--upstream-stdio "<comm
                             cancelling its calls with SESSION_EXPIRED (default 300000)
   --input-timeout MS        how long an upstream call waits for a 2026-07-28 host to retry with the
                             input its upstream asked for, then is cancelled (default 300000)
+  --progress-interval MS    at most one progress update per MS per call to a host, the latest kept;
+                            0 passes every value (default 50)
 `;
 
 /**
@@ -77,6 +84,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
   let maxSessions = 1_000;
   let sessionIdleMs = 300_000;
   let inputHoldMs = 300_000;
+  let progressIntervalMs: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = (): string => {
@@ -115,6 +123,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
       case '--input-timeout':
         inputHoldMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
         break;
+      case '--progress-interval':
+        progressIntervalMs = integer(flag, value(), 0, Number.MAX_SAFE_INTEGER);
+        break;
       case '--log': {
         const v = value();
         if (v !== 'text' && v !== 'json' && v !== 'quiet')
@@ -133,7 +144,17 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
     upstreamStdio !== undefined
       ? { kind: 'stdio', commandLine: upstreamStdio, revision: upstreamRevision }
       : { kind: 'http', url: validUrl(upstreamHttp as string), revision: upstreamRevision };
-  return { upstream, listen, idleMs, ceilingMs, log, maxSessions, sessionIdleMs, inputHoldMs };
+  return {
+    upstream,
+    listen,
+    idleMs,
+    ceilingMs,
+    log,
+    maxSessions,
+    sessionIdleMs,
+    inputHoldMs,
+    ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }),
+  };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

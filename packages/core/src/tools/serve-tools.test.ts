@@ -51,6 +51,46 @@ function setup(revision: Revision) {
 }
 
 describe('serveTools', () => {
+  it('builds each listing once, on the first tools/list, however many endpoints serve the tool', async () => {
+    let built = 0;
+    const tool = defineTool({
+      name: 'echo',
+      input: z.object({ text: z.string() }),
+      // Read once per listing built: counts the builds.
+      get listing() {
+        built++;
+        return { annotations: { readOnlyHint: true } };
+      },
+      run: ({ text }) => text,
+    });
+    const endpoints = Array.from({ length: 3 }, () => {
+      const sent: Array<{ result?: { tools?: unknown[] } }> = [];
+      const endpoint = new Endpoint({
+        role: 'server',
+        transport: 'stdio',
+        clock: new ManualClock(),
+        revision: '2025-11-25',
+        channel: { write: (m) => void sent.push(m as (typeof sent)[number]) },
+      });
+      serveTools(endpoint, [tool]); // a 2026-07-28 server does this for every request
+      return { endpoint, sent };
+    });
+    expect(built).toBe(0);
+    for (const [i, { endpoint, sent }] of endpoints.entries()) {
+      endpoint.receiveText(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list', params: {} }));
+      // The handler is dispatched off the read loop: give it a few microtask turns, no timers.
+      for (let turn = 0; turn < 20 && sent.length === 0; turn++) await Promise.resolve();
+      expect(sent.at(-1)?.result?.tools).toEqual([
+        {
+          name: 'echo',
+          inputSchema: expect.objectContaining({ type: 'object' }),
+          annotations: { readOnlyHint: true },
+        },
+      ]);
+    }
+    expect(built).toBe(1);
+  });
+
   it('lists tools in the order given with JSON Schema input; no caching hints before 2026-07-28', async () => {
     const { call } = setup('2025-11-25');
     const listed = (await call('tools/list', {})) as Record<string, unknown> & { tools: unknown[] };

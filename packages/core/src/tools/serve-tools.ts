@@ -66,7 +66,9 @@ const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
 /**
  * Answers `tools/list` and `tools/call` for `tools` on one endpoint (an array, or a {@link ToolList} that
  * changes while the server runs and tells the server's listeners so). The list shows each tool's input as
- * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28. A
+ * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28; each
+ * tool's entry is built on the first `tools/list` that shows it and reused after, so serving the same tools
+ * on a fresh endpoint per request (2026-07-28 over HTTP) costs no schema conversion per call. A
  * call validates its arguments first: invalid ones are an `isError` result naming the issues from
  * 2025-11-25 on, and -32602 before; an unknown tool is -32602. A limit (an `InflightError`, or an abort
  * whose reason is one) answers -32001 or -32000 with `data.cause`; a `JsonRpcError` keeps its code; any
@@ -91,13 +93,14 @@ export function serveTools(
 ): ServedTools {
   const list = tools instanceof ToolList ? tools : undefined;
   const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
-  // A changing list is listed again only after it changed (JSON Schema is made once per version).
-  let listed = list ? undefined : (tools as readonly Tool[]).map(listingOf);
+  // Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most
+  // requests are calls), and again only after a changing list changed; each tool's entry is made once.
+  let listed: Record<string, unknown>[] | undefined;
   let version = list?.version;
   const listing = (): Record<string, unknown>[] => {
     if (list && version !== list.version) listed = undefined;
     version = list?.version;
-    listed ??= (list?.tools ?? []).map(listingOf);
+    listed ??= (list?.tools ?? (tools as readonly Tool[])).map(listingOf);
     return listed;
   };
   const hints = options.cache ?? NO_CACHING;
@@ -172,7 +175,19 @@ function asResult(output: ToolOutput): CallToolResult | InputRequiredResult {
   return typeof output === 'string' ? { content: [{ type: 'text', text: output }] } : output;
 }
 
+/** Each tool's `tools/list` entry, made once: a JSON Schema conversion costs more than the call it lists. */
+const listings = new WeakMap<Tool, Record<string, unknown>>();
+
 function listingOf(tool: Tool): Record<string, unknown> {
+  let entry = listings.get(tool);
+  if (entry === undefined) {
+    entry = buildListing(tool);
+    listings.set(tool, entry);
+  }
+  return entry;
+}
+
+function buildListing(tool: Tool): Record<string, unknown> {
   const { name, title, description, input, listing } = tool.definition;
   // `io: 'input'`: a field with a default is optional for the caller.
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, { io: 'input' }) as Record<

@@ -2,10 +2,10 @@ import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ResponseStream, type ResponseStreamOptions, type StreamOutcome } from './response-stream.js';
 
-const progress = (n: number) => ({
+const progress = (n: number, message?: string) => ({
   jsonrpc: '2.0',
   method: 'notifications/progress',
-  params: { progressToken: 't', progress: n },
+  params: { progressToken: 't', progress: n, ...(message === undefined ? {} : { message }) },
 });
 const result = { jsonrpc: '2.0', id: 1, result: { content: [] } };
 
@@ -16,6 +16,8 @@ function make(overrides: Partial<ResponseStreamOptions> = {}) {
     clock,
     keepAliveMs: 1_000,
     budgetBytes: 1024 * 1024,
+    // Most tests hold progress as soon as a byte waits; the default threshold has a test of its own.
+    holdProgressAfterBytes: 0,
     acceptsJson: true,
     acceptsSse: true,
     headers: { 'x-test': '1' },
@@ -242,6 +244,20 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     expect(progressOf(await drain(body))).toEqual([1, 50]);
     stream.send(progress(51), false); // the client reads again: written at once
     expect(progressOf(await drain(body))).toEqual([51]);
+    expect(stream.bufferedBytes).toBe(0);
+  });
+
+  it('by default queues every value while under 64 KiB waits, then holds the latest, in order', async () => {
+    const { stream } = make({ holdProgressAfterBytes: undefined });
+    for (let n = 1; n <= 50; n++) stream.send(progress(n), false); // one tick's burst, a few KiB
+    const body = (await stream.response).body!;
+    expect(progressOf(await drain(body))).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    const big = 'x'.repeat(30_000);
+    for (let n = 51; n <= 60; n++) stream.send(progress(n, big), false); // past 64 KiB after the third
+    stream.send(progress(61), false); // small, but something is held: it waits behind it
+    expect(stream.bufferedBytes).toBeGreaterThan(64 * 1024);
+    const values = progressOf(await drain(body));
+    expect(values).toEqual([51, 52, 53, 61]);
     expect(stream.bufferedBytes).toBe(0);
   });
 

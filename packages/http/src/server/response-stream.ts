@@ -7,6 +7,14 @@ import {
 } from '@mcp-inflight/core';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
+/**
+ * Progress is queued like any message while at most this many bytes wait for the client; past it, and until
+ * the client has read everything, only the latest value per token is held (rule 8). A client that reads
+ * gets every value of a burst (one tick's worth, or a proxy's chunk from its upstream); one that falls
+ * behind costs this much plus one held message per token.
+ */
+const HOLD_PROGRESS_AFTER_BYTES = 64 * 1024;
+
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
 export interface StreamEventIds {
   /** This stream's key within its session; event ids encode it so a resume finds the stream [H23]. */
@@ -44,6 +52,8 @@ export interface ResponseStreamOptions {
    * passing it ends the connection (rule 8).
    */
   budgetBytes: number;
+  /** Bytes waiting for the client past which progress is held, not queued. @default HOLD_PROGRESS_AFTER_BYTES */
+  holdProgressAfterBytes?: number;
   /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
   live?: Set<ResponseStream>;
   /** The client went away before the final message, or stopped reading past the budget (`slow`). */
@@ -166,9 +176,15 @@ export class ResponseStream {
       this.#open();
     }
     // A client that is not reading gets only the latest progress per token when it reads again: queueing
-    // every value would grow the server for as long as the call runs (rule 8).
+    // every value would grow the server for as long as the call runs (rule 8). Once something is held, the
+    // rest waits behind it until the client has read everything, so values never overtake each other.
     const token = final ? undefined : progressTokenOf(message);
-    if (token !== undefined && this.#sink && this.#sink.queuedBytes > 0) {
+    if (
+      token !== undefined &&
+      this.#sink &&
+      (this.#held.size > 0 ||
+        this.#sink.queuedBytes > (this.#options.holdProgressAfterBytes ?? HOLD_PROGRESS_AFTER_BYTES))
+    ) {
       this.#held.delete(token); // re-insert: the held values keep their order of arrival
       this.#held.set(token, message as JsonRpcMessage);
       return;

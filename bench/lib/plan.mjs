@@ -1,0 +1,109 @@
+// What `node bench/run.mjs` runs: every configuration as { section, key, id, script, args, timeoutMs }.
+// Sizes are the full benchmark's, or small ones for --quick (every workload once, for CI).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Transport configurations that run: [impl, transport, era]. SDK v2's McpServer answers no 2026-07-28 on stdio. */
+export const TRANSPORT_CONFIGS = [
+  ['inflight', 'stdio', 'legacy'],
+  ['inflight', 'stdio', 'modern'],
+  ['sdk-v1', 'stdio', 'legacy'],
+  ['sdk-v2', 'stdio', 'legacy'],
+  ['inflight', 'http', 'legacy'],
+  ['inflight', 'http', 'modern'],
+  ['sdk-v1', 'http', 'legacy'],
+  ['sdk-v2', 'http', 'legacy'],
+  ['sdk-v2', 'http', 'modern'],
+];
+
+export function buildPlan({ here, quick }) {
+  const size = (full, small) => String(quick ? small : full);
+  const jobs = [];
+  const add = (section, key, script, args, timeoutMs = 180_000) =>
+    jobs.push({ section, key, id: `${section}:${key}`, script: join(here, script), args, timeoutMs });
+
+  // A-D: the primitives in one process (see README).
+  for (const c of ['floor', 'inflight', 'sdk-v1', 'sdk-v2'])
+    add('A', c, 'progress.mjs', [c, size(100_000, 10_000)]);
+  for (const c of ['inflight', 'sdk-v1', 'sdk-v1+json'])
+    add('B', c, 'inflight.mjs', [c, size(10_000, 1_000)]);
+  for (const c of ['inflight', 'sdk-v1-style']) add('C', c, 'deadlines.mjs', [c]);
+  for (const c of ['flood-direct', 'flood-proxied', 'cancel-direct', 'cancel-proxied'])
+    add('D', c, 'proxy.mjs', [c, size(100_000, 10_000)]);
+  // E: 10,000 deadlines firing at once (bench/deadline-storm.mjs, when it is there).
+  if (existsSync(join(here, 'deadline-storm.mjs')))
+    for (const c of ['inflight', 'sdk-v1']) add('E', c, 'deadline-storm.mjs', [c]);
+
+  // F: real transports, client and server in separate processes.
+  const budget = (ms) => ['--budget-ms', String(ms)];
+  // --quick runs each transport configuration with one mode (a burst on stdio, paced on HTTP) and one
+  // concurrency (32), so CI's smoke test stays under a minute.
+  for (const [impl, transport, era] of TRANSPORT_CONFIGS) {
+    for (const paced of quick ? [transport === 'http'] : [false, true]) {
+      const mode = paced ? 'paced' : 'burst';
+      add('F', `progress ${transport} ${mode} ${impl} ${era}`, 'transports/client.mjs', [
+        impl,
+        transport,
+        era,
+        'progress',
+        '--n',
+        size(20_000, 2_000),
+        ...(paced ? ['--paced'] : []),
+        ...budget(150_000),
+      ]);
+    }
+  }
+  for (const [impl, transport, era] of TRANSPORT_CONFIGS) {
+    for (const concurrency of quick ? [32] : [1, 32]) {
+      const calls =
+        transport === 'stdio' ? (concurrency === 1 ? 3_000 : 10_000) : concurrency === 1 ? 1_000 : 2_000;
+      add('F', `calls ${transport} c${concurrency} ${impl} ${era}`, 'transports/client.mjs', [
+        impl,
+        transport,
+        era,
+        'calls',
+        '--calls',
+        size(calls, 100),
+        '--concurrency',
+        String(concurrency),
+        '--warmup',
+        size(200, 20),
+        ...budget(150_000),
+      ]);
+    }
+  }
+
+  // G: proxies, ours and mcp-proxy alternating, for each host era.
+  for (const era of ['legacy', 'modern']) {
+    for (const proxy of ['inflight', 'mcp-proxy']) {
+      add('G', `flood ${era} ${proxy} every`, 'proxies/relay.mjs', [
+        proxy,
+        era,
+        'flood',
+        '--n',
+        size(20_000, 2_000),
+      ]);
+      // mcp-proxy relays every value whatever is asked: it has no coalescing to turn on.
+      if (proxy === 'inflight')
+        add('G', `flood ${era} ${proxy} coalesced`, 'proxies/relay.mjs', [
+          proxy,
+          era,
+          'flood',
+          '--coalesce',
+          '--n',
+          size(20_000, 2_000),
+        ]);
+    }
+    for (const proxy of ['inflight', 'mcp-proxy'])
+      add('G', `cancel ${era} ${proxy}`, 'proxies/relay.mjs', [
+        proxy,
+        era,
+        'cancel',
+        '--calls',
+        size(200, 20),
+        '--warmup',
+        size(20, 5),
+      ]);
+  }
+  return jobs;
+}

@@ -1,0 +1,203 @@
+// The client side of the transport benchmarks: client and server in separate processes, over a stdio pipe
+// (the client spawns the server) or Streamable HTTP on 127.0.0.1 (the server is started first, port 0).
+//
+//   node client.mjs <impl> <transport> <era> progress [--n 20000] [--paced]
+//   node client.mjs <impl> <transport> <era> calls [--calls 2000] [--concurrency 1] [--warmup 200]
+//
+//   impl:      inflight (spawnStdio / HttpClient against server.mjs inflight), sdk-v1, sdk-v2 (the SDK's
+//              Client and transports against server.mjs of the same SDK)
+//   era:       legacy (2025-11-25) or modern (2026-07-28; ours and SDK v2 only)
+//   progress:  one `flood` call of n progress updates (a burst, or `--paced`: one per event-loop turn, see
+//              server.mjs), every value asked for; the rate is what the client callback received per
+//              second of the whole call (request written to result read)
+//   calls:     `echo` calls (a 64-character text each way), `concurrency` in flight at a time, a deadline
+//              on each (ours: idle 30 s, ceiling 60 s; the SDK: timeout 30 s), after `warmup` calls;
+//              calls per second and each call's latency
+// Prints one JSON line.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { budget, finish, listeningUrl, option, percentile, round, startNode } from '../lib/procs.mjs';
+
+const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
+const [impl, transport, era, workload] = process.argv.slice(2);
+const REVISION = era === 'modern' ? '2026-07-28' : '2025-11-25';
+const TEXT = 'x'.repeat(64);
+const TICKS_PER_SECOND = 100; // USER_HZ: /proc's unit for utime and stime on Linux
+
+budget(Number(option('budget-ms', 120_000)), `transports/client ${process.argv.slice(2).join(' ')}`);
+
+let server; // the HTTP server process, when there is one
+const client = await connect();
+const result =
+  workload === 'progress'
+    ? await progress(Number(option('n', 20_000)), process.argv.includes('--paced'))
+    : await calls(Number(option('calls', 2_000)), Number(option('concurrency', 1)));
+await client.close();
+await server?.stop();
+finish({ impl, transport, era, workload, ...result });
+
+/**
+ * CPU time both processes spent (ms): this one from `process.cpuUsage`, the server's from /proc (Linux,
+ * 10 ms ticks; undefined elsewhere). CPU time, unlike wall time, hardly moves with other load on the
+ * machine, so it compares implementations even on a busy one.
+ */
+function cpuNow() {
+  const own = process.cpuUsage();
+  let serverMs;
+  try {
+    const fields = readFileSync(`/proc/${client.serverPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    serverMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    serverMs = undefined;
+  }
+  return { clientMs: (own.user + own.system) / 1000, serverMs };
+}
+
+function cpuSince(before, count) {
+  const after = cpuNow();
+  const per = (a, b) => (a === undefined || b === undefined ? undefined : round((a - b) / count, 4));
+  return {
+    clientCpuMs: per(after.clientMs, before.clientMs),
+    serverCpuMs: per(after.serverMs, before.serverMs),
+  };
+}
+
+/** A uniform face over the three clients: call(name, args, onprogress?) and close(). */
+async function connect() {
+  let url;
+  if (transport === 'http') {
+    server = startNode(SERVER, [impl, 'http']);
+    url = await listeningUrl(server);
+  }
+  const serverArgs = [SERVER, impl, 'stdio'];
+  if (impl === 'inflight') {
+    const { spawnStdio } = await import('@mcp-inflight/stdio');
+    const { HttpClient } = await import('@mcp-inflight/http');
+    const c =
+      transport === 'stdio'
+        ? spawnStdio({ command: process.execPath, args: serverArgs }, { stderr: 'inherit' })
+        : new HttpClient({ url });
+    await c.connect({ revision: REVISION });
+    if (c.revision !== REVISION) throw new Error(`negotiated ${c.revision}, not ${REVISION}`);
+    return {
+      serverPid: transport === 'stdio' ? c.child.pid : server.child.pid,
+      call: (name, args, onprogress) =>
+        c.callTool(name, args, { idleMs: 30_000, ceilingMs: 60_000, ...(onprogress ? { onprogress } : {}) }),
+      close: () => c.close(),
+    };
+  }
+  if (impl === 'sdk-v1') {
+    if (era !== 'legacy') throw new Error('SDK v1 speaks no 2026-07-28');
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const c = new Client({ name: 'bench', version: '1.0.0' });
+    let serverPid = server?.child.pid;
+    if (transport === 'stdio') {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const t = new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' });
+      await c.connect(t);
+      serverPid = t.pid;
+    } else {
+      const { StreamableHTTPClientTransport } = await import(
+        '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      );
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+    }
+    return {
+      serverPid,
+      call: (name, args, onprogress) =>
+        c.callTool({ name, arguments: args }, undefined, {
+          timeout: 30_000,
+          ...(onprogress ? { onprogress } : {}),
+        }),
+      close: () => c.close(),
+    };
+  }
+  if (impl === 'sdk-v2') {
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const c = new Client(
+      { name: 'bench', version: '2.0.0' },
+      { versionNegotiation: { mode: era === 'modern' ? { pin: REVISION } : 'legacy' } },
+    );
+    let serverPid = server?.child.pid;
+    if (transport === 'stdio') {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+      const t = new StdioClientTransport({ command: process.execPath, args: serverArgs, stderr: 'inherit' });
+      await c.connect(t);
+      serverPid = t.pid;
+    } else {
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+    }
+    const version = c.getNegotiatedProtocolVersion?.();
+    if (version !== undefined && version !== REVISION)
+      throw new Error(`negotiated ${version}, not ${REVISION}`);
+    return {
+      serverPid,
+      call: (name, args, onprogress) =>
+        c.callTool({ name, arguments: args }, { timeout: 30_000, ...(onprogress ? { onprogress } : {}) }),
+      close: () => c.close(),
+    };
+  }
+  throw new Error(`unknown impl ${impl}`);
+}
+
+async function progress(n, paced) {
+  let received = 0;
+  let last = 0;
+  const cpu = cpuNow();
+  const t0 = performance.now();
+  await client.call('flood', { n, paced }, (p) => {
+    received++;
+    last = p.progress;
+  });
+  const ms = performance.now() - t0;
+  const used = cpuSince(cpu, n / 1000);
+  return {
+    n,
+    paced,
+    clientCpuMsPer1000: used.clientCpuMs,
+    serverCpuMsPer1000: used.serverCpuMs,
+    received,
+    lastValue: last,
+    ms: round(ms, 1),
+    ratePerSec: Math.round((received / ms) * 1000),
+  };
+}
+
+async function calls(total, concurrency) {
+  const one = async () => {
+    const t = performance.now();
+    const r = await client.call('echo', { text: TEXT });
+    if (r.content?.[0]?.text !== TEXT) throw new Error(`echo answered ${JSON.stringify(r).slice(0, 200)}`);
+    return performance.now() - t;
+  };
+  const run = async (count) => {
+    const latencies = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        next++;
+        latencies.push(await one());
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+    return latencies;
+  };
+  await run(Number(option('warmup', 200)));
+  const cpu = cpuNow();
+  const t0 = performance.now();
+  const latencies = await run(total);
+  const ms = performance.now() - t0;
+  const used = cpuSince(cpu, total);
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: total,
+    concurrency,
+    ms: round(ms, 1),
+    callsPerSec: Math.round((total / ms) * 1000),
+    p50Ms: round(percentile(latencies, 50), 3),
+    p99Ms: round(percentile(latencies, 99), 3),
+    maxMs: round(latencies.at(-1), 3),
+    clientCpuMsPerCall: used.clientCpuMs,
+    serverCpuMsPerCall: used.serverCpuMs,
+  };
+}
