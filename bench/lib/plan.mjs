@@ -25,6 +25,8 @@ export function buildPlan({ here, quick }) {
   // A-D: the primitives in one process (see README).
   for (const c of ['floor', 'inflight', 'sdk-v1', 'sdk-v2'])
     add('A', c, 'progress.mjs', [c, size(100_000, 10_000)]);
+  // The goal's ratio, measured fairly: floor and ours alternate in one process, so both see the same load.
+  add('A', 'floor-vs-inflight', 'progress.mjs', ['floor-vs-inflight', size(100_000, 10_000)]);
   for (const c of ['inflight', 'sdk-v1', 'sdk-v1+json'])
     add('B', c, 'inflight.mjs', [c, size(10_000, 1_000)]);
   for (const c of ['inflight', 'sdk-v1-style']) add('C', c, 'deadlines.mjs', [c]);
