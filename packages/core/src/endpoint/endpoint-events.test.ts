@@ -216,4 +216,56 @@ describe('Endpoint.drain', () => {
     expect(await call).toMatchObject({ code: 'SHUTDOWN', origin: 'remote' });
     expect(clock.pendingTimers).toBe(0);
   });
+
+  it('waits for nothing when the grace is not a positive number, and leaves no listener or timer', async () => {
+    const { clock, client, server } = pair();
+    server.setRequestHandler('tools/call', () => new Promise(() => {}));
+    void client.request('tools/call', {}, { idleMs: 10_000 }).catch(() => {});
+    await drain();
+    const timers = clock.pendingTimers;
+    expect([await server.drain(0), await server.drain(-1), await server.drain(Number.NaN)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect(server.stats.inboundInFlight).toBe(1);
+    expect(server.events.listenerCount('request-ended')).toBe(0);
+    expect(clock.pendingTimers).toBe(timers);
+    client.close();
+  });
+
+  it('arms one timer on the clock and clears it when the work ends first; an Infinity grace arms none', async () => {
+    const { clock, client, server } = pair();
+    const finish: (() => void)[] = [];
+    server.setRequestHandler(
+      'tools/call',
+      () => new Promise<object>((resolve) => finish.push(() => resolve({}))),
+    );
+    const first = client.request('tools/call', {});
+    await drain();
+    const timers = clock.pendingTimers;
+    const bounded = server.drain(1_000);
+    expect(clock.pendingTimers).toBe(timers + 1);
+    finish.shift()?.();
+    await first;
+    expect(await bounded).toBe(true);
+    expect(clock.pendingTimers).toBe(0); // the grace's timer went with the wait (and the call's deadline with it)
+
+    const limits = { idleMs: Number.POSITIVE_INFINITY, ceilingMs: Number.POSITIVE_INFINITY };
+    const second = client.request('tools/call', {}, limits);
+    await drain();
+    let settled = false;
+    const unbounded = server.drain(Number.POSITIVE_INFINITY).then((drained) => {
+      settled = true;
+      return drained;
+    });
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(30 * 24 * 3_600_000); // past any timer a runtime can arm (about 24.8 days)
+    await drain();
+    expect(settled).toBe(false);
+    finish.shift()?.();
+    await second;
+    expect(await unbounded).toBe(true);
+    expect(server.events.listenerCount('request-ended')).toBe(0);
+  });
 });

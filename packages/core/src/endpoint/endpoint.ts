@@ -1,6 +1,5 @@
 import type { EventEmitter } from 'eventemitter3';
-import { type Clock, systemClock } from '../clock/clock.js';
-import { withTimeout } from '../deadline/with-timeout.js';
+import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
 import {
   allowsBatches,
   isLegacy,
@@ -357,7 +356,7 @@ export class Endpoint {
    * Waits at most `graceMs` for every request in flight, ours and the peer's, to settle on its own: the
    * first half of a graceful close. Resolves `true` once nothing is in flight, `false` when the time ran
    * out (the requests go on; {@link Endpoint.shutdown} ends them). The bound is a fixed time on the
-   * endpoint's clock, not a request deadline, so it is a `withTimeout`.
+   * endpoint's clock, not a request deadline: one timer, cleared when the wait ends.
    *
    * @example
    * ```ts
@@ -368,25 +367,25 @@ export class Endpoint {
    * endpoint.close();
    * ```
    */
-  async drain(graceMs: number): Promise<boolean> {
+  drain(graceMs: number): Promise<boolean> {
     const idle = (): boolean => this.#closed || this.#inbound.size + this.#outbound.size === 0;
-    if (idle()) return true;
+    // A grace that is not a positive number (0, negative, NaN) waits for nothing.
+    if (idle() || !(graceMs > 0)) return Promise.resolve(idle());
     const events = this.events;
-    let onEnded = (): void => {};
-    const settled = new Promise<void>((resolve) => {
-      onEnded = () => {
-        if (idle()) resolve();
+    return new Promise((resolve) => {
+      let timer: TimerHandle | undefined;
+      const end = (drained: boolean): void => {
+        events.off('request-ended', onEnded);
+        timer?.clear();
+        resolve(drained);
+      };
+      const onEnded = (): void => {
+        if (idle()) end(true);
       };
       events.on('request-ended', onEnded);
+      // One timer on the endpoint's clock, which nothing extends; an Infinity grace arms none.
+      if (graceMs !== Number.POSITIVE_INFINITY) timer = this.clock.setTimer(() => end(false), graceMs);
     });
-    try {
-      await withTimeout(settled, graceMs, { clock: this.clock });
-      return true;
-    } catch {
-      return false; // the grace passed: withTimeout's CEILING, the only way `settled` fails
-    } finally {
-      events.off('request-ended', onEnded);
-    }
   }
 
   /**

@@ -223,15 +223,15 @@ export class OutboundRequests {
         s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
       } catch (error) {
         // The channel refused the write: the call can never be answered.
-        this.#settle(pending);
-        const cause = new InflightError(
-          'UPSTREAM_CLOSED',
-          'the request could not be written',
-          { method },
-          { cause: error },
+        this.#reject(
+          pending,
+          new InflightError(
+            'UPSTREAM_CLOSED',
+            'the request could not be written',
+            { method },
+            { cause: error },
+          ),
         );
-        this.#ended(pending, 'aborted', cause);
-        reject(cause);
       }
     });
   }
@@ -290,18 +290,14 @@ export class OutboundRequests {
       return;
     }
     if (pending.taskRoute !== undefined && !error && hasTask(result)) return this.#hold(pending, result);
+    if (!error) return this.#resolve(pending, result);
     this.#settle(pending);
-    if (error) {
-      // A limit the peer (or a proxy beyond it) enforced reads as the same InflightError a local one
-      // does, `origin: 'remote'` (rule 11); any other error stays a JsonRpcError.
-      const failure =
-        inflightErrorFromJsonRpc(error) ?? new JsonRpcError(error.code, error.message, error.data);
-      this.#ended(pending, 'error', failure);
-      pending.reject(failure);
-    } else {
-      this.#ended(pending, 'result', undefined);
-      pending.resolve(result);
-    }
+    // A limit the peer (or a proxy beyond it) enforced reads as the same InflightError a local one
+    // does, `origin: 'remote'` (rule 11); any other error stays a JsonRpcError.
+    const failure =
+      inflightErrorFromJsonRpc(error) ?? new JsonRpcError(error.code, error.message, error.data);
+    this.#ended(pending, 'error', failure);
+    pending.reject(failure);
   }
 
   /**
@@ -312,9 +308,7 @@ export class OutboundRequests {
   endedByPeer(id: RequestId): boolean {
     const pending = this.#byId.get(id);
     if (pending?.method !== 'subscriptions/listen') return false;
-    this.#settle(pending);
-    this.#ended(pending, 'result', undefined);
-    pending.resolve({ resultType: 'complete' });
+    this.#resolve(pending, { resultType: 'complete' });
     return true;
   }
 
@@ -322,9 +316,7 @@ export class OutboundRequests {
   fail(id: RequestId, cause: InflightError): boolean {
     const pending = this.#byId.get(id);
     if (!pending) return false;
-    this.#settle(pending);
-    this.#ended(pending, 'aborted', cause);
-    pending.reject(cause);
+    this.#reject(pending, cause);
     return true;
   }
 
@@ -336,14 +328,11 @@ export class OutboundRequests {
   failAll(cause: InflightError | (() => InflightError)): void {
     this.closed = true;
     this.#lateTaskHooks.clear();
-    for (const pending of [...this.#held.values()]) this.#release(pending);
+    for (const pending of this.#held.values()) this.#settle(pending);
+    this.#held.clear();
     if (this.#byId.size === 0) return;
     if (typeof cause === 'function') cause = cause();
-    for (const pending of [...this.#byId.values()]) {
-      this.#settle(pending);
-      this.#ended(pending, 'aborted', cause);
-      pending.reject(cause);
-    }
+    for (const pending of [...this.#byId.values()]) this.#reject(pending, cause);
   }
 
   /** Cancels every request in flight with `cause`, era-correctly on the wire (shutdown). */
@@ -412,14 +401,25 @@ export class OutboundRequests {
     pending.resolve(result);
   }
 
-  /** Ends a held task's route (its terminal status, or the connection closing); safe to call twice. */
+  /** Ends a held task's route (its terminal status); safe to call twice, and after the connection closed. */
   #release(pending: Pending): void {
-    if (!this.#held.delete(pending.id)) return;
-    pending.route?.close();
-    pending.deadline.dispose();
-    pending.unlink();
+    if (this.#held.delete(pending.id)) this.#settle(pending);
   }
 
+  #resolve(pending: Pending, result: unknown): void {
+    this.#settle(pending);
+    this.#ended(pending, 'result', undefined);
+    pending.resolve(result);
+  }
+
+  /** Ends a call with `cause`, sending nothing. */
+  #reject(pending: Pending, cause: InflightError): void {
+    this.#settle(pending);
+    this.#ended(pending, 'aborted', cause);
+    pending.reject(cause);
+  }
+
+  /** Removes a call (or a held task) from the tables and releases its route, deadline and signal link. */
   #settle(pending: Pending): void {
     pending.done = true;
     this.#byId.delete(pending.id);
