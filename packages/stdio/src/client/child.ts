@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
+import { withTimeout } from '@mcp-inflight/core';
 import type { CommandSpec } from './command-line.js';
 
 /**
@@ -124,17 +125,12 @@ export async function stopChild(
   return exited;
 }
 
-/** Whether `promise` settles within `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Whether `promise` settles within `ms`: a graceful close's time bound, on core's `withTimeout`. */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return withTimeout(
+    promise.then(() => true),
+    ms,
+  ).catch(() => false);
 }
 
 /** A readable account of how the child ended, for the UPSTREAM_CLOSED message. */
