@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
+import { linkSignal } from '../deadline/link-signal.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -430,14 +431,3 @@ export class OutboundRequests {
 }
 
 function noop(): void {}
-
-/** A caller's signal cancels a deadline that also has a parent deadline; returns the unlink. */
-function linkSignal(signal: AbortSignal, deadline: DeadlineController): () => void {
-  if (signal.aborted) {
-    deadline.cancel(signal.reason);
-    return noop;
-  }
-  const onAbort = (): void => deadline.cancel(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
-}

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '../client/client.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
+import { linkSignal } from '../deadline/link-signal.js';
 import type { RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
@@ -285,14 +286,3 @@ function inputContext(key: string, method: string, scope: DeadlineController): R
 }
 
 function noop(): void {}
-
-/** The caller's signal ends a call that also has a parent deadline; returns the unlink. */
-function linkSignal(signal: AbortSignal, deadline: DeadlineController): () => void {
-  if (signal.aborted) {
-    deadline.cancel(signal.reason);
-    return noop;
-  }
-  const onAbort = (): void => deadline.cancel(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
-}
