@@ -54,6 +54,38 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
 };
 
+/**
+ * The text of an idle or ceiling error, kept for the last (limit, updates) pair it was built for: when
+ * thousands of calls with one limit time out together, the text is built once rather than once each.
+ */
+interface LimitText {
+  readonly what: (limitMs: number) => string;
+  limitMs: number;
+  seen: number;
+  text: string;
+}
+const IDLE_TEXT: LimitText = {
+  what: (limitMs) => `idle limit of ${limitMs} ms passed with no progress`,
+  limitMs: Number.NaN,
+  seen: -1,
+  text: '',
+};
+const CEILING_TEXT: LimitText = {
+  what: (limitMs) => `hard ceiling of ${limitMs} ms reached`,
+  limitMs: Number.NaN,
+  seen: -1,
+  text: '',
+};
+
+function limitText(cache: LimitText, limitMs: number, seen: number): string {
+  if (cache.limitMs !== limitMs || cache.seen !== seen) {
+    cache.text = `${cache.what(limitMs)} (${seen} update${seen === 1 ? '' : 's'} before)`;
+    cache.limitMs = limitMs;
+    cache.seen = seen;
+  }
+  return cache.text;
+}
+
 // A registry symbol, so every copy of this class (the CJS and ESM builds in one app, a vendored copy, a
 // second bundle) brands its errors with the same key and recognises the others'.
 const BRAND: unique symbol = Symbol.for('@mcp-inflight/core/InflightError');
@@ -135,22 +167,18 @@ export class InflightError extends Error {
 
   /** The idle window passed with no activity. */
   static idle(limitMs: number, details: InflightErrorDetails = {}): InflightError {
-    const seen = details.progressCount ?? 0;
-    return new InflightError(
-      'IDLE_TIMEOUT',
-      `idle limit of ${limitMs} ms passed with no progress (${seen} update${seen === 1 ? '' : 's'} before)`,
-      { ...details, limitMs },
-    );
+    return new InflightError('IDLE_TIMEOUT', limitText(IDLE_TEXT, limitMs, details.progressCount ?? 0), {
+      ...details,
+      limitMs,
+    });
   }
 
   /** The hard ceiling from the start passed, whatever progress said. */
   static ceiling(limitMs: number, details: InflightErrorDetails = {}): InflightError {
-    const seen = details.progressCount ?? 0;
-    return new InflightError(
-      'CEILING',
-      `hard ceiling of ${limitMs} ms reached (${seen} update${seen === 1 ? '' : 's'} before)`,
-      { ...details, limitMs },
-    );
+    return new InflightError('CEILING', limitText(CEILING_TEXT, limitMs, details.progressCount ?? 0), {
+      ...details,
+      limitMs,
+    });
   }
 
   /**

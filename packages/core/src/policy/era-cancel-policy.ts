@@ -179,13 +179,12 @@ function answer<T>(value: T, rule: string): PolicyAnswer<T> {
   return { value, rule };
 }
 
-const INSTANCES = new Map<string, EraCancelPolicy>(
-  REVISIONS.flatMap((revision) =>
-    (['stdio', 'http'] as const).map((transport) => [
-      `${revision}|${transport}`,
-      new EraCancelPolicy(revision, transport),
-    ]),
-  ),
+// Keyed by revision, then transport: a lookup builds no string key (one runs per cancel sent).
+const INSTANCES = new Map<string, { stdio: EraCancelPolicy; http: EraCancelPolicy }>(
+  REVISIONS.map((revision) => [
+    revision,
+    { stdio: new EraCancelPolicy(revision, 'stdio'), http: new EraCancelPolicy(revision, 'http') },
+  ]),
 );
 
 /**
@@ -198,7 +197,8 @@ const INSTANCES = new Map<string, EraCancelPolicy>(
  * ```
  */
 export function eraCancelPolicy(revision: Revision, transport: Transport): EraCancelPolicy {
-  const policy = INSTANCES.get(`${revision}|${transport}`);
+  const pair = INSTANCES.get(revision);
+  const policy = transport === 'stdio' ? pair?.stdio : transport === 'http' ? pair?.http : undefined;
   if (!policy) throw new RangeError(`no policy for revision ${revision} on ${transport}`);
   return policy;
 }

@@ -33,6 +33,11 @@ export interface QueueEntry extends QueuedTimer {
 
 type Entry = QueueEntry;
 
+/** How long (in the clock's ms) one run of the firing loop goes before the callers it fired hear of it. */
+const SLICE_MS = 1;
+/** The slice is checked every this many firings, so the clock read stays off the per-entry path. */
+const SLICE_CHECK_EVERY = 64;
+
 /**
  * The touches made in one synchronous run of JavaScript. A touch records the run it was made in (a pointer
  * store, no clock read); the run's end instant is read once, when it closes (a microtask after its first
@@ -92,6 +97,7 @@ export class TimerQueue {
   /** The touch run open now, if any. @internal */
   run: TouchRun | undefined = undefined;
   #closerQueued = false;
+  #continueQueued = false;
   #heap: Entry[] = [];
   #armed: TimerHandle | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
@@ -174,11 +180,13 @@ export class TimerQueue {
   #onTimer = (): void => {
     this.#armed = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    const now = this.clock.now();
+    const clock = this.clock;
+    const now = clock.now();
     // Fire everything due; a fired callback may schedule more, which the loop also sees. A callback that
     // throws must not strand the others or leave the queue unarmed: the first error is rethrown after.
     let failed = false;
     let failure: unknown;
+    let fired = 0;
     for (let top = this.#heap[0]; top && top.dueAt <= now; top = this.#heap[0]) {
       this.#removeAt(0);
       try {
@@ -187,9 +195,39 @@ export class TimerQueue {
         if (!failed) failure = error;
         failed = true;
       }
+      // A long batch (thousands of deadlines due at once) stops once it has run for a slice of the clock's
+      // own time, so the callers already fired learn it (their rejections are microtasks, queued before the
+      // continuation below) before the rest of the batch runs, not after all of it. The rest stays in the
+      // heap and the re-arm below finds it due: a 0 ms timer on the same clock, the queue's one armed timer,
+      // so cancelling the rest disarms it like any other, and the continuation then finds nothing to do.
+      // It continues in a microtask rather than waiting for that timer: a 0 ms timer is 1 ms or more in
+      // Node, and fifty of them would lengthen the batch more than the yield shortens anyone's wait (the
+      // timer stays as the backstop). A clock that does not move while the loop runs (ManualClock) never
+      // yields. A yield fires nothing early: what is left is re-read against a later `now()`, and each
+      // deadline checks its own limits against the clock when it fires.
+      if (++fired % SLICE_CHECK_EVERY === 0 && clock.now() - now >= SLICE_MS) {
+        if (!this.#continueQueued) {
+          this.#continueQueued = true;
+          queueMicrotask(this.#continue);
+        }
+        break;
+      }
     }
     this.#rearm();
     if (failed) throw failure;
+  };
+
+  /**
+   * Runs the rest of a batch that yielded, after the microtasks its fired callers queued. The armed
+   * 0 ms timer is what holds the rest: if it was disarmed meanwhile (everything left was cancelled) or
+   * now serves a later instant, there is nothing to continue.
+   */
+  #continue = (): void => {
+    this.#continueQueued = false;
+    const top = this.#heap[0];
+    if (this.#armed === undefined || top === undefined || top.dueAt > this.clock.now()) return;
+    this.#armed.clear();
+    this.#onTimer();
   };
 
   #rearm(): void {
