@@ -2,11 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint } from '@mcp-inflight/core';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
+import { inputRequiredTools } from './conformance-input.js';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
 // (tools-call-simple-text, tools-call-error, tools-call-with-progress), and the hook its 2026-07-28
-// server-stateless scenario calls to change the tool list. Served only with `--conformance`.
+// server-stateless scenario calls to change the tool list; with those of its input-required-result
+// scenarios (conformance-input.ts). Served only with `--conformance`.
 
 const noInput = z.object({});
 
@@ -63,6 +65,7 @@ export function conformanceServer(
     [
       ...exampleTools(counters),
       ...CONFORMANCE_TOOLS,
+      ...inputRequiredTools(),
       defineTool({
         name: 'test_trigger_tool_change',
         description: 'Adds or removes test_changing_tool, which changes the tool list (conformance).',
