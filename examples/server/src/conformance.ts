@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint } from '@mcp-inflight/core';
+import type { TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { inputRequiredTools } from './conformance-input.js';
+import { TASK_TOOL_NAMES, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
@@ -55,17 +57,21 @@ const CHANGING_TOOL = defineTool({
 /**
  * The example server plus the conformance suite's tools, as one changing list shared by every endpoint:
  * `test_trigger_tool_change` (2026-07-28 server-stateless) changes it, which `listeners` publish as
- * `notifications/tools/list_changed` to the listen streams that asked for it.
+ * `notifications/tools/list_changed` to the listen streams that asked for it. With `tasks` (the process's
+ * store, `--tasks`), the tasks-extension fixture tools run as tasks.
  */
 export function conformanceServer(
   counters: WorkCounters,
   listeners: Publisher,
+  tasks?: TaskStore,
 ): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(
     [
       ...exampleTools(counters),
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
+      // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
+      ...(tasks ? taskFixtureTools() : []),
       defineTool({
         name: 'test_trigger_tool_change',
         description: 'Adds or removes test_changing_tool, which changes the tool list (conformance).',
@@ -78,5 +84,6 @@ export function conformanceServer(
     ],
     { listeners },
   );
-  return (endpoint) => serveExample(endpoint, tools);
+  return (endpoint) =>
+    serveExample(endpoint, tools, tasks, (name) => name === 'work' || TASK_TOOL_NAMES.has(String(name)));
 }

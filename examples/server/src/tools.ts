@@ -88,7 +88,12 @@ async function work(
  * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0 }));
  * ```
  */
-export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolList, tasks?: TaskStore): void {
+export function serveExample(
+  endpoint: Endpoint,
+  tools: readonly Tool[] | ToolList,
+  tasks?: TaskStore,
+  taskable: (name: unknown) => boolean = (name) => name === 'work',
+): void {
   // A list that can change says so: clients may then ask for its changes on a listen stream.
   const toolsCapability = { tools: tools instanceof ToolList ? { listChanged: true } : {} };
   serveLifecycle(endpoint, {
@@ -96,8 +101,9 @@ export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolLi
     capabilities: tasks ? { ...toolsCapability, ...taskCapabilities() } : toolsCapability,
   });
   const served = serveTools(endpoint, tools);
-  // Only `work` runs as a task; tasks outlive a stateless request, so the store is the process's.
-  if (tasks) serveTasks(endpoint, tasks, served.call, { taskable: (params) => params?.name === 'work' });
+  // Only `work` runs as a task (or the tools `taskable` names); tasks outlive a stateless request, so the
+  // store is the process's.
+  if (tasks) serveTasks(endpoint, tasks, served.call, { taskable: (params) => taskable(params?.name) });
 }
 
 /**
