@@ -15,9 +15,12 @@ export const TASK_TOOL_NAMES: ReadonlySet<string> = new Set([
   'protocol_error_job',
 ]);
 
+/** The one that only runs as a task (tasks-required-task-error), for `serveTasks`' `required`. */
+export const TASK_ONLY_TOOL_NAMES: ReadonlySet<string> = new Set(['failing_job']);
+
 /**
  * The tasks-extension scenarios' fixture tools: `greet` (direct), `slow_compute` (sleeps `seconds`,
- * honours cancellation), `failing_job` (a tool error after about 1 s), `protocol_error_job` (a protocol
+ * honours cancellation), `failing_job` (a tool error after about 1 s; only as a task), `protocol_error_job` (a protocol
  * error, so its task fails).
  *
  * @example
@@ -56,7 +59,7 @@ export function taskFixtureTools(): Tool[] {
         await sleep(1000, undefined, { signal: ctx.signal });
         return { content: [{ type: 'text', text: 'failing_job failed, as it always does' }], isError: true };
       },
-      ...taskSupported,
+      listing: { execution: { taskSupport: 'required' } },
     }),
     defineTool({
       name: 'protocol_error_job',

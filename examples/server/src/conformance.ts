@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint } from '@mcp-inflight/core';
-import type { TaskStore } from '@mcp-inflight/core/tasks';
+import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { inputRequiredTools } from './conformance-input.js';
-import { TASK_TOOL_NAMES, taskFixtureTools } from './conformance-tasks.js';
+import { TASK_ONLY_TOOL_NAMES, TASK_TOOL_NAMES, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
@@ -84,6 +84,9 @@ export function conformanceServer(
     ],
     { listeners },
   );
-  return (endpoint) =>
-    serveExample(endpoint, tools, tasks, (name) => name === 'work' || TASK_TOOL_NAMES.has(String(name)));
+  const taskOptions: ServeTasksOptions = {
+    taskable: (params) => params?.name === 'work' || TASK_TOOL_NAMES.has(String(params?.name)),
+    required: (params) => TASK_ONLY_TOOL_NAMES.has(String(params?.name)),
+  };
+  return (endpoint) => serveExample(endpoint, tools, tasks, taskOptions);
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
 import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
-import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
+import { type ServeTasksOptions, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { confirmTool } from './confirm.js';
@@ -92,7 +92,7 @@ export function serveExample(
   endpoint: Endpoint,
   tools: readonly Tool[] | ToolList,
   tasks?: TaskStore,
-  taskable: (name: unknown) => boolean = (name) => name === 'work',
+  taskOptions: ServeTasksOptions = { taskable: (params) => params?.name === 'work' },
 ): void {
   // A list that can change says so: clients may then ask for its changes on a listen stream.
   const toolsCapability = { tools: tools instanceof ToolList ? { listChanged: true } : {} };
@@ -101,9 +101,9 @@ export function serveExample(
     capabilities: tasks ? { ...toolsCapability, ...taskCapabilities() } : toolsCapability,
   });
   const served = serveTools(endpoint, tools);
-  // Only `work` runs as a task (or the tools `taskable` names); tasks outlive a stateless request, so the
-  // store is the process's.
-  if (tasks) serveTasks(endpoint, tasks, served.call, { taskable: (params) => taskable(params?.name) });
+  // Only `work` runs as a task (unless `taskOptions` say otherwise); tasks outlive a stateless request, so
+  // the store is the process's.
+  if (tasks) serveTasks(endpoint, tasks, served.call, taskOptions);
 }
 
 /**

@@ -68,9 +68,11 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
     serverInfo: identity.serverInfo,
     ...extra,
   }));
+  // The legacy `tasks` slot is not advertised on 2026-07-28, where tasks are an extension [T30].
+  const { tasks: _legacyTasks, ...modernCapabilities } = identity.capabilities;
   endpoint.setRequestHandler('server/discover', () => ({
     supportedVersions: [MODERN_REVISION, ...REVISIONS.filter((r) => r !== MODERN_REVISION).reverse()],
-    capabilities: identity.capabilities,
+    capabilities: modernCapabilities,
     ...extra,
     _meta: { [SERVER_INFO_META_KEY]: identity.serverInfo },
   }));
