@@ -74,6 +74,9 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
     supportedVersions: [MODERN_REVISION, ...REVISIONS.filter((r) => r !== MODERN_REVISION).reverse()],
     capabilities: modernCapabilities,
     ...extra,
+    // A cacheable result [CA2]: always fresh and never shared, since capabilities may differ per client.
+    ttlMs: 0,
+    cacheScope: 'private',
     _meta: { [SERVER_INFO_META_KEY]: identity.serverInfo },
   }));
   endpoint.setNotificationHandler('notifications/initialized', () => {});

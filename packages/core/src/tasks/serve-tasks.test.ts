@@ -212,7 +212,11 @@ describe('serveTasks with callTask, in memory', () => {
     const modern = await setup('2026-07-28');
     const discovered = (await modern.client.request('server/discover')) as {
       capabilities: Record<string, unknown>;
+      ttlMs: unknown;
+      cacheScope: unknown;
     };
+    // The DiscoverResult is a cacheable one [CA2]: never shared, always fresh.
+    expect([discovered.ttlMs, discovered.cacheScope]).toEqual([0, 'private']);
     expect(discovered.capabilities).toEqual({
       tools: {},
       extensions: { 'io.modelcontextprotocol/tasks': {} },
