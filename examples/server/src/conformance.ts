@@ -67,7 +67,7 @@ export function conformanceServer(
 ): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(
     [
-      ...exampleTools(counters),
+      ...exampleTools(counters, tasks !== undefined),
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
       // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
