@@ -68,11 +68,9 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
     serverInfo: identity.serverInfo,
     ...extra,
   }));
-  // The legacy `tasks` slot is not advertised on 2026-07-28, where tasks are an extension [T30].
-  const { tasks: _legacyTasks, ...modernCapabilities } = identity.capabilities;
   endpoint.setRequestHandler('server/discover', () => ({
     supportedVersions: [MODERN_REVISION, ...REVISIONS.filter((r) => r !== MODERN_REVISION).reverse()],
-    capabilities: modernCapabilities,
+    capabilities: modernCapabilities(identity.capabilities),
     ...extra,
     // A cacheable result [CA2]: always fresh and never shared, since capabilities may differ per client.
     ttlMs: 0,
@@ -80,4 +78,13 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
     _meta: { [SERVER_INFO_META_KEY]: identity.serverInfo },
   }));
   endpoint.setNotificationHandler('notifications/initialized', () => {});
+}
+
+/**
+ * The capabilities as of each request (a caller may replace them, as a proxy does when its upstream
+ * changes), without the legacy `tasks` slot: on 2026-07-28 tasks are an extension [T30].
+ */
+function modernCapabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
+  const { tasks: _legacyTasks, ...modern } = capabilities;
+  return modern;
 }
