@@ -1,12 +1,19 @@
 // Runs the official MCP conformance suite (0.2.0-alpha.12) on its in-scope server scenarios against
 // examples/server, examples/proxy in front of a legacy SDK v1 upstream, and the official SDK v2 server,
-// on 2026-07-28 and 2025-11-25, and writes passed/failed per scenario to bench/results/conformance.json.
+// on 2026-07-28 and 2025-11-25 and the tasks extension, and writes passed/failed per scenario to
+// bench/results/conformance.json.
 //   node bench/conformance/run.mjs            (after `pnpm build`)
 // In scope: lifecycle, ping, tools (with the three tools the suite calls by name), progress, HTTP
-// transport/headers/sessions, caching for tools, wire schema. Out of scope (this project serves none of
-// it): prompts, resources, completion, logging, elicitation, sampling, input-required results, tasks,
-// skills, auth, and the tool scenarios that only test fixture tools' content (image, audio, embedded
-// resource, mixed content, the JSON Schema 2020-12 fixture tool).
+// transport/headers/sessions, caching for tools, wire schema, the four basic input-required-result
+// (multi round-trip) scenarios, and the tasks-extension scenarios (examples/server runs with
+// `--conformance --tasks`; the suite lists them for no spec version, so they run on 2026-07-28 with
+// `--force`). Each scenario calls its own fixture tools by name: only examples/server serves them, so the
+// other two servers fail those checks for want of the tool, not of the feature. Out of scope (this
+// project serves none of it): prompts, resources, completion, logging, elicitation and sampling as
+// server-to-client requests, skills, auth, the tool scenarios that only test fixture tools' content
+// (image, audio, embedded resource, mixed content, the JSON Schema 2020-12 fixture tool), and the
+// input-required and tasks scenarios whose fixtures need a task that asks for input
+// (tasks-mrtr-input, tasks-mrtr-composition, tasks-status-notifications, which the suite skips).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -36,6 +43,10 @@ export const SCENARIOS = {
     'caching',
     'http-header-validation',
     'http-custom-header-server-validation',
+    'input-required-result-basic-elicitation',
+    'input-required-result-basic-sampling',
+    'input-required-result-basic-list-roots',
+    'input-required-result-request-state',
   ],
   '2025-11-25': [
     'server-initialize',
@@ -49,6 +60,16 @@ export const SCENARIOS = {
     'server-sse-multiple-streams',
     'dns-rebinding-protection',
   ],
+  // Extension scenarios: run on 2026-07-28 with --force (see runScenario).
+  extension: [
+    'tasks-lifecycle',
+    'tasks-capability-negotiation',
+    'tasks-wire-fields',
+    'tasks-request-state-removal',
+    'tasks-request-headers',
+    'tasks-dispatch-and-envelope',
+    'tasks-required-task-error',
+  ],
 };
 
 /** Runs one scenario; resolves to the checks from its checks.json (empty if the CLI wrote none). */
@@ -56,7 +77,8 @@ async function runScenario(url, scenario, specVersion) {
   const outputDir = await mkdtemp(join(tmpdir(), 'conformance-'));
   try {
     const args = ['--import', PRELOAD, CLI, 'server', '--url', url, '--scenario', scenario];
-    args.push('--spec-version', specVersion, '-o', outputDir);
+    if (specVersion === 'extension') args.push('--spec-version', '2026-07-28', '--force', '-o', outputDir);
+    else args.push('--spec-version', specVersion, '-o', outputDir);
     await new Promise((resolve) => execFile(process.execPath, args, { timeout: 60_000 }, () => resolve()));
     const [dir] = await readdir(outputDir);
     if (!dir) return [];

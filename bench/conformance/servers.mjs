@@ -35,9 +35,9 @@ function spawnListening(name, script, args, matchUrl) {
 
 const listeningOn = (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1];
 
-/** examples/server with the tools the suite calls by name. */
+/** examples/server with the tools the suite calls by name, tasks served (the tasks-extension scenarios). */
 export const startExampleServer = () =>
-  spawnListening('examples/server', EXAMPLE_SERVER, ['--http', '0', '--conformance'], listeningOn);
+  spawnListening('examples/server', EXAMPLE_SERVER, ['--http', '0', '--conformance', '--tasks'], listeningOn);
 
 /** examples/proxy (HTTP for hosts) in front of a legacy-only upstream on stdio. */
 export const startProxy = (upstream = V1_UPSTREAM) =>

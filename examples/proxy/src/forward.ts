@@ -1,4 +1,5 @@
 import { isLegacy, type Revision } from '@mcp-inflight/core';
+import { TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 
 /**
@@ -99,6 +100,10 @@ export function capabilitiesForHosts(
       if (tasks) out.tasks = tasks;
       continue;
     }
+    // A 2026-07-28 upstream declares tasks as an extension only (its discover has no legacy slot); the
+    // proxy bridges 2025-11-25 task calls to it, so 2025-11-25 hosts are offered the legacy slot.
+    if (key === 'extensions' && isTasksExtension(value) && out.tasks === undefined)
+      out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     if (
       (key === 'tools' || key === 'prompts' || key === 'resources') &&
       typeof value === 'object' &&
@@ -112,6 +117,9 @@ export function capabilitiesForHosts(
 }
 
 /** The 2025-11-25 `tasks` capability as hosts see it: only `tools/call` augmentation is relayed. */
+const isTasksExtension = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && TASKS_EXTENSION in value;
+
 function tasksForHosts(value: unknown): Record<string, unknown> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { list, cancel, requests } = value as Record<string, unknown>;

@@ -70,6 +70,12 @@ describe('the proxy relays tasks', () => {
     });
   });
 
+  it('offers 2025-11-25 hosts the legacy task slot for an upstream that declares only the tasks extension (it bridges them)', () => {
+    const offered = capabilitiesForHosts({ tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    expect(offered.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    expect(capabilitiesForHosts({ tools: {}, extensions: {} }).tasks).toBeUndefined();
+  });
+
   it('two hosts: progress after the CreateTaskResult and the status reach the owner only; the other cannot see, list or cancel it', async () => {
     const t = await setup();
     const a = await t.host();

@@ -1,12 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint } from '@mcp-inflight/core';
+import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
+import { inputRequiredTools } from './conformance-input.js';
+import { TASK_ONLY_TOOL_NAMES, TASK_TOOL_NAMES, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
 // (tools-call-simple-text, tools-call-error, tools-call-with-progress), and the hook its 2026-07-28
-// server-stateless scenario calls to change the tool list. Served only with `--conformance`.
+// server-stateless scenario calls to change the tool list; with those of its input-required-result
+// scenarios (conformance-input.ts). Served only with `--conformance`.
 
 const noInput = z.object({});
 
@@ -53,16 +57,21 @@ const CHANGING_TOOL = defineTool({
 /**
  * The example server plus the conformance suite's tools, as one changing list shared by every endpoint:
  * `test_trigger_tool_change` (2026-07-28 server-stateless) changes it, which `listeners` publish as
- * `notifications/tools/list_changed` to the listen streams that asked for it.
+ * `notifications/tools/list_changed` to the listen streams that asked for it. With `tasks` (the process's
+ * store, `--tasks`), the tasks-extension fixture tools run as tasks.
  */
 export function conformanceServer(
   counters: WorkCounters,
   listeners: Publisher,
+  tasks?: TaskStore,
 ): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(
     [
-      ...exampleTools(counters),
+      ...exampleTools(counters, tasks !== undefined),
       ...CONFORMANCE_TOOLS,
+      ...inputRequiredTools(),
+      // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
+      ...(tasks ? taskFixtureTools() : []),
       defineTool({
         name: 'test_trigger_tool_change',
         description: 'Adds or removes test_changing_tool, which changes the tool list (conformance).',
@@ -75,5 +84,9 @@ export function conformanceServer(
     ],
     { listeners },
   );
-  return (endpoint) => serveExample(endpoint, tools);
+  const taskOptions: ServeTasksOptions = {
+    taskable: (params) => params?.name === 'work' || TASK_TOOL_NAMES.has(String(params?.name)),
+    required: (params) => TASK_ONLY_TOOL_NAMES.has(String(params?.name)),
+  };
+  return (endpoint) => serveExample(endpoint, tools, tasks, taskOptions);
 }

@@ -27,7 +27,7 @@ const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
 const listeners = new Listeners();
 const tasks = options.tasks ? exampleTaskStore() : undefined;
 const setupTools = options.conformance
-  ? conformanceServer(counters, listeners)
+  ? conformanceServer(counters, listeners, tasks)
   : (endpoint: Endpoint) => setupExampleServer(endpoint, counters, tasks);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
 import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
-import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
+import { type ServeTasksOptions, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { confirmTool } from './confirm.js';
@@ -88,7 +88,12 @@ async function work(
  * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0 }));
  * ```
  */
-export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolList, tasks?: TaskStore): void {
+export function serveExample(
+  endpoint: Endpoint,
+  tools: readonly Tool[] | ToolList,
+  tasks?: TaskStore,
+  taskOptions: ServeTasksOptions = { taskable: (params) => params?.name === 'work' },
+): void {
   // A list that can change says so: clients may then ask for its changes on a listen stream.
   const toolsCapability = { tools: tools instanceof ToolList ? { listChanged: true } : {} };
   serveLifecycle(endpoint, {
@@ -96,8 +101,9 @@ export function serveExample(endpoint: Endpoint, tools: readonly Tool[] | ToolLi
     capabilities: tasks ? { ...toolsCapability, ...taskCapabilities() } : toolsCapability,
   });
   const served = serveTools(endpoint, tools);
-  // Only `work` runs as a task; tasks outlive a stateless request, so the store is the process's.
-  if (tasks) serveTasks(endpoint, tasks, served.call, { taskable: (params) => params?.name === 'work' });
+  // Only `work` runs as a task (unless `taskOptions` say otherwise); tasks outlive a stateless request, so
+  // the store is the process's.
+  if (tasks) serveTasks(endpoint, tasks, served.call, taskOptions);
 }
 
 /**

@@ -140,6 +140,105 @@ const DIRECT: Record<string, Expectation> = {
   'tools-call-simple-text': { pass: ['tools-call-simple-text', 'wire-schema-valid'], known: {} },
   'tools-call-error': { pass: ['tools-call-error', 'wire-schema-valid'], known: {} },
   'tools-call-with-progress': { pass: ['tools-call-with-progress', 'wire-schema-valid'], known: {} },
+  // Multi round-trip requests: the fixture tools of conformance-input.ts, on core/mrtr.
+  'input-required-result-basic-elicitation': {
+    pass: ['sep-2322-elicitation-incomplete', 'sep-2322-elicitation-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-basic-sampling': {
+    pass: ['sep-2322-sampling-incomplete', 'sep-2322-sampling-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-basic-list-roots': {
+    pass: ['sep-2322-list-roots-incomplete', 'sep-2322-list-roots-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-request-state': {
+    pass: ['sep-2322-request-state-incomplete', 'sep-2322-request-state-complete', 'wire-schema-valid'],
+    known: {},
+  },
+};
+
+/**
+ * The tasks-extension scenarios (examples/server with `--tasks`, the fixture tools of conformance-tasks.ts
+ * on core/tasks). The suite lists them for no spec version, so they run on 2026-07-28 with `--force`.
+ */
+const TASKS: Record<string, Expectation> = {
+  'tasks-lifecycle': {
+    pass: [
+      'tasks-sync-tool-call',
+      'sep-2663-result-type-task-on-create',
+      'sep-2663-tasks-get-status-working',
+      'sep-2663-tasks-get-status-completed',
+      'sep-2663-tool-error-uses-completed-status',
+      'sep-2663-tasks-get-status-failed',
+      'sep-2663-cancel-ack-empty-result',
+      'tasks-cancel-terminal-idempotent-ack',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'tasks-capability-negotiation': {
+    pass: [
+      'tasks-extension-advertised',
+      'sep-2663-tasks-methods-non-declaring',
+      'sep-2663-server-rejects-undeclared-client',
+      'tasks-per-request-meta-opt-in',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'tasks-wire-fields': {
+    pass: [
+      'tasks-wire-field-renames',
+      'tasks-no-early-ttl-expiry',
+      'tasks-no-related-task-meta-on-inlined-result',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'tasks-request-state-removal': {
+    pass: [
+      'tasks-create-result-no-request-state',
+      'tasks-get-detailed-no-request-state',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'tasks-request-headers': {
+    pass: [
+      'tasks-headers-tolerate-mcp-method-on-tools-call',
+      'sep-2663-routing-headers-accepted-on-tasks-get',
+      'tasks-headers-reject-mismatched-method',
+      'sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'tasks-dispatch-and-envelope': {
+    pass: [
+      'sep-2663-tasks-result-removed-method-not-found',
+      'tasks-removed-tasks-list',
+      'tasks-server-directed-creation-no-hint',
+      'sep-2663-legacy-task-param-ignored',
+      'tasks-immediate-result-shortcut',
+      'sep-2663-durable-create-strong-consistency',
+      'sep-2663-tasks-get-invalid-task-id-32602',
+      'wire-schema-valid',
+    ],
+    known: {
+      'tasks-result-type-complete-on-non-task-responses':
+        'needs confirm_delete, a task that asks for input; our tasks never ask (tasks/update is a no-op)',
+    },
+  },
+  'tasks-required-task-error': {
+    pass: [
+      'sep-2663-server-returns-missing-capability-when-required',
+      'sep-2663-server-returns-missing-capability-data-shape',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
 };
 
 // The legacy upstream answers a call to a tool it lacks with an isError result ("Tool ... not found"),
@@ -168,11 +267,11 @@ const THROUGH_PROXY: Record<string, Expectation> = {
 };
 
 /** Runs one scenario and returns the checks it wrote. */
-async function runScenario(url: string, scenario: string): Promise<Check[]> {
+async function runScenario(url: string, scenario: string, extraArgs: string[] = []): Promise<Check[]> {
   const outputDir = await mkdtemp(join(tmpdir(), 'mcp-inflight-conformance-alpha-'));
   try {
     const args = ['--import', PRELOAD, CLI, 'server', '--url', url, '--scenario', scenario];
-    args.push('--spec-version', SPEC_VERSION, '-o', outputDir);
+    args.push('--spec-version', SPEC_VERSION, '-o', outputDir, ...extraArgs);
     const output = await new Promise<string>((resolve) =>
       // The CLI exits non-zero when any check fails; checks.json says which.
       execFile(process.execPath, args, { timeout: 30_000 }, (_error, stdout, stderr) =>
@@ -203,6 +302,7 @@ function describeTarget(
   name: string,
   start: () => Promise<{ url: string; stop(): Promise<unknown> }>,
   scenarios: Record<string, Expectation>,
+  extraArgs: string[] = [],
 ): void {
   describe(`conformance 0.2.0-alpha.12 on ${SPEC_VERSION}: ${name}`, () => {
     let target: { url: string; stop(): Promise<unknown> };
@@ -215,13 +315,20 @@ function describeTarget(
 
     for (const [scenario, expectation] of Object.entries(scenarios)) {
       it(scenario, async () => {
-        expectChecks(await runScenario(target.url, scenario), expectation);
+        expectChecks(await runScenario(target.url, scenario, extraArgs), expectation);
       }, 40_000);
     }
   });
 }
 
 describeTarget('examples/server', () => spawnExampleServer(['--conformance']), DIRECT);
+
+describeTarget(
+  'examples/server --tasks, the tasks extension',
+  () => spawnExampleServer(['--conformance', '--tasks']),
+  TASKS,
+  ['--force'],
+);
 
 describeTarget(
   'examples/proxy in front of a legacy SDK v1 upstream',

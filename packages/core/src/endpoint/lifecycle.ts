@@ -70,9 +70,21 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
   }));
   endpoint.setRequestHandler('server/discover', () => ({
     supportedVersions: [MODERN_REVISION, ...REVISIONS.filter((r) => r !== MODERN_REVISION).reverse()],
-    capabilities: identity.capabilities,
+    capabilities: modernCapabilities(identity.capabilities),
     ...extra,
+    // A cacheable result [CA2]: always fresh and never shared, since capabilities may differ per client.
+    ttlMs: 0,
+    cacheScope: 'private',
     _meta: { [SERVER_INFO_META_KEY]: identity.serverInfo },
   }));
   endpoint.setNotificationHandler('notifications/initialized', () => {});
+}
+
+/**
+ * The capabilities as of each request (a caller may replace them, as a proxy does when its upstream
+ * changes), without the legacy `tasks` slot: on 2026-07-28 tasks are an extension [T30].
+ */
+function modernCapabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
+  const { tasks: _legacyTasks, ...modern } = capabilities;
+  return modern;
 }

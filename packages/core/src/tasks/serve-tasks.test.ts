@@ -9,7 +9,7 @@ import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
 import type { Revision } from '../eras/eras.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import { callTask } from './call-task.js';
-import { serveTasks, taskCapabilities } from './serve-tasks.js';
+import { type ServeTasksOptions, serveTasks, taskCapabilities } from './serve-tasks.js';
 import { TaskStore } from './task-store.js';
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -41,6 +41,7 @@ function steppedWork() {
 async function setup(
   revision: Revision,
   store = new TaskStore({ clock: new ManualClock(), pollIntervalMs: 100 }),
+  options: ServeTasksOptions = {},
 ) {
   const clock = store.clock as ManualClock;
   const sent: JsonRpcMessage[] = [];
@@ -67,7 +68,7 @@ async function setup(
     capabilities: { tools: {}, ...taskCapabilities() },
   });
   const work = steppedWork();
-  serveTasks(server, store, work.handler);
+  serveTasks(server, store, work.handler, options);
   const client = new LifecycleClient(
     clientEp,
     { clientInfo: { name: 'c', version: '1' }, capabilities: {} },
@@ -180,5 +181,52 @@ describe('serveTasks with callTask, in memory', () => {
     const refused = await t.client.request('tasks/get', { taskId: 'x' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(JsonRpcError);
     expect((refused as JsonRpcError).code).toBe(-32021);
+  });
+
+  it('2026-07-28: a call that only runs as a task answers -32021 to a non-declaring client, and never runs [T29]', async () => {
+    const t = await setup('2026-07-28', undefined, { required: (params) => params?.name === 'only-task' });
+    const refused = await t.client
+      .request('tools/call', { name: 'only-task', arguments: {} })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JsonRpcError);
+    expect((refused as JsonRpcError).code).toBe(-32021);
+    expect((refused as JsonRpcError).data).toEqual({
+      requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    });
+    expect(t.work.signal).toBeUndefined(); // the work never started
+    // Another tool still answers directly.
+    const plain = t.client.request('tools/call', { name: 'work', arguments: {} });
+    await flush();
+    t.work.finish({ content: [] });
+    await expect(plain).resolves.toEqual({ resultType: 'complete', content: [] });
+  });
+
+  it('2026-07-28: tasks/result is removed (-32601), whatever the taskId [T28]', async () => {
+    const t = await setup('2026-07-28');
+    const refused = await t.client.request('tasks/result', { taskId: 'unknown' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JsonRpcError);
+    expect((refused as JsonRpcError).code).toBe(-32601);
+  });
+
+  it('server/discover advertises the tasks extension without the legacy tasks slot; initialize keeps it [T30]', async () => {
+    const modern = await setup('2026-07-28');
+    const discovered = (await modern.client.request('server/discover')) as {
+      capabilities: Record<string, unknown>;
+      ttlMs: unknown;
+      cacheScope: unknown;
+    };
+    // The DiscoverResult is a cacheable one [CA2]: never shared, always fresh.
+    expect([discovered.ttlMs, discovered.cacheScope]).toEqual([0, 'private']);
+    expect(discovered.capabilities).toEqual({
+      tools: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
+    const legacy = await setup('2025-11-25');
+    const initialized = (await legacy.client.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    })) as { capabilities: Record<string, unknown> };
+    expect(initialized.capabilities.tasks).toEqual(taskCapabilities().tasks);
   });
 });

@@ -51,6 +51,12 @@ export interface ServeTasksOptions {
    * decides, only these become tasks (for clients that declared the extension). @default every call
    */
   taskable?: (params: Record<string, unknown> | undefined) => boolean;
+  /**
+   * Which calls only run as tasks (list those tools with `execution.taskSupport: 'required'`): on
+   * 2026-07-28 such a call from a client that did not declare the extension is answered -32021 [T29].
+   * @default none
+   */
+  required?: (params: Record<string, unknown> | undefined) => boolean;
 }
 
 /**
@@ -85,10 +91,7 @@ export function serveTasks(
   // so their tasks are bound to nobody and found by their unguessable id alone.
   const ownerOf = (revision: Revision): object | undefined => (isLegacy(revision) ? endpoint : undefined);
   const find = (params: Record<string, unknown> | undefined, ctx: RequestContext): TaskRecord => {
-    if (!isLegacy(ctx.revision) && !declaresExtension(ctx.meta))
-      throw new JsonRpcError(MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
-        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-      });
+    if (!isLegacy(ctx.revision) && !declaresExtension(ctx.meta)) throw missingCapability();
     const record = store.get(ownerOf(ctx.revision), (params as TaskFields | undefined)?.taskId);
     if (!record)
       throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
@@ -99,7 +102,11 @@ export function serveTasks(
     const legacy = isLegacy(ctx.revision);
     // 2026-07-28: never a task for a request that did not declare the extension itself [T24].
     const asked = legacy ? ctx.revision === '2025-11-25' && hasTask(params) : declaresExtension(ctx.meta);
-    if (!asked) return call(params, ctx);
+    if (!asked) {
+      // 2026-07-28: a tool that can only answer with a task cannot answer this client at all [T29].
+      if (!legacy && options.required?.(params)) throw missingCapability();
+      return call(params, ctx);
+    }
     if (!taskable(params)) {
       if (!legacy) return call(params, ctx); // the server decides: this one answers directly
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'this tool does not run as a task');
@@ -131,6 +138,9 @@ export function serveTasks(
   });
 
   endpoint.setRequestHandler('tasks/result', async (params, ctx) => {
+    // Removed by the 2026-07-28 tasks extension, whose tasks/get inlines the outcome [T28].
+    if (!isLegacy(ctx.revision))
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/result');
     const record = find(params, ctx);
     if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal); // it blocks [T23]
     if (record.error) throw new JsonRpcError(record.error.code, record.error.message, record.error.data);
@@ -167,6 +177,13 @@ export function serveTasks(
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/update');
     find(params, ctx);
     return {}; // these tasks never ask for input, so every response names no outstanding key: ignored
+  });
+}
+
+/** -32021 naming the tasks extension, for a 2026-07-28 client that did not declare it [T19 T29]. */
+function missingCapability(): JsonRpcError {
+  return new JsonRpcError(MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
 }
 
