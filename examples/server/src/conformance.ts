@@ -4,7 +4,7 @@ import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { inputRequiredTools } from './conformance-input.js';
-import { TASK_ONLY_TOOL_NAMES, TASK_TOOL_NAMES, taskFixtureTools } from './conformance-tasks.js';
+import { TASK_ONLY_TOOL_NAMES, taskableFixture, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
@@ -85,7 +85,7 @@ export function conformanceServer(
     { listeners },
   );
   const taskOptions: ServeTasksOptions = {
-    taskable: (params) => params?.name === 'work' || TASK_TOOL_NAMES.has(String(params?.name)),
+    taskable: (params) => params?.name === 'work' || taskableFixture(params),
     required: (params) => TASK_ONLY_TOOL_NAMES.has(String(params?.name)),
   };
   return (endpoint) => serveExample(endpoint, tools, tasks, taskOptions);

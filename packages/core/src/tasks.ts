@@ -6,11 +6,7 @@
  *
  * @module @mcp-inflight/core/tasks
  */
-export {
-  type TaskCallOptions,
-  type TaskErrorDetails,
-  TaskInputRequiredError,
-} from './tasks/call-options.js';
+export type { TaskCallOptions, TaskErrorDetails } from './tasks/call-options.js';
 export { callTask } from './tasks/call-task.js';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
 export {

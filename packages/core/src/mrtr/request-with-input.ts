@@ -241,7 +241,7 @@ export function callToolWithInput(
  * The default input handler: each request goes to the handler the host registered for its method
  * (`client.onRequest`), all of them at once; a method with no handler ends the call with -32601.
  */
-function registeredHandlers(endpoint: Endpoint): InputHandler {
+export function registeredHandlers(endpoint: Endpoint): InputHandler {
   return async (requests, round) => {
     const entries = Object.entries(requests);
     const missing = entries.find(([, request]) => !endpoint.requestHandler(request.method));

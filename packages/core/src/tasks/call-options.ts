@@ -1,4 +1,5 @@
 import type { InflightErrorDetails } from '../errors/inflight-error.js';
+import type { InputHandler } from '../mrtr/request-with-input.js';
 import type { ProgressParams } from '../schemas/types.js';
 import type { TaskState } from './task-state.js';
 
@@ -34,6 +35,16 @@ export interface TaskCallOptions {
   /** The caller's cancel: sent as `tasks/cancel` once there is a task, as a request cancel before. */
   signal?: AbortSignal;
   /**
+   * 2026-07-28: gathers the answers to what the server asks for, before it makes a task (an
+   * `input_required` answer to the request, retried with the answers) or while a task waits
+   * (`input_required` on `tasks/get`, answered with `tasks/update`). Each request is shown once, however
+   * often polls repeat it. The idle window does not run while it gathers; the ceiling does.
+   * @default the client's own handlers for each method (`client.onRequest('elicitation/create', …)`)
+   */
+  onInputRequired?: InputHandler;
+  /** 2026-07-28: the most rounds of input before the task is created, the first request included. @default 8 */
+  maxRounds?: number;
+  /**
    * Capabilities to declare on a 2026-07-28 request besides the tasks extension (which is always added).
    * @default {}
    */
@@ -59,34 +70,4 @@ export interface TaskErrorDetails extends InflightErrorDetails {
   taskId?: string;
   /** Whether the server acknowledged `tasks/cancel`; `false`: the task may still run (see the message). */
   taskCancelled?: boolean;
-}
-
-/**
- * The rejection of {@link callTask} when a 2026-07-28 task needs input (`input_required`): answering its
- * `inputRequests` through `tasks/update` is the multi round-trip layer's job, not this one's, so the call
- * ends here and the task is cancelled (`taskCancelled` says whether the server took that).
- *
- * @example
- * ```ts
- * import { TaskInputRequiredError } from '@mcp-inflight/core/tasks';
- * declare const error: unknown;
- * if (error instanceof TaskInputRequiredError) console.log(Object.keys(error.inputRequests));
- * ```
- */
-export class TaskInputRequiredError extends Error {
-  /** Always `'TaskInputRequiredError'`. */
-  override readonly name = 'TaskInputRequiredError';
-  /** The task that asked. */
-  readonly taskId: string;
-  /** What the server asked for, as `tasks/get` sent it (keys are the server's). */
-  readonly inputRequests: Record<string, unknown>;
-  /** Whether the server acknowledged the `tasks/cancel` sent for the task. */
-  readonly taskCancelled: boolean;
-
-  constructor(taskId: string, inputRequests: Record<string, unknown>, taskCancelled: boolean) {
-    super(`the task ${taskId} needs input (input_required); callTask does not answer inputRequests`);
-    this.taskId = taskId;
-    this.inputRequests = inputRequests;
-    this.taskCancelled = taskCancelled;
-  }
 }

@@ -8,7 +8,7 @@ import { serveLifecycle } from '../endpoint/lifecycle.js';
 import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
-import { type TaskErrorDetails, TaskInputRequiredError } from './call-options.js';
+import type { TaskErrorDetails } from './call-options.js';
 import { callTask } from './call-task.js';
 import type { TaskState } from './task-state.js';
 
@@ -304,25 +304,184 @@ describe('callTask, the 2026-07-28 tasks extension', () => {
     expect(t.methods()).toEqual(['tools/call', 'tasks/get', 'tasks/get', 'tasks/get', 'tasks/cancel']);
   });
 
-  it('a failed task rejects with its JSON-RPC error; input_required rejects clearly and cancels the task', async () => {
+  it('a failed task rejects with its JSON-RPC error, with the cause a plain call would see', async () => {
     const t = await setup({ revision: '2026-07-28', pollInterval: 10 });
     t.task.status = 'failed';
     t.task.error = { code: -32001, message: 'idle', data: { cause: 'IDLE_TIMEOUT' } };
     const failed = await callTask(t.client, 'tools/call', TOOL).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(InflightError); // the same cause a plain call would see (rule 11)
     expect((failed as InflightError).origin).toBe('remote');
+  });
+});
 
-    const u = await setup({ revision: '2026-07-28', pollInterval: 10 });
-    const asking = callTask(u.client, 'tools/call', TOOL).catch((e: unknown) => e);
+const ASK_NAME = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+};
+
+describe('callTask, 2026-07-28 input: before the task and while it waits', () => {
+  /** A 2026-07-28 scripted server whose tasks/update answers are recorded. */
+  async function modernWithUpdates(pollInterval = 100) {
+    const t = await setup({ revision: '2026-07-28', pollInterval });
+    const updates: Record<string, unknown>[] = [];
+    t.server.setRequestHandler('tasks/update', (params) => {
+      updates.push(params?.inputResponses as Record<string, unknown>);
+      return {};
+    });
+    return { ...t, updates };
+  }
+
+  it('answers a task in input_required with tasks/update, once per key however often polls repeat it [T32 T33]', async () => {
+    const t = await modernWithUpdates();
+    const asked: string[][] = [];
+    const call = callTask(t.client, 'tools/call', TOOL, {
+      idleMs: 1_000,
+      onInputRequired: (requests) => {
+        asked.push(Object.keys(requests));
+        return { name: { action: 'accept', content: { name: 'Ada' } } };
+      },
+    });
     await flush();
-    u.task.status = 'input_required';
-    u.task.inputRequests = { name: { method: 'elicitation/create', params: {} } };
-    u.clock.advance(10);
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME } });
+    t.clock.advance(100); // poll: the request is new, answered at once
     await flush();
-    const error = (await asking) as TaskInputRequiredError;
-    expect(error).toBeInstanceOf(TaskInputRequiredError);
-    expect(Object.keys(error.inputRequests)).toEqual(['name']);
-    expect(error.taskCancelled).toBe(true);
-    expect(u.methods().at(-1)).toBe('tasks/cancel');
+    t.clock.advance(100); // the server has not moved on yet: the same key again, not asked again
+    await flush();
+    expect(asked).toEqual([['name']]);
+    expect(t.updates).toEqual([{ name: { action: 'accept', content: { name: 'Ada' } } }]);
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME, age: ASK_NAME } });
+    t.clock.advance(100); // a second request comes; only it is asked
+    await flush();
+    expect(asked).toEqual([['name'], ['age']]);
+    t.task.status = 'completed';
+    t.task.inputRequests = undefined;
+    t.task.result = { content: [{ type: 'text', text: 'hello Ada' }] };
+    t.clock.advance(100);
+    await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
+    expect(t.methods().filter((m) => m === 'tasks/update')).toHaveLength(2);
+  });
+
+  it('the idle window does not run while input is gathered, and starts afresh after', async () => {
+    const t = await modernWithUpdates();
+    let answer: (value: Record<string, Record<string, unknown>>) => void = () => {};
+    const call = callTask(t.client, 'tools/call', TOOL, {
+      idleMs: 1_000,
+      onInputRequired: () => new Promise((resolve) => (answer = resolve)),
+    }).catch((e: unknown) => e);
+    await flush();
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME } });
+    t.clock.advance(100);
+    await flush();
+    t.clock.advance(5_000); // a person takes five idle windows to answer
+    await flush();
+    answer({ name: { action: 'accept', content: {} } });
+    await flush();
+    expect(t.updates).toHaveLength(1);
+    t.task.status = 'working'; // one change (seen at the next poll), then none: the fresh window runs out
+    t.task.inputRequests = undefined;
+    for (let i = 0; i < 10; i++) {
+      t.clock.advance(100);
+      await flush();
+    }
+    expect(t.methods().at(-1)).toBe('tasks/get'); // 1,000 ms after the last change: not yet
+    t.clock.advance(100);
+    await flush();
+    const error = (await call) as InflightError;
+    expect(error.code).toBe('IDLE_TIMEOUT');
+    expect(t.methods().at(-1)).toBe('tasks/cancel');
+  });
+
+  it('the ceiling fires while input is gathered: the handler is told, tasks/cancel goes out', async () => {
+    const t = await modernWithUpdates();
+    let handlerSignal: AbortSignal | undefined;
+    const call = callTask(t.client, 'tools/call', TOOL, {
+      idleMs: 1_000,
+      ceilingMs: 3_000,
+      onInputRequired: (_requests, round) => {
+        handlerSignal = round.signal;
+        return new Promise(() => {});
+      },
+    }).catch((e: unknown) => e);
+    await flush();
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME } });
+    t.clock.advance(100);
+    await flush();
+    t.clock.advance(2_900);
+    await flush();
+    const error = (await call) as InflightError;
+    expect(error.code).toBe('CEILING');
+    expect((error.details as TaskErrorDetails).taskCancelled).toBe(true);
+    expect(handlerSignal?.aborted).toBe(true);
+    expect(t.updates).toEqual([]);
+    expect(t.methods().at(-1)).toBe('tasks/cancel');
+    expect(t.clientEp.stats).toMatchObject({ outboundInFlight: 0 });
+  });
+
+  it('no handler for an input request: the task is cancelled and the call rejects with -32601 naming it', async () => {
+    const t = await modernWithUpdates();
+    const call = callTask(t.client, 'tools/call', TOOL).catch((e: unknown) => e);
+    await flush();
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME } });
+    t.clock.advance(100);
+    await flush();
+    const error = (await call) as JsonRpcError;
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect(error.code).toBe(-32601);
+    expect(error.message).toMatch(/"name" \(elicitation\/create\)/);
+    expect(t.methods().at(-1)).toBe('tasks/cancel');
+  });
+
+  it("a malformed input request is the server's fault: -32603, and the task is cancelled", async () => {
+    const t = await modernWithUpdates();
+    const call = callTask(t.client, 'tools/call', TOOL, { onInputRequired: () => ({}) }).catch(
+      (e: unknown) => e,
+    );
+    await flush();
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: { method: 'tools/call' } } });
+    t.clock.advance(100);
+    await flush();
+    expect(((await call) as JsonRpcError).code).toBe(-32603);
+    expect(t.methods().at(-1)).toBe('tasks/cancel');
+  });
+
+  it("the client's own onRequest handler answers by default, as it answers a legacy server's request", async () => {
+    const t = await modernWithUpdates();
+    t.clientEp.setRequestHandler('elicitation/create', (params) => ({
+      action: 'accept',
+      content: { echoed: (params as { message?: string }).message },
+    }));
+    const call = callTask(t.client, 'tools/call', TOOL);
+    await flush();
+    Object.assign(t.task, { status: 'input_required', inputRequests: { name: ASK_NAME } });
+    t.clock.advance(100);
+    await flush();
+    expect(t.updates).toEqual([{ name: { action: 'accept', content: { echoed: 'Name?' } } }]);
+    Object.assign(t.task, { status: 'completed', inputRequests: undefined, result: { content: [] } });
+    t.clock.advance(100);
+    await expect(call).resolves.toEqual({ content: [] });
+  });
+
+  it('input before the task [T36]: an input_required answer is retried with the answers, then the task runs', async () => {
+    const t = await modernWithUpdates();
+    const calls: Record<string, unknown>[] = [];
+    t.server.setRequestHandler('tools/call', (params) => {
+      calls.push(params ?? {});
+      if (calls.length === 1)
+        return { resultType: 'input_required', inputRequests: { name: ASK_NAME }, requestState: 's1' };
+      return { resultType: 'task', ...t.task };
+    });
+    const call = callTask(t.client, 'tools/call', TOOL, {
+      onInputRequired: () => ({ name: { action: 'accept', content: { name: 'Alice' } } }),
+    });
+    await flush();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({
+      name: 'work',
+      inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: 's1',
+    });
+    Object.assign(t.task, { status: 'completed', result: { content: [{ type: 'text', text: 'Alice' }] } });
+    t.clock.advance(100);
+    await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'Alice' }] });
   });
 });

@@ -3,7 +3,9 @@ import { DeadlineController } from '../deadline/deadline-controller.js';
 import type { TaskRouteHooks } from '../endpoint/outbound.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
+import { requestWithInput } from '../mrtr/request-with-input.js';
 import type { TaskCallOptions } from './call-options.js';
+import { IdleWindow } from './idle-window.js';
 import { cancelTask, has, TaskRun, withExtension } from './task-run.js';
 import { createdTaskOf } from './task-state.js';
 
@@ -24,9 +26,14 @@ import { createdTaskOf } from './task-state.js';
  *   cancelled as a request; if a task id arrives anyway, that task is cancelled too.
  * - Polling: `tasks/get` at the server's `pollInterval` (else `pollMs`); a status notification for the
  *   task is read the same way and wakes the loop early.
- * - `input_required`: on 2025-11-25 the call goes to `tasks/result` at once, so the server's requests
- *   reach the client's handlers [T5]; on 2026-07-28 the call rejects with {@link TaskInputRequiredError}
- *   and the task is cancelled: answering `inputRequests` belongs to the multi round-trip layer.
+ * - Input: on 2025-11-25 a task in `input_required` sends the call to `tasks/result` at once, so the
+ *   server's requests reach the client's handlers [T5]. On 2026-07-28 `onInputRequired` (by default the
+ *   client's `onRequest` handlers) answers both shapes: an `input_required` answer to the request itself
+ *   (retried with the answers until the server makes its task, as `requestWithInput` does [T36]), and a
+ *   task in `input_required`, whose new requests are answered with `tasks/update` [T32], each key once
+ *   [T33]. The idle window stops while input is gathered and starts afresh after; the ceiling runs on.
+ *   When gathering fails (no handler, the handler throws), the task is cancelled and the call rejects
+ *   with that error.
  *
  * @example
  * ```ts
@@ -61,13 +68,16 @@ export async function callTask(
   const clock = endpoint.clock;
   const ceilingMs = options.ceilingMs ?? 600_000;
   let onAbort: (reason: unknown) => void = noop;
+  // The call: the caller's signal and the ceiling from the first send. Its idle window is a child that
+  // is closed while input is gathered.
   const deadline = new DeadlineController({
-    idleMs: options.idleMs ?? 60_000,
     ceilingMs,
     clock,
     parent: options.signal,
     onAbort: (reason) => onAbort(reason),
   });
+  const idleMs = options.idleMs ?? 60_000;
+  const window = new IdleWindow(deadline, idleMs);
   const aborted = new Promise<never>((_, reject) => {
     onAbort = reject;
   });
@@ -90,18 +100,31 @@ export async function callTask(
     ended = true;
     release?.();
     release = undefined;
+    window.close();
     deadline.dispose();
   };
 
   let first: unknown;
   try {
-    first = await client.request(method, sendParams, {
-      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-      parent: deadline,
-      idleMs: Number.POSITIVE_INFINITY,
-      ceilingMs: Number.POSITIVE_INFINITY,
-      taskRoute: hooks,
-    });
+    first = modern
+      ? // The server may ask for input before it makes a task [T36]: each round has the idle window.
+        await requestWithInput(client, method, sendParams, {
+          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+          ...(options.onInputRequired ? { onInputRequired: options.onInputRequired } : {}),
+          ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+          parent: deadline,
+          idleMs,
+          ceilingMs: Number.POSITIVE_INFINITY,
+          taskRoute: hooks,
+        })
+      : await client.request(method, sendParams, {
+          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+          // The window, so progress after the CreateTaskResult still touches it [PG14].
+          parent: window.open(),
+          idleMs: Number.POSITIVE_INFINITY,
+          ceilingMs: Number.POSITIVE_INFINITY,
+          taskRoute: hooks,
+        });
   } catch (error) {
     finish();
     throw error;
@@ -111,7 +134,7 @@ export async function callTask(
     finish();
     return first;
   }
-  const run = new TaskRun(client, endpoint, created, deadline, options, modern, capabilities);
+  const run = new TaskRun(client, endpoint, created, deadline, window, options, modern, capabilities);
   const ending = run.toEnd(() => finish());
   ending.catch(noop); // when the deadline wins the race, the loop stops on its own
   try {

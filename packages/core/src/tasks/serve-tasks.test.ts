@@ -230,3 +230,157 @@ describe('serveTasks with callTask, in memory', () => {
     expect(initialized.capabilities.tasks).toEqual(taskCapabilities().tasks);
   });
 });
+
+/** Extension-declaring params for a raw 2026-07-28 request. */
+const declared = (params: Record<string, unknown>): Record<string, unknown> => ({
+  ...params,
+  _meta: {
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  },
+});
+
+const ask = (message: string) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } },
+});
+
+/**
+ * A multi round-trip work: asks for `confirm` (and `name` when `both`) until answered, then asks for
+ * `confirm` once more (the same key, a later round), then answers with what it got and its state.
+ */
+function askingWork(both = false) {
+  const rounds: Array<Record<string, unknown> | undefined> = [];
+  const handler = (_params: Record<string, unknown> | undefined, ctx: RequestContext) => {
+    rounds.push(ctx.params);
+    const state = ctx.params?.requestState as string | undefined;
+    const answers = ctx.params?.inputResponses as Record<string, { content?: { v?: string } }> | undefined;
+    if (state === undefined)
+      return {
+        resultType: 'input_required',
+        inputRequests: both ? { confirm: ask('Sure?'), name: ask('Name?') } : { confirm: ask('Sure?') },
+        requestState: 'round-1',
+      };
+    if (state === 'round-1')
+      return {
+        resultType: 'input_required',
+        inputRequests: { confirm: ask('Really?') },
+        requestState: 'round-2',
+      };
+    return { content: [{ type: 'text', text: `${state}: ${answers?.confirm?.content?.v}` }] };
+  };
+  return { handler, rounds };
+}
+
+describe('serveTasks, 2026-07-28 tasks that ask for input', () => {
+  async function asking(both = false) {
+    const t = await setup('2026-07-28');
+    const work = askingWork(both);
+    serveTasks(t.server, t.store, work.handler);
+    const created = (await t.client.request('tools/call', declared({ name: 'ask', arguments: {} }))) as {
+      taskId: string;
+    };
+    await flush();
+    const get = async () =>
+      (await t.client.request('tasks/get', declared({ taskId: created.taskId }))) as Record<string, unknown>;
+    const update = (inputResponses: unknown) =>
+      t.client.request('tasks/update', declared({ taskId: created.taskId, inputResponses }));
+    return { ...t, taskId: created.taskId, rounds: work.rounds, get, update };
+  }
+
+  it('input_required shows every outstanding request on tasks/get, again on each poll, until answered [T31]', async () => {
+    const t = await asking();
+    const first = await t.get();
+    expect(first).toMatchObject({ status: 'input_required', inputRequests: { confirm: ask('Sure?') } });
+    expect(await t.get()).toMatchObject({
+      status: 'input_required',
+      inputRequests: { confirm: ask('Sure?') },
+    });
+    expect(t.rounds).toHaveLength(1); // the work waits; it is not run again by a poll
+  });
+
+  it('tasks/update resumes the work with the answers and its requestState; a reused key goes out renamed [T33]', async () => {
+    const t = await asking();
+    await expect(t.update({ confirm: { action: 'accept', content: { v: 'one' } } })).resolves.toEqual({
+      resultType: 'complete',
+    });
+    await flush();
+    expect(t.rounds[1]).toMatchObject({
+      inputResponses: { confirm: { action: 'accept', content: { v: 'one' } } },
+      requestState: 'round-1',
+    });
+    // The work asks for `confirm` again: the client sees a key it has never answered.
+    const second = await t.get();
+    expect(second.status).toBe('input_required');
+    expect(Object.keys(second.inputRequests as object)).toEqual(['confirm~2']);
+    await t.update({ confirm: { action: 'accept', content: { v: 'stale' } } }); // answered already: ignored
+    expect((await t.get()).status).toBe('input_required');
+    await t.update({ 'confirm~2': { action: 'accept', content: { v: 'two' } } });
+    await flush();
+    // The work gets its own key back, and ends.
+    expect(t.rounds[2]).toMatchObject({ inputResponses: { confirm: { content: { v: 'two' } } } });
+    expect(await t.get()).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'round-2: two' }] },
+    });
+    expect('inputRequests' in (await t.get())).toBe(false);
+  });
+
+  it('a partial tasks/update keeps the task input_required with only the rest; unknown keys are ignored [T34]', async () => {
+    const t = await asking(true);
+    await t.update({ name: { action: 'accept', content: { v: 'Ada' } }, nonsense: { x: 1 } });
+    await flush();
+    const rest = await t.get();
+    expect(rest.status).toBe('input_required');
+    expect(Object.keys(rest.inputRequests as object)).toEqual(['confirm']);
+    expect(t.rounds).toHaveLength(1);
+    await t.update({ confirm: { action: 'accept', content: { v: 'yes' } } });
+    await flush();
+    expect(t.rounds[1]?.inputResponses).toEqual({
+      name: { action: 'accept', content: { v: 'Ada' } },
+      confirm: { action: 'accept', content: { v: 'yes' } },
+    });
+  });
+
+  it('tasks/update with inputResponses that are not objects is -32602; the task keeps waiting', async () => {
+    const t = await asking();
+    const refused = await t.update({ confirm: 'yes' }).catch((e: unknown) => e);
+    expect((refused as JsonRpcError).code).toBe(-32602);
+    expect((await t.get()).status).toBe('input_required');
+  });
+
+  it('a cancel while the task waits for input ends it cancelled; the work is not run again', async () => {
+    const t = await asking();
+    await t.client.request('tasks/cancel', declared({ taskId: t.taskId }));
+    await flush();
+    expect(await t.get()).toMatchObject({ status: 'cancelled' });
+    await t.update({ confirm: { action: 'accept', content: {} } });
+    await flush();
+    expect(t.rounds).toHaveLength(1);
+  });
+
+  it('callTask against it: every request answered through tasks/update, the task completes', async () => {
+    const t = await setup('2026-07-28');
+    const work = askingWork(true);
+    serveTasks(t.server, t.store, work.handler);
+    const asked: string[] = [];
+    const call = callTask(
+      t.client,
+      'tools/call',
+      { name: 'ask', arguments: {} },
+      {
+        onInputRequired: (requests) => {
+          asked.push(...Object.keys(requests));
+          return Object.fromEntries(
+            Object.keys(requests).map((key) => [key, { action: 'accept', content: { v: `for ${key}` } }]),
+          );
+        },
+      },
+    );
+    for (let i = 0; i < 4; i++) {
+      await flush();
+      t.clock.advance(100);
+    }
+    await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'round-2: for confirm~2' }] });
+    expect(asked).toEqual(['confirm', 'name', 'confirm~2']);
+  });
+});

@@ -7,6 +7,8 @@ import { hasTask, JsonRpcError } from '../endpoint/messages.js';
 import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
+import { checkInputRequired, isInputRequired } from '../mrtr/types.js';
+import { awaitTaskInput, deliverTaskInput } from './task-input.js';
 import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION, type TaskFields } from './task-state.js';
 import type { TaskRecord, TaskStore } from './task-store.js';
 
@@ -134,6 +136,8 @@ export function serveTasks(
     // 2026-07-28 inlines the outcome in the task [T20].
     if (record.status === 'completed') v.result = record.result;
     if (record.status === 'failed') v.error = record.error;
+    // Every request still outstanding, each time it is asked, until answered [T31].
+    if (record.status === 'input_required' && record.input) v.inputRequests = record.input.outstanding;
     return v;
   });
 
@@ -175,8 +179,12 @@ export function serveTasks(
   endpoint.setRequestHandler('tasks/update', (params, ctx) => {
     if (isLegacy(ctx.revision))
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/update');
-    find(params, ctx);
-    return {}; // these tasks never ask for input, so every response names no outstanding key: ignored
+    deliverTaskInput(
+      find(params, ctx),
+      store,
+      (params as { inputResponses?: unknown } | undefined)?.inputResponses,
+    );
+    return {}; // an acknowledgement only; the status shows what came of it [T34]
   });
 }
 
@@ -198,10 +206,12 @@ function run(
   const legacy = isLegacy(ctx.revision);
   const deadline = new DeadlineController({ clock: store.clock, parent: record.abort.signal });
   const scopes: DeadlineController[] = [deadline];
+  let roundParams = withoutTask(params);
   const contextOf = (scope: DeadlineController): RequestContext => ({
     id: ctx.id,
     method: ctx.method,
     revision: ctx.revision,
+    params: roundParams,
     get signal() {
       return scope.signal;
     },
@@ -226,9 +236,27 @@ function run(
     },
     endProgress: () => ctx.endProgress(),
   });
-  const taskParams = withoutTask(params);
-  Promise.resolve()
-    .then(() => call(taskParams, contextOf(deadline)))
+  const base = roundParams;
+  // 2026-07-28: work that answers input_required, as a multi round-trip tool does, puts the task in
+  // input_required; once tasks/update has answered every request it runs again with the answers and its
+  // requestState, as a retry would [T31 T34]. The requestState never leaves the server here.
+  const work = async (): Promise<unknown> => {
+    for (let round = 1; ; round++) {
+      const output = await call(roundParams, contextOf(deadline));
+      if (legacy || !isInputRequired(output)) return output;
+      if (round > TASK_INPUT_ROUNDS)
+        throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'the task kept asking for input');
+      const asked = checkInputRequired('tools/call', output);
+      const answers = await awaitTaskInput(record, store, asked, deadline.signal);
+      const { inputResponses: _i, requestState: _r, ...rest } = base ?? {};
+      roundParams = {
+        ...rest,
+        ...(Object.keys(answers).length > 0 ? { inputResponses: answers } : {}),
+        ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+      };
+    }
+  };
+  work()
     .then(
       (result) => {
         // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [T21 T22].
@@ -245,6 +273,9 @@ function run(
       ctx.endProgress();
     });
 }
+
+/** The most times a task's work may ask for input before the task fails. */
+const TASK_INPUT_ROUNDS = 32;
 
 /** What `tasks/result` answers for a task cancelled by request: the caller's cancel, as a plain call gets it. */
 function cancelledError(): JsonRpcErrorObject {

@@ -4,7 +4,10 @@ import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import { CLIENT_CAPABILITIES_META_KEY } from '../eras/eras.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
-import { type TaskCallOptions, type TaskErrorDetails, TaskInputRequiredError } from './call-options.js';
+import { registeredHandlers } from '../mrtr/request-with-input.js';
+import { checkInputRequired, type InputRequests } from '../mrtr/types.js';
+import type { TaskCallOptions, TaskErrorDetails } from './call-options.js';
+import type { IdleWindow } from './idle-window.js';
 import {
   isTerminalStatus,
   TASKS_EXTENSION,
@@ -18,6 +21,8 @@ import { watchTask } from './task-watch.js';
 export class TaskRun {
   readonly #client: McpClient;
   readonly #deadline: DeadlineController;
+  readonly #window: IdleWindow;
+  readonly #endpoint: Endpoint;
   readonly #options: TaskCallOptions;
   readonly #modern: boolean;
   readonly #capabilities: Record<string, unknown>;
@@ -26,22 +31,31 @@ export class TaskRun {
   #unwatch: () => void;
   #inFlight: Promise<unknown> | undefined;
   #stopped = false;
+  /** Input request keys already answered: a poll repeats them until the server moves on [T33]. */
+  readonly #answered = new Set<string>();
+  #inputRounds = 0;
+  /** Answers went out and no state has been seen since: wait for the next before asking again. */
+  #stale = false;
 
   constructor(
     client: McpClient,
     endpoint: Endpoint,
     created: TaskState,
     deadline: DeadlineController,
+    window: IdleWindow,
     options: TaskCallOptions,
     modern: boolean,
     capabilities: Record<string, unknown>,
   ) {
     this.#client = client;
     this.#deadline = deadline;
+    this.#window = window;
+    this.#endpoint = endpoint;
     this.#options = options;
     this.#modern = modern;
     this.#capabilities = capabilities;
     this.#state = created;
+    window.open();
     options.onstatus?.(created);
     const method = modern ? 'notifications/tasks' : 'notifications/tasks/status';
     this.#unwatch = watchTask(endpoint, method, created.taskId, (params) => {
@@ -56,28 +70,25 @@ export class TaskRun {
 
   /** Polls until terminal (or, on 2025-11-25, `input_required`), then fetches the final result. */
   async toEnd(endProgress: () => void): Promise<unknown> {
-    while (!this.#ready()) {
-      // The server's suggested interval wins [T18]; a status notification wakes the loop early.
-      await this.#sleep(this.#state.pollIntervalMs ?? this.#options.pollMs ?? 1_000);
-      if (this.#stopped || this.#deadline.aborted) throw STOPPED;
-      if (this.#ready()) break;
-      this.#inFlight = this.#request('tasks/get', { taskId: this.taskId });
-      const got = taskStateOf(await this.#inFlight);
-      this.#inFlight = undefined;
-      if (this.#stopped || this.#deadline.aborted) throw STOPPED;
-      if (got && got.taskId === this.taskId) this.#observe(got);
+    for (;;) {
+      while (!this.#ready()) {
+        // The server's suggested interval wins [T18]; a status notification wakes the loop early.
+        await this.#sleep(this.#state.pollIntervalMs ?? this.#options.pollMs ?? 1_000);
+        if (this.#stopped || this.#deadline.aborted) throw STOPPED;
+        if (this.#ready()) break;
+        this.#inFlight = this.#request('tasks/get', { taskId: this.taskId });
+        const got = taskStateOf(await this.#inFlight);
+        this.#inFlight = undefined;
+        if (this.#stopped || this.#deadline.aborted) throw STOPPED;
+        if (got && got.taskId === this.taskId) this.#observe(got);
+      }
+      if (!this.#modern || this.#state.status !== 'input_required') break;
+      await this.#answer();
+      this.#stale = true;
     }
     const state = this.#state;
     if (this.#modern) {
       endProgress();
-      if (state.status === 'input_required') {
-        const requests = ((state.raw as TaskFields).inputRequests ?? {}) as Record<string, unknown>;
-        const timeoutMs = this.#options.cancelTimeoutMs ?? 5_000;
-        const cancelled = await cancelTask(this.#client, this.taskId, timeoutMs, true, this.#options)
-          .then(() => true)
-          .catch(() => false);
-        throw new TaskInputRequiredError(this.taskId, requests, cancelled);
-      }
       return this.#modernOutcome(state);
     }
     // 2025-11-25: progress stops at the terminal status [PG15]; tasks/result blocks until then anyway, and
@@ -116,21 +127,75 @@ export class TaskRun {
 
   dispose(): void {
     this.#stopped = true;
+    this.#window.close();
     this.#unwatch();
     this.#wake?.();
   }
 
   #ready(): boolean {
     const status = this.#state.status;
-    return isTerminalStatus(status) || status === 'input_required';
+    if (status !== 'input_required') return isTerminalStatus(status);
+    if (!this.#modern) return true;
+    if (this.#stale) return false;
+    // 2026-07-28: only requests not yet answered call for the caller; else keep polling [T33]. A task
+    // with no inputRequests object is malformed, which answering reports.
+    const all = (this.#state.raw as TaskFields).inputRequests;
+    if (typeof all !== 'object' || all === null) return true;
+    return Object.keys(all).some((key) => !this.#answered.has(key));
+  }
+
+  /** The task's input requests not yet answered, checked as an input_required result's would be. */
+  #unanswered(): InputRequests {
+    const all = (this.#state.raw as TaskFields).inputRequests;
+    const asked = checkInputRequired('tools/call', { resultType: 'input_required', inputRequests: all });
+    const fresh: InputRequests = {};
+    for (const [key, request] of Object.entries(asked.inputRequests ?? {}))
+      if (!this.#answered.has(key)) fresh[key] = request;
+    return fresh;
+  }
+
+  /**
+   * Gathers answers to the task's new input requests and sends them with `tasks/update` [T32]. The idle
+   * window is closed meanwhile and starts afresh after; the call's ceiling and signal bound the wait.
+   * A failure to gather cancels the task and ends the call with that failure.
+   */
+  async #answer(): Promise<void> {
+    const d = this.#deadline;
+    const ask = this.#options.onInputRequired ?? registeredHandlers(this.#endpoint);
+    const round = { method: 'tasks/update', round: ++this.#inputRounds, signal: d.signal };
+    let requests: InputRequests = {};
+    this.#window.close();
+    let answers: Record<string, Record<string, unknown>>;
+    try {
+      requests = this.#unanswered(); // a malformed request is the server's fault: -32603
+      answers = await d.race(Promise.resolve(ask(requests, round)));
+    } catch (error) {
+      if (d.aborted) throw STOPPED; // the call's own deadline or abort: its path sends tasks/cancel
+      const timeoutMs = this.#options.cancelTimeoutMs ?? 5_000;
+      await cancelTask(this.#client, this.taskId, timeoutMs, true, this.#options).catch(noop);
+      throw error;
+    } finally {
+      this.#window.open();
+    }
+    const inputResponses: Record<string, unknown> = {};
+    // A key left unanswered is asked again at the next poll, as the server still lists it.
+    for (const key of Object.keys(requests)) {
+      if (answers[key] === undefined) continue;
+      this.#answered.add(key);
+      inputResponses[key] = answers[key];
+    }
+    this.#inFlight = this.#request('tasks/update', { taskId: this.taskId, inputResponses });
+    await this.#inFlight;
+    this.#inFlight = undefined;
   }
 
   #observe(state: TaskState): void {
     const was = this.#state;
     if (isTerminalStatus(was.status)) return; // a terminal status never changes [T4]
     this.#state = state;
+    this.#stale = false;
     if (state.status !== was.status || state.statusMessage !== was.statusMessage) {
-      this.#deadline.touch(); // a status change is activity: the idle window starts again
+      this.#window.touch(); // a status change is activity: the idle window starts again
       this.#options.onstatus?.(state);
     }
     if (this.#ready()) this.#wake?.();

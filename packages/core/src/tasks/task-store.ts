@@ -1,5 +1,6 @@
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
+import type { TaskInput } from './task-input.js';
 import { isTerminalStatus, type TaskStatus } from './task-state.js';
 
 /**
@@ -62,6 +63,8 @@ export interface TaskRecord {
   readonly listeners: Set<(record: TaskRecord) => void>;
   /** The TTL timer, until the task is deleted. */
   expiry: TimerHandle | undefined;
+  /** 2026-07-28: what the work asked for and is waiting on, while `input_required`. */
+  input: TaskInput | undefined;
 }
 
 /**
@@ -130,6 +133,7 @@ export class TaskStore {
       abort: new AbortController(),
       listeners: new Set(),
       expiry: undefined,
+      input: undefined,
     };
     this.#tasks.set(record.taskId, record);
     record.expiry = this.clock.setTimer(() => this.#expire(record), ttlMs);
@@ -147,6 +151,16 @@ export class TaskStore {
   /** The tasks `owner` may see, oldest first. */
   list(owner: object | undefined): TaskRecord[] {
     return [...this.#tasks.values()].filter((r) => r.owner === undefined || r.owner === owner);
+  }
+
+  /**
+   * Moves a task that has not ended to `working` or `input_required` and tells its listeners (also when
+   * the status stays, as when some of its input requests were answered).
+   */
+  setStatus(record: TaskRecord, status: 'working' | 'input_required'): void {
+    if (isTerminalStatus(record.status)) return;
+    record.status = status;
+    this.#changed(record);
   }
 
   /** A new status message on a running task (its requestor sees activity). */
