@@ -38,12 +38,22 @@ export function mapTaskIds(value: unknown, from: string, to: string): unknown {
   return out;
 }
 
-/** Declares the tasks extension on an upstream request, where 2026-07-28 reads capabilities [M2]. */
-export function withExtension(params: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Declares the tasks extension on an upstream request, where 2026-07-28 reads capabilities [M2], beside
+ * what the proxy declares upstream anyway (`declared`: elicitation and sampling, which it relays to hosts).
+ */
+export function withExtension(
+  params: Record<string, unknown>,
+  declared: Record<string, unknown>,
+): Record<string, unknown> {
   const meta = isObject(params._meta) ? params._meta : {};
+  const extensions = isObject(declared.extensions) ? declared.extensions : {};
   return {
     ...params,
-    _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: { extensions: { [TASKS_EXTENSION]: {} } } },
+    _meta: {
+      ...meta,
+      [CLIENT_CAPABILITIES_META_KEY]: { ...declared, extensions: { ...extensions, [TASKS_EXTENSION]: {} } },
+    },
   };
 }
 

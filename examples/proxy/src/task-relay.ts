@@ -145,7 +145,7 @@ export class TaskRelay {
       params: (forwarded) => {
         if (!modern) return { ...forwarded, task: params?.task ?? {} };
         const { task: _task, ...rest } = forwarded ?? {};
-        return withExtension(rest);
+        return withExtension(rest, upstream.endpoint.clientCapabilities);
       },
       taskRoute: {
         onCreated: (stop) => {
@@ -215,7 +215,7 @@ export class TaskRelay {
           );
         const result = await upstream.request(
           method,
-          modern ? withExtension(upstreamParams) : upstreamParams,
+          modern ? withExtension(upstreamParams, upstream.endpoint.clientCapabilities) : upstreamParams,
           {
             signal: ctx.signal,
             progress: false,
@@ -258,10 +258,14 @@ export class TaskRelay {
     const get = async (): Promise<Record<string, unknown>> => {
       if (upstreamId === undefined)
         throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'no upstream task');
-      const task = (await entry.upstream.request('tasks/get', withExtension({ taskId: upstreamId }), {
-        signal: ctx.signal,
-        progress: false,
-      })) as Record<string, unknown>;
+      const task = (await entry.upstream.request(
+        'tasks/get',
+        withExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+        {
+          signal: ctx.signal,
+          progress: false,
+        },
+      )) as Record<string, unknown>;
       entry.final ??= outcomeOf(task);
       return task;
     };
@@ -281,10 +285,14 @@ export class TaskRelay {
       }
       case 'tasks/cancel': {
         if (entry.final) refuseTerminalCancel(entry.final);
-        await entry.upstream.request('tasks/cancel', withExtension({ taskId: upstreamId }), {
-          signal: ctx.signal,
-          progress: false,
-        });
+        await entry.upstream.request(
+          'tasks/cancel',
+          withExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+          {
+            signal: ctx.signal,
+            progress: false,
+          },
+        );
         // 2025-11-25 wants the task cancelled in the answer [T2]; the upstream's cancel is cooperative [T12],
         // so from here on this host sees it cancelled, whatever the upstream still does.
         entry.final = { status: 'cancelled', statusMessage: 'The task was cancelled by request.' };
@@ -350,7 +358,7 @@ export class TaskRelay {
   }
 
   #cancelUpstream(upstream: UpstreamConnection, taskId: string, modern: boolean): Promise<unknown> {
-    const params = modern ? withExtension({ taskId }) : { taskId };
+    const params = modern ? withExtension({ taskId }, upstream.endpoint.clientCapabilities) : { taskId };
     return upstream.request('tasks/cancel', params, { ceilingMs: 5_000, progress: false }).catch(noop);
   }
 }

@@ -66,6 +66,37 @@ describe('tasks through the proxy process', () => {
     expect(cancelled).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
   });
 
+  it('2026-07-28 host on stdio: a task that asks for input; the host answers through tasks/update, relayed', async () => {
+    const host = spawnStdio(
+      {
+        command: process.execPath,
+        args: [PROXY, '--upstream-stdio', UPSTREAM, '--upstream-revision', 'auto'],
+      },
+      { stderr: 'capture', capabilities: { elicitation: {} } },
+    );
+    closers.push(() => host.close());
+    expect((await host.connect()).revision).toBe('2026-07-28');
+    const asked: string[] = [];
+    const statuses: string[] = [];
+    const result = await callTask(
+      host,
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'ship' } },
+      {
+        pollMs: 50,
+        onInputRequired: (requests) => {
+          asked.push(...Object.keys(requests));
+          return { confirm: { action: 'accept', content: { confirm: true } } };
+        },
+        onstatus: (task: TaskState) => statuses.push(task.status),
+      },
+    );
+    expect(textOf(result)).toBe('confirmed: ship');
+    expect(asked).toEqual(['confirm']);
+    expect(statuses).toContain('input_required');
+    expect(host.stats()).toMatchObject({ outboundInFlight: 0 });
+  });
+
   it('2026-07-28 host on stdio: the extension is relayed, status messages keep the call alive', async () => {
     const host = proxyOnStdio();
     expect((await host.connect()).revision).toBe('2026-07-28');

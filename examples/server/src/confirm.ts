@@ -39,13 +39,15 @@ interface Asked {
  * const tool = confirmTool(new RequestStateSigner({ ttlMs: 300_000 }));
  * ```
  */
-export function confirmTool(signer: RequestStateSigner): Tool {
+export function confirmTool(signer: RequestStateSigner, tasks = false): Tool {
   return defineTool({
     name: 'confirm',
     description:
       'Asks the client to confirm `action` (elicitation; 2026-07-28: a multi round-trip request), then answers confirmed or declined.',
     input: confirmInput,
     run: (args, ctx) => confirm(args, ctx, signer),
+    // With tasks served it may run as one: on 2026-07-28 its task waits in input_required for the answer.
+    ...(tasks ? { listing: { execution: { taskSupport: 'optional' } } } : {}),
   });
 }
 

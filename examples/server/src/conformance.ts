@@ -5,7 +5,7 @@ import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/c
 import * as z from 'zod';
 import { inputRequiredTools } from './conformance-input.js';
 import { TASK_ONLY_TOOL_NAMES, taskableFixture, taskFixtureTools } from './conformance-tasks.js';
-import { exampleTools, serveExample, type WorkCounters } from './tools.js';
+import { exampleTaskable, exampleTools, serveExample, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
 // (tools-call-simple-text, tools-call-error, tools-call-with-progress), and the hook its 2026-07-28
@@ -85,7 +85,7 @@ export function conformanceServer(
     { listeners },
   );
   const taskOptions: ServeTasksOptions = {
-    taskable: (params) => params?.name === 'work' || taskableFixture(params),
+    taskable: (params) => exampleTaskable(params) || taskableFixture(params),
     required: (params) => TASK_ONLY_TOOL_NAMES.has(String(params?.name)),
   };
   return (endpoint) => serveExample(endpoint, tools, tasks, taskOptions);

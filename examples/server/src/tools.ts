@@ -50,7 +50,7 @@ export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
       input: z.object({}),
       run: () => JSON.stringify(counters),
     }),
-    confirmTool(signer),
+    confirmTool(signer, tasks),
   ];
 }
 
@@ -92,7 +92,7 @@ export function serveExample(
   endpoint: Endpoint,
   tools: readonly Tool[] | ToolList,
   tasks?: TaskStore,
-  taskOptions: ServeTasksOptions = { taskable: (params) => params?.name === 'work' },
+  taskOptions: ServeTasksOptions = { taskable: exampleTaskable },
 ): void {
   // A list that can change says so: clients may then ask for its changes on a listen stream.
   const toolsCapability = { tools: tools instanceof ToolList ? { listChanged: true } : {} };
@@ -101,9 +101,22 @@ export function serveExample(
     capabilities: tasks ? { ...toolsCapability, ...taskCapabilities() } : toolsCapability,
   });
   const served = serveTools(endpoint, tools);
-  // Only `work` runs as a task (unless `taskOptions` say otherwise); tasks outlive a stateless request, so
-  // the store is the process's.
+  // Only `work` and `confirm` run as tasks (unless `taskOptions` say otherwise); tasks outlive a stateless
+  // request, so the store is the process's.
   if (tasks) serveTasks(endpoint, tasks, served.call, taskOptions);
+}
+
+/**
+ * Whether a call may run as a task with `--tasks`: `work` and `confirm` (whose task asks for input).
+ *
+ * @example
+ * ```ts
+ * import { exampleTaskable } from './tools.js';
+ * exampleTaskable({ name: 'confirm', arguments: { action: 'deploy' } }); // true
+ * ```
+ */
+export function exampleTaskable(params: Record<string, unknown> | undefined): boolean {
+  return params?.name === 'work' || params?.name === 'confirm';
 }
 
 /**

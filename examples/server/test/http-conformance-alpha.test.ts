@@ -224,12 +224,25 @@ const TASKS: Record<string, Expectation> = {
       'tasks-immediate-result-shortcut',
       'sep-2663-durable-create-strong-consistency',
       'sep-2663-tasks-get-invalid-task-id-32602',
+      'tasks-result-type-complete-on-non-task-responses',
       'wire-schema-valid',
     ],
-    known: {
-      'tasks-result-type-complete-on-non-task-responses':
-        'needs confirm_delete, a task that asks for input; our tasks never ask (tasks/update is a no-op)',
-    },
+    known: {},
+  },
+  // Tasks that ask for input while they wait (confirm_delete, multi_input) [T31-T34].
+  'tasks-mrtr-input': {
+    pass: [
+      'sep-2663-tasks-get-status-input-required',
+      'tasks-mrtr-tasks-update-resumes',
+      'tasks-mrtr-partial-fulfillment',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  // Input before the task exists, then a task (test_tool_with_task) [T36].
+  'tasks-mrtr-composition': {
+    pass: ['sep-2663-mrtr-synchronous-before-task-creation', 'wire-schema-valid'],
+    known: {},
   },
   'tasks-required-task-error': {
     pass: [

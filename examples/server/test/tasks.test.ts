@@ -138,4 +138,65 @@ describe('the example server with --tasks', () => {
       .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
       .toBe(1);
   });
+
+  it('2026-07-28: confirm as a task waits in input_required; the host answers through tasks/update, slower than the idle window', async () => {
+    // The host declares elicitation (confirm asks only a client that can answer [MR8]); callTask keeps it
+    // beside the tasks extension on every request.
+    const client = spawnStdio(
+      { command: process.execPath, args: [SERVER, '--tasks'] },
+      { stderr: 'capture', capabilities: { elicitation: {} } },
+    );
+    closers.push(() => client.close());
+    client.onRequest('elicitation/create', async (params) => {
+      await new Promise((resolve) => setTimeout(resolve, 600)); // a person answering, no progress meanwhile
+      return {
+        action: 'accept',
+        content: { confirm: (params as { message?: string }).message !== undefined },
+      };
+    });
+    expect((await client.connect()).revision).toBe('2026-07-28');
+    const statuses: string[] = [];
+    const result = await callTask(
+      client,
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'deploy' } },
+      {
+        idleMs: 300,
+        pollMs: 50,
+        onstatus: (task: TaskState) => statuses.push(task.status),
+      },
+    );
+    expect(textOf(result)).toBe('confirmed: deploy');
+    expect(statuses).toContain('input_required');
+    expect(statuses.at(-1)).toBe('completed');
+    expect(client.stats()).toMatchObject({ outboundInFlight: 0 });
+  });
+
+  it('2026-07-28 over loopback HTTP: a declined confirm task completes declined; a host that cannot answer cancels it', async () => {
+    const server = await spawnExampleServer(['--tasks']);
+    closers.push(() => server.stop());
+    const client = new HttpClient({ url: server.url, capabilities: { elicitation: {} } });
+    closers.push(() => client.close());
+    await client.connect();
+    const asked: string[] = [];
+    const declined = await callTask(
+      client,
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'drop' } },
+      {
+        onInputRequired: (requests) => {
+          asked.push(...Object.keys(requests));
+          return { confirm: { action: 'decline' } };
+        },
+      },
+    );
+    expect(textOf(declined)).toBe('declined: drop');
+    expect(asked).toEqual(['confirm']);
+    // No onInputRequired and no elicitation handler: -32601 naming the request, and the task is cancelled.
+    const error = await callTask(client, 'tools/call', { name: 'confirm', arguments: { action: 'x' } }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect((error as JsonRpcError).code).toBe(-32601);
+  });
 });

@@ -236,6 +236,11 @@ export class Endpoint {
     return { idleMs, ceilingMs };
   }
 
+  /** What this endpoint declares as a client on each 2026-07-28 request (`EndpointOptions.clientCapabilities`). */
+  get clientCapabilities(): Record<string, unknown> {
+    return this.#outbound.settings.clientCapabilities;
+  }
+
   /** Receives `method` notifications (cancel and progress are handled by the endpoint itself). */
   setNotificationHandler(method: string, handler: NotificationHandler): this {
     this.#notificationHandlers.set(method, handler);

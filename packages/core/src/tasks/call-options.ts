@@ -45,7 +45,8 @@ export interface TaskCallOptions {
   /** 2026-07-28: the most rounds of input before the task is created, the first request included. @default 8 */
   maxRounds?: number;
   /**
-   * Capabilities to declare on a 2026-07-28 request besides the tasks extension (which is always added).
+   * Capabilities to declare on this call's 2026-07-28 requests, beside the client's own (its
+   * `capabilities`) and the tasks extension (always added).
    * @default {}
    */
   clientCapabilities?: Record<string, unknown>;

@@ -62,7 +62,7 @@ export async function callTask(
   const sendParams = !asTask
     ? params
     : modern
-      ? withExtension(params, options)
+      ? withExtension(params, options, endpoint)
       : withTaskParam(params, options);
 
   const clock = endpoint.clock;

@@ -217,11 +217,15 @@ export class TaskRun {
   #request(method: string, params: Record<string, unknown>): Promise<unknown> {
     const d = this.#deadline;
     const left = d.startedAt + d.ceilingMs - d.clock.now();
-    return this.#client.request(method, this.#modern ? withExtension(params, this.#options) : params, {
-      idleMs: Number.POSITIVE_INFINITY,
-      ceilingMs: Math.max(1, left),
-      progress: false,
-    });
+    return this.#client.request(
+      method,
+      this.#modern ? withExtension(params, this.#options, this.#endpoint) : params,
+      {
+        idleMs: Number.POSITIVE_INFINITY,
+        ceilingMs: Math.max(1, left),
+        progress: false,
+      },
+    );
   }
 
   #modernOutcome(state: TaskState): unknown {
@@ -261,7 +265,7 @@ export function cancelTask(
   modern: boolean,
   options: TaskCallOptions,
 ): Promise<unknown> {
-  const params = modern ? withExtension({ taskId }, options) : { taskId };
+  const params = modern ? withExtension({ taskId }, options, client.endpoint) : { taskId };
   return client.request('tasks/cancel', params, {
     idleMs: Number.POSITIVE_INFINITY,
     ceilingMs: timeoutMs,
@@ -279,20 +283,27 @@ export function has(object: unknown, ...path: string[]): boolean {
   return typeof at === 'object' && at !== null;
 }
 
-/** Declares the tasks extension on the request itself, where 2026-07-28 reads capabilities [M2]. */
+/**
+ * Declares the tasks extension on the request itself, where 2026-07-28 reads capabilities [M2], beside
+ * what the client declares anyway (its endpoint's) and the call's own `clientCapabilities`.
+ */
 export function withExtension(
   params: Record<string, unknown>,
   options: TaskCallOptions,
+  endpoint: Endpoint,
 ): Record<string, unknown> {
   const meta = ((params as TaskFields)._meta ?? {}) as Record<string, unknown>;
-  const declared = (options.clientCapabilities ?? {}) as { extensions?: Record<string, unknown> };
+  type Declared = { extensions?: Record<string, unknown> };
+  const base = endpoint.clientCapabilities as Declared;
+  const own = (options.clientCapabilities ?? {}) as Declared;
   return {
     ...params,
     _meta: {
       ...meta,
       [CLIENT_CAPABILITIES_META_KEY]: {
-        ...declared,
-        extensions: { ...declared.extensions, [TASKS_EXTENSION]: {} },
+        ...base,
+        ...own,
+        extensions: { ...base.extensions, ...own.extensions, [TASKS_EXTENSION]: {} },
       },
     },
   };
