@@ -6,7 +6,7 @@ import { HttpClient } from '@mcp-inflight/http';
 import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
 
@@ -198,5 +198,60 @@ describe('the example server with --tasks', () => {
     );
     expect(error).toBeInstanceOf(JsonRpcError);
     expect((error as JsonRpcError).code).toBe(-32601);
+  });
+
+  it('2025-11-25: confirm as a task is input_required while the host answers its elicitation/create [T37]', async () => {
+    const client = spawnStdio(
+      { command: process.execPath, args: [SERVER, '--tasks'] },
+      { stderr: 'capture', capabilities: { elicitation: {} } },
+    );
+    closers.push(() => client.close());
+    const seenDuringAsk: string[] = [];
+    const statuses: string[] = [];
+    client.onRequest('elicitation/create', async () => {
+      // The status notification for input_required went out before the request did.
+      seenDuringAsk.push(statuses.at(-1) ?? 'none');
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await client.connect({ revision: '2025-11-25' });
+    const result = await callTask(
+      client,
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'tag' } },
+      {
+        onstatus: (task: TaskState) => statuses.push(task.status),
+      },
+    );
+    expect(textOf(result)).toBe('confirmed: tag');
+    expect(seenDuringAsk).toEqual(['input_required']);
+    expect(statuses).toEqual(['working', 'input_required', 'working', 'completed']);
+  });
+
+  it('the SDK v1 Client runs confirm as a task with its experimental API, answering the elicitation', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--tasks'] });
+    const client = new Client(
+      { name: 'sdk-v1-tasks', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { confirm: true },
+    }));
+    await client.connect(transport);
+    closers.push(() => client.close());
+    const kinds: string[] = [];
+    let result: unknown;
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'confirm', arguments: { action: 'sdk' } },
+      CallToolResultSchema,
+      { task: { ttl: 10_000 } },
+    );
+    for await (const message of stream) {
+      kinds.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
+      if (message.type === 'result') result = message.result;
+    }
+    expect(textOf(result)).toBe('confirmed: sdk');
+    expect(kinds[0]).toBe('taskCreated');
+    expect(kinds.at(-1)).toBe('result');
   });
 });

@@ -35,6 +35,12 @@ export interface RequestContext {
   readonly meta: Record<string, unknown> | undefined;
   /** The request's params (a 2026-07-28 retry's `inputResponses` and `requestState` are read here). */
   readonly params?: Record<string, unknown> | undefined;
+  /**
+   * Set for a task's work: told when it starts (`true`) and stops (`false`) waiting on the requestor for
+   * input (a legacy `elicitation/create` or `sampling/createMessage` it sent), so the 2025-11-25 task shows
+   * `input_required` meanwhile [T37]. The tool layer calls it; a handler sending such requests itself may.
+   */
+  readonly onInputWait?: ((waiting: boolean) => void) | undefined;
   /** The handler's deadline: touch it to show liveness; its signal is `signal`. */
   readonly deadline: DeadlineController;
   /**

@@ -139,15 +139,20 @@ async function callTool(
       if (round > LEGACY_INPUT_ROUNDS)
         throw new JsonRpcError(JsonRpcErrorCode.InternalError, `${tool.name} kept asking for input`);
       const inputResponses: Record<string, unknown> = {};
-      for (const [key, request] of Object.entries(output.inputRequests ?? {})) {
-        inputResponses[key] = await endpoint.request(request.method, request.params, {
-          related: ctx.id,
-          parent: ctx.deadline,
-          revision: ctx.revision,
-          // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
-          // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
-          idleMs: Number.POSITIVE_INFINITY,
-        });
+      ctx.onInputWait?.(true); // a task shows input_required while the requestor answers [T37]
+      try {
+        for (const [key, request] of Object.entries(output.inputRequests ?? {})) {
+          inputResponses[key] = await endpoint.request(request.method, request.params, {
+            related: ctx.id,
+            parent: ctx.deadline,
+            revision: ctx.revision,
+            // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
+            // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
+            idleMs: Number.POSITIVE_INFINITY,
+          });
+        }
+      } finally {
+        ctx.onInputWait?.(false);
       }
       const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
       const state = output.requestState === undefined ? {} : { requestState: output.requestState };
