@@ -2,6 +2,7 @@
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
 import { type Clock, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
+import { checkInputRequired, type InputRequest } from '@mcp-inflight/core/mrtr';
 import { isTerminalStatus, RELATED_TASK_META_KEY, type TaskStatus } from '@mcp-inflight/core/tasks';
 
 /** A bridged task's outcome, once the upstream showed it (or the host cancelled it). */
@@ -55,15 +56,43 @@ export function resultFor(outcome: BridgedOutcome, hostTaskId: string): Record<s
 }
 
 /**
+ * A bridged task waiting for input (2026-07-28 `input_required` with `inputRequests`): a 2025-11-25 host
+ * has no `tasks/update`, so each request not yet answered goes to the host as a request of its own
+ * (`ask`), the way a 2025-11-25 receiver asks during `tasks/result` [T37], and the answers go upstream
+ * with `tasks/update` (`update`) [T32], each key once [T33]. A malformed request is -32603.
+ */
+export async function answerForLegacyHost(
+  task: Record<string, unknown>,
+  answered: Set<string>,
+  ask: (request: InputRequest) => Promise<unknown>,
+  update: (inputResponses: Record<string, unknown>) => Promise<unknown>,
+): Promise<void> {
+  if (task.status !== 'input_required') return;
+  const asked = checkInputRequired('tools/call', {
+    resultType: 'input_required',
+    inputRequests: task.inputRequests,
+  });
+  const inputResponses: Record<string, unknown> = {};
+  for (const [key, request] of Object.entries(asked.inputRequests ?? {})) {
+    if (answered.has(key)) continue;
+    inputResponses[key] = await ask(request);
+    answered.add(key);
+  }
+  if (Object.keys(inputResponses).length > 0) await update(inputResponses);
+}
+
+/**
  * 2025-11-25 `tasks/result` blocks until the task is terminal [T23]; the 2026-07-28 upstream has no such
  * method, so the proxy polls `tasks/get` at the upstream's interval until the outcome shows, the host
- * gives up (`signal`), or `known()` has one (a cancel).
+ * gives up (`signal`), or `known()` has one (a cancel). `onTask` sees each state that is not terminal
+ * (where input is answered).
  */
 export async function pollUntilTerminal(
   get: () => Promise<Record<string, unknown>>,
   known: () => BridgedOutcome | undefined,
   clock: Clock,
   signal: AbortSignal,
+  onTask: (task: Record<string, unknown>) => Promise<void>,
 ): Promise<BridgedOutcome> {
   for (;;) {
     const already = known();
@@ -71,6 +100,8 @@ export async function pollUntilTerminal(
     const task = await get();
     const outcome = known() ?? outcomeOf(task);
     if (outcome) return outcome;
+    await onTask(task);
+    if (known()) continue; // answering ended it (the host could not answer)
     const waitMs = typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : 1_000;
     await new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {

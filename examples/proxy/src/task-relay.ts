@@ -10,8 +10,15 @@ import {
   type TaskRouteHooks,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '@mcp-inflight/core/tasks';
+import type { InputRequest } from '@mcp-inflight/core/mrtr';
 import {
+  isTerminalStatus,
+  RELATED_TASK_META_KEY,
+  TASKS_EXTENSION,
+  type TaskStatus,
+} from '@mcp-inflight/core/tasks';
+import {
+  answerForLegacyHost,
   type BridgedOutcome,
   legacyView,
   outcomeOf,
@@ -63,6 +70,8 @@ interface RelayedTask {
   readonly endProgress: () => void;
   ended: boolean;
   timer: TimerHandle | undefined;
+  /** A bridged task's input request keys its host has answered. */
+  answered?: Set<string>;
 }
 
 /** What the forwarder needs to relay one host call as a task (see {@link TaskRelay.legFor}). */
@@ -280,7 +289,29 @@ export class TaskRelay {
       case 'tasks/get':
         return legacyView(known() ?? (await get()), entry.hostTaskId);
       case 'tasks/result': {
-        const outcome = await pollUntilTerminal(get, () => entry.final, this.#clock, ctx.signal);
+        const answered = (entry.answered ??= new Set());
+        // Asked on the tasks/result the host is blocked in (its stream, on HTTP), marked as the task's [T5].
+        const ask = (request: InputRequest): Promise<unknown> =>
+          entry.host.request(
+            request.method,
+            { ...request.params, _meta: { [RELATED_TASK_META_KEY]: { taskId: entry.hostTaskId } } },
+            { related: ctx.id, signal: ctx.signal, idleMs: Number.POSITIVE_INFINITY },
+          );
+        const update = (inputResponses: Record<string, unknown>): Promise<unknown> =>
+          entry.upstream.request(
+            'tasks/update',
+            withExtension({ taskId: upstreamId, inputResponses }, entry.upstream.endpoint.clientCapabilities),
+            { signal: ctx.signal, progress: false },
+          );
+        const onTask = (task: Record<string, unknown>): Promise<void> =>
+          answerForLegacyHost(task, answered, ask, update).catch((error: unknown) => {
+            if (ctx.signal.aborted) throw error;
+            // The host could not answer: the task cannot go on; both legs see it fail.
+            if (upstreamId !== undefined) void this.#cancelUpstream(entry.upstream, upstreamId, true);
+            const wire = error instanceof JsonRpcError ? error : new JsonRpcError(-32603, String(error));
+            entry.final = { status: 'failed', error: { code: wire.code, message: wire.message } };
+          });
+        const outcome = await pollUntilTerminal(get, () => entry.final, this.#clock, ctx.signal, onTask);
         return resultFor(outcome, entry.hostTaskId);
       }
       case 'tasks/cancel': {

@@ -66,6 +66,49 @@ describe('tasks through the proxy process', () => {
     expect(cancelled).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
   });
 
+  it('a 2025-11-25 host on a 2026-07-28 upstream task that asks for input: asked on its tasks/result, answered upstream', async () => {
+    const host = spawnStdio(
+      {
+        command: process.execPath,
+        args: [PROXY, '--upstream-stdio', UPSTREAM, '--upstream-revision', 'auto'],
+      },
+      { stderr: 'capture', capabilities: { elicitation: {} } },
+    );
+    closers.push(() => host.close());
+    const metas: unknown[] = [];
+    host.onRequest('elicitation/create', (params) => {
+      metas.push(params?._meta);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await host.connect({ revision: '2025-11-25' });
+    const statuses: string[] = [];
+    const result = await callTask(
+      host,
+      'tools/call',
+      { name: 'confirm', arguments: { action: 'old' } },
+      {
+        onstatus: (task: TaskState) => statuses.push(task.status),
+      },
+    );
+    expect(textOf(result)).toBe('confirmed: old');
+    expect(statuses).toContain('input_required');
+    // The request came as the task's [T5], once.
+    expect(metas).toHaveLength(1);
+    expect(metas[0]).toMatchObject({
+      'io.modelcontextprotocol/related-task': { taskId: expect.any(String) },
+    });
+  });
+
+  it('a 2025-11-25 host that cannot answer the bridged task: its tasks/result fails with -32601', async () => {
+    const host = proxyOnStdio();
+    await host.connect({ revision: '2025-11-25' });
+    const error = await callTask(host, 'tools/call', { name: 'confirm', arguments: { action: 'no' } }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect((error as JsonRpcError).code).toBe(-32601);
+  });
+
   it('2026-07-28 host on stdio: a task that asks for input; the host answers through tasks/update, relayed', async () => {
     const host = spawnStdio(
       {
