@@ -289,7 +289,8 @@ export class TaskRelay {
       case 'tasks/get':
         return legacyView(known() ?? (await get()), entry.hostTaskId);
       case 'tasks/result': {
-        const answered = (entry.answered ??= new Set());
+        entry.answered ??= new Set();
+        const answered = entry.answered;
         // Asked on the tasks/result the host is blocked in (its stream, on HTTP), marked as the task's [T5].
         const ask = (request: InputRequest): Promise<unknown> =>
           entry.host.request(
