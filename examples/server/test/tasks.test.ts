@@ -200,7 +200,7 @@ describe('the example server with --tasks', () => {
     expect((error as JsonRpcError).code).toBe(-32601);
   });
 
-  it('2025-11-25: confirm as a task is input_required while the host answers its elicitation/create [T37]', async () => {
+  it('2025-11-25: confirm as a task is input_required while the host answers its elicitation/create [T37 T5]', async () => {
     const client = spawnStdio(
       { command: process.execPath, args: [SERVER, '--tasks'] },
       { stderr: 'capture', capabilities: { elicitation: {} } },
@@ -208,9 +208,11 @@ describe('the example server with --tasks', () => {
     closers.push(() => client.close());
     const seenDuringAsk: string[] = [];
     const statuses: string[] = [];
-    client.onRequest('elicitation/create', async () => {
+    const metas: unknown[] = [];
+    client.onRequest('elicitation/create', async (params) => {
       // The status notification for input_required went out before the request did.
       seenDuringAsk.push(statuses.at(-1) ?? 'none');
+      metas.push(params?._meta);
       return { action: 'accept', content: { confirm: true } };
     });
     await client.connect({ revision: '2025-11-25' });
@@ -225,6 +227,10 @@ describe('the example server with --tasks', () => {
     expect(textOf(result)).toBe('confirmed: tag');
     expect(seenDuringAsk).toEqual(['input_required']);
     expect(statuses).toEqual(['working', 'input_required', 'working', 'completed']);
+    // The request says which task it is about [T5].
+    expect(metas[0]).toMatchObject({
+      'io.modelcontextprotocol/related-task': { taskId: expect.any(String) },
+    });
   });
 
   it('the SDK v1 Client runs confirm as a task with its experimental API, answering the elicitation', async () => {

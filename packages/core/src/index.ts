@@ -26,6 +26,7 @@ export type {
   NotificationHandler,
   RequestContext,
   RequestHandler,
+  TaskContext,
 } from './endpoint/context.js';
 export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
 export type { Direction, EndpointEvents, Outcome } from './endpoint/events.js';

@@ -36,11 +36,13 @@ export interface RequestContext {
   /** The request's params (a 2026-07-28 retry's `inputResponses` and `requestState` are read here). */
   readonly params?: Record<string, unknown> | undefined;
   /**
-   * Set for a task's work: told when it starts (`true`) and stops (`false`) waiting on the requestor for
-   * input (a legacy `elicitation/create` or `sampling/createMessage` it sent), so the 2025-11-25 task shows
-   * `input_required` meanwhile [T37]. The tool layer calls it; a handler sending such requests itself may.
+   * Set when the work runs as a 2025-11-25 task: the requests it sends the requestor about the task carry
+   * `_meta[RELATED_TASK_META_KEY] = { taskId }` [T5], and `onInputWait` is told when it starts (`true`) and
+   * stops (`false`) waiting for the requestor's answer (an `elicitation/create` or `sampling/createMessage`),
+   * so the task shows `input_required` meanwhile [T37]. The tool layer does both; a handler sending such
+   * requests itself should too.
    */
-  readonly onInputWait?: ((waiting: boolean) => void) | undefined;
+  readonly task?: TaskContext | undefined;
   /** The handler's deadline: touch it to show liveness; its signal is `signal`. */
   readonly deadline: DeadlineController;
   /**
@@ -61,6 +63,23 @@ export interface RequestContext {
    * A no-op otherwise.
    */
   endProgress(): void;
+}
+
+/**
+ * The task a handler's work runs as (2025-11-25 `serveTasks`), see {@link RequestContext.task}.
+ *
+ * @example
+ * ```ts
+ * import type { RequestContext } from '@mcp-inflight/core';
+ * declare const ctx: RequestContext;
+ * ctx.task?.onInputWait(true); // the task is input_required until onInputWait(false)
+ * ```
+ */
+export interface TaskContext {
+  /** The task's id, for the related-task key of the requests the work sends about it. */
+  readonly taskId: string;
+  /** Called with `true` when the work starts waiting on the requestor's answer, `false` when it stops. */
+  onInputWait(waiting: boolean): void;
 }
 
 /**

@@ -219,8 +219,11 @@ function run(
     meta: ctx.meta,
     // 2025-11-25: the task is input_required while its work waits on the requestor [T37]; a 2026-07-28
     // task's work asks by returning input_required instead.
-    onInputWait: legacy
-      ? (waiting) => store.setStatus(record, waiting ? 'input_required' : 'working')
+    task: legacy
+      ? {
+          taskId: record.taskId,
+          onInputWait: (waiting) => store.setStatus(record, waiting ? 'input_required' : 'working'),
+        }
       : undefined,
     deadline: scope,
     progress(progress, total, message) {

@@ -7,6 +7,7 @@ import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
+import { RELATED_TASK_META_KEY } from '../tasks/task-state.js';
 import type { Tool, ToolOutput } from './define-tool.js';
 import { ToolList } from './tool-list.js';
 
@@ -139,20 +140,27 @@ async function callTool(
       if (round > LEGACY_INPUT_ROUNDS)
         throw new JsonRpcError(JsonRpcErrorCode.InternalError, `${tool.name} kept asking for input`);
       const inputResponses: Record<string, unknown> = {};
-      ctx.onInputWait?.(true); // a task shows input_required while the requestor answers [T37]
+      const task = ctx.task;
+      // A task's requests say whose they are [T5]; the task shows input_required while they wait [T37].
+      const meta = task ? { _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } } : {};
+      task?.onInputWait(true);
       try {
         for (const [key, request] of Object.entries(output.inputRequests ?? {})) {
-          inputResponses[key] = await endpoint.request(request.method, request.params, {
-            related: ctx.id,
-            parent: ctx.deadline,
-            revision: ctx.revision,
-            // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
-            // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
-            idleMs: Number.POSITIVE_INFINITY,
-          });
+          inputResponses[key] = await endpoint.request(
+            request.method,
+            { ...request.params, ...meta },
+            {
+              related: ctx.id,
+              parent: ctx.deadline,
+              revision: ctx.revision,
+              // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
+              // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
+              idleMs: Number.POSITIVE_INFINITY,
+            },
+          );
         }
       } finally {
-        ctx.onInputWait?.(false);
+        task?.onInputWait(false);
       }
       const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
       const state = output.requestState === undefined ? {} : { requestState: output.requestState };
