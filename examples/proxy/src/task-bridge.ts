@@ -1,7 +1,7 @@
 // A 2025-11-25 host's task on a 2026-07-28 upstream: the proxy speaks each leg's shape. The upstream's
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
-import { type Clock, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
+import { type Clock, JsonRpcError, JsonRpcErrorCode, pause } from '@mcp-inflight/core';
 import { checkInputRequired, type InputRequest } from '@mcp-inflight/core/mrtr';
 import { isTerminalStatus, RELATED_TASK_META_KEY, type TaskStatus } from '@mcp-inflight/core/tasks';
 
@@ -103,18 +103,7 @@ export async function pollUntilTerminal(
     await onTask(task);
     if (known()) continue; // answering ended it (the host could not answer)
     const waitMs = typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : 1_000;
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        timer.clear();
-        reject(signal.reason);
-      };
-      const timer = clock.setTimer(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, waitMs);
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    await pause(waitMs, signal, clock);
   }
 }
 

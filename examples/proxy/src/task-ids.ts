@@ -1,6 +1,5 @@
-// The task messages' shapes as the proxy reads and rewrites them: ids, TTLs, the extension declaration.
-import { CLIENT_CAPABILITIES_META_KEY } from '@mcp-inflight/core';
-import { RELATED_TASK_META_KEY, TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
+// The task messages' shapes as the proxy reads and rewrites them: ids and TTLs.
+import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/tasks';
 
 /** The upstream's task id in a CreateTaskResult of either shape, if it made a task. */
 export function upstreamTaskIdOf(result: unknown, modern: boolean): string | undefined {
@@ -36,31 +35,6 @@ export function mapTaskIds(value: unknown, from: string, to: string): unknown {
   if (isObject(meta) && isObject(meta[RELATED_TASK_META_KEY]) && meta[RELATED_TASK_META_KEY].taskId === from)
     out._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...meta[RELATED_TASK_META_KEY], taskId: to } };
   return out;
-}
-
-/**
- * Declares the tasks extension on an upstream request, where 2026-07-28 reads capabilities [M2], beside
- * what the proxy declares upstream anyway (`declared`: elicitation and sampling, which it relays to hosts).
- */
-export function withExtension(
-  params: Record<string, unknown>,
-  declared: Record<string, unknown>,
-): Record<string, unknown> {
-  const meta = isObject(params._meta) ? params._meta : {};
-  const extensions = isObject(declared.extensions) ? declared.extensions : {};
-  return {
-    ...params,
-    _meta: {
-      ...meta,
-      [CLIENT_CAPABILITIES_META_KEY]: { ...declared, extensions: { ...extensions, [TASKS_EXTENSION]: {} } },
-    },
-  };
-}
-
-/** Whether a request's `_meta` declares the tasks extension [M2]. */
-export function declaresExtension(meta: Record<string, unknown> | undefined): boolean {
-  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-  return isObject(caps?.extensions?.[TASKS_EXTENSION]);
 }
 
 /** A plain object (not null, not an array). */

@@ -12,10 +12,12 @@ import {
 } from '@mcp-inflight/core';
 import type { InputRequest } from '@mcp-inflight/core/mrtr';
 import {
+  declaresTasksExtension,
   isTerminalStatus,
   RELATED_TASK_META_KEY,
   TASKS_EXTENSION,
   type TaskStatus,
+  withTasksExtension,
 } from '@mcp-inflight/core/tasks';
 import {
   answerForLegacyHost,
@@ -26,15 +28,7 @@ import {
   refuseTerminalCancel,
   resultFor,
 } from './task-bridge.js';
-import {
-  declaresExtension,
-  isObject,
-  mapTaskIds,
-  stripResultType,
-  ttlOf,
-  upstreamTaskIdOf,
-  withExtension,
-} from './task-ids.js';
+import { isObject, mapTaskIds, stripResultType, ttlOf, upstreamTaskIdOf } from './task-ids.js';
 import type { UpstreamConnection } from './upstream-link.js';
 
 /** Options for a {@link TaskRelay}. */
@@ -136,7 +130,7 @@ export class TaskRelay {
       !isLegacy(ctx.revision) &&
       upstream.revision !== undefined &&
       !isLegacy(upstream.revision) &&
-      declaresExtension(ctx.meta) &&
+      declaresTasksExtension(ctx.meta) &&
       isObject(caps.extensions?.[TASKS_EXTENSION]);
     // A 2025-11-25 host asking a 2026-07-28 upstream: the proxy bridges the two shapes.
     const bridged =
@@ -154,7 +148,7 @@ export class TaskRelay {
       params: (forwarded) => {
         if (!modern) return { ...forwarded, task: params?.task ?? {} };
         const { task: _task, ...rest } = forwarded ?? {};
-        return withExtension(rest, upstream.endpoint.clientCapabilities);
+        return withTasksExtension(rest, upstream.endpoint.clientCapabilities);
       },
       taskRoute: {
         onCreated: (stop) => {
@@ -224,7 +218,7 @@ export class TaskRelay {
           );
         const result = await upstream.request(
           method,
-          modern ? withExtension(upstreamParams, upstream.endpoint.clientCapabilities) : upstreamParams,
+          modern ? withTasksExtension(upstreamParams, upstream.endpoint.clientCapabilities) : upstreamParams,
           {
             signal: ctx.signal,
             progress: false,
@@ -269,7 +263,7 @@ export class TaskRelay {
         throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'no upstream task');
       const task = (await entry.upstream.request(
         'tasks/get',
-        withExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+        withTasksExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
         {
           signal: ctx.signal,
           progress: false,
@@ -301,7 +295,10 @@ export class TaskRelay {
         const update = (inputResponses: Record<string, unknown>): Promise<unknown> =>
           entry.upstream.request(
             'tasks/update',
-            withExtension({ taskId: upstreamId, inputResponses }, entry.upstream.endpoint.clientCapabilities),
+            withTasksExtension(
+              { taskId: upstreamId, inputResponses },
+              entry.upstream.endpoint.clientCapabilities,
+            ),
             { signal: ctx.signal, progress: false },
           );
         const onTask = (task: Record<string, unknown>): Promise<void> =>
@@ -319,7 +316,7 @@ export class TaskRelay {
         if (entry.final) refuseTerminalCancel(entry.final);
         await entry.upstream.request(
           'tasks/cancel',
-          withExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+          withTasksExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
           {
             signal: ctx.signal,
             progress: false,
@@ -341,7 +338,7 @@ export class TaskRelay {
   }
 
   #find(host: Endpoint, params: Record<string, unknown> | undefined, ctx: RequestContext): RelayedTask {
-    if (!isLegacy(ctx.revision) && !declaresExtension(ctx.meta))
+    if (!isLegacy(ctx.revision) && !declaresTasksExtension(ctx.meta))
       throw new JsonRpcError(-32021, 'Missing required client capability', {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
@@ -390,7 +387,7 @@ export class TaskRelay {
   }
 
   #cancelUpstream(upstream: UpstreamConnection, taskId: string, modern: boolean): Promise<unknown> {
-    const params = modern ? withExtension({ taskId }, upstream.endpoint.clientCapabilities) : { taskId };
+    const params = modern ? withTasksExtension({ taskId }, upstream.endpoint.clientCapabilities) : { taskId };
     return upstream.request('tasks/cancel', params, { ceilingMs: 5_000, progress: false }).catch(noop);
   }
 }

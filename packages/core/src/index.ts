@@ -18,6 +18,7 @@ export {
   type ServerHandshake,
 } from './client/handshake.js';
 export { type Clock, MAX_TIMER_MS, systemClock, type TimerHandle, timersOf } from './clock/clock.js';
+export { pause } from './clock/pause.js';
 export { DeadlineController, type DeadlineOptions } from './deadline/deadline-controller.js';
 export { type WithTimeoutOptions, withTimeout } from './deadline/with-timeout.js';
 export type { Channel } from './endpoint/channel.js';

@@ -10,10 +10,12 @@ export type { TaskCallOptions, TaskErrorDetails } from './tasks/call-options.js'
 export { callTask } from './tasks/call-task.js';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
 export {
+  declaresTasksExtension,
   isTerminalStatus,
   RELATED_TASK_META_KEY,
   TASKS_EXTENSION,
   type TaskState,
   type TaskStatus,
+  withTasksExtension,
 } from './tasks/task-state.js';
 export { type TaskRecord, TaskStore, type TaskStoreOptions } from './tasks/task-store.js';

@@ -1,4 +1,4 @@
-import type { TimerHandle } from '../clock/clock.js';
+import { type Nap, nap } from '../clock/pause.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
@@ -31,7 +31,7 @@ export class ListenLoop {
   #stopped = false;
   #unsupported = false;
   #current: AbortController | undefined;
-  #sleeping: { timer: TimerHandle; wake: () => void } | undefined;
+  #nap: Nap | undefined;
   /** Listen requests sent so far. */
   opened = 0;
 
@@ -100,18 +100,11 @@ export class ListenLoop {
   }
 
   #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        timer.clear();
-        this.#sleeping = undefined;
-        resolve();
-      };
-      const timer = this.#options.endpoint.clock.setTimer(wake, ms);
-      this.#sleeping = { timer, wake };
-    });
+    this.#nap = nap(ms, this.#options.endpoint.clock);
+    return this.#nap.slept;
   }
 
   #wake(): void {
-    this.#sleeping?.wake();
+    this.#nap?.wake();
   }
 }

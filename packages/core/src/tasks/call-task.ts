@@ -6,8 +6,8 @@ import { InflightError } from '../errors/inflight-error.js';
 import { requestWithInput } from '../mrtr/request-with-input.js';
 import type { TaskCallOptions } from './call-options.js';
 import { IdleWindow } from './idle-window.js';
-import { cancelTask, has, TaskRun, withExtension } from './task-run.js';
-import { createdTaskOf } from './task-state.js';
+import { cancelTask, has, TaskRun } from './task-run.js';
+import { createdTaskOf, withTasksExtension } from './task-state.js';
 
 /**
  * Runs a request as a task to its end in one call: a 2025-11-25 task-augmented request (`params.task`,
@@ -62,7 +62,7 @@ export async function callTask(
   const sendParams = !asTask
     ? params
     : modern
-      ? withExtension(params, options, endpoint)
+      ? withTasksExtension(params, endpoint.clientCapabilities, options.clientCapabilities ?? {})
       : withTaskParam(params, options);
 
   const clock = endpoint.clock;

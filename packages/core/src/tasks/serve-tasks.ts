@@ -4,12 +4,18 @@ import type { HandlerLimits, RequestContext, RequestHandler } from '../endpoint/
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { errorResponseFor } from '../endpoint/inbound.js';
 import { hasTask, JsonRpcError } from '../endpoint/messages.js';
-import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { checkInputRequired, isInputRequired } from '../mrtr/types.js';
 import { awaitTaskInput, deliverTaskInput } from './task-input.js';
-import { isTerminalStatus, RELATED_TASK_META_KEY, TASKS_EXTENSION, type TaskFields } from './task-state.js';
+import {
+  declaresTasksExtension,
+  isTerminalStatus,
+  RELATED_TASK_META_KEY,
+  TASKS_EXTENSION,
+  type TaskFields,
+} from './task-state.js';
 import type { TaskRecord, TaskStore } from './task-store.js';
 
 /** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
@@ -93,7 +99,7 @@ export function serveTasks(
   // so their tasks are bound to nobody and found by their unguessable id alone.
   const ownerOf = (revision: Revision): object | undefined => (isLegacy(revision) ? endpoint : undefined);
   const find = (params: Record<string, unknown> | undefined, ctx: RequestContext): TaskRecord => {
-    if (!isLegacy(ctx.revision) && !declaresExtension(ctx.meta)) throw missingCapability();
+    if (!isLegacy(ctx.revision) && !declaresTasksExtension(ctx.meta)) throw missingCapability();
     const record = store.get(ownerOf(ctx.revision), (params as TaskFields | undefined)?.taskId);
     if (!record)
       throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
@@ -103,7 +109,9 @@ export function serveTasks(
   endpoint.setRequestHandler('tools/call', (params, ctx) => {
     const legacy = isLegacy(ctx.revision);
     // 2026-07-28: never a task for a request that did not declare the extension itself [T24].
-    const asked = legacy ? ctx.revision === '2025-11-25' && hasTask(params) : declaresExtension(ctx.meta);
+    const asked = legacy
+      ? ctx.revision === '2025-11-25' && hasTask(params)
+      : declaresTasksExtension(ctx.meta);
     if (!asked) {
       // 2026-07-28: a tool that can only answer with a task cannot answer this client at all [T29].
       if (!legacy && options.required?.(params)) throw missingCapability();
@@ -324,10 +332,4 @@ function withoutTask(params: Record<string, unknown> | undefined): Record<string
   if (!params || !('task' in params)) return params;
   const { task: _task, ...rest } = params;
   return rest;
-}
-
-function declaresExtension(meta: Record<string, unknown> | undefined): boolean {
-  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-  const ext = caps?.extensions?.[TASKS_EXTENSION];
-  return typeof ext === 'object' && ext !== null;
 }

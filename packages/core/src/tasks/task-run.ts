@@ -1,8 +1,8 @@
 import type { McpClient } from '../client/client.js';
+import { type Nap, nap } from '../clock/pause.js';
 import type { DeadlineController } from '../deadline/deadline-controller.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
-import { CLIENT_CAPABILITIES_META_KEY } from '../eras/eras.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
 import { registeredHandlers } from '../mrtr/request-with-input.js';
 import { checkInputRequired, type InputRequests } from '../mrtr/types.js';
@@ -10,10 +10,10 @@ import type { TaskCallOptions, TaskErrorDetails } from './call-options.js';
 import type { IdleWindow } from './idle-window.js';
 import {
   isTerminalStatus,
-  TASKS_EXTENSION,
   type TaskFields,
   type TaskState,
   taskStateOf,
+  withTasksExtension,
 } from './task-state.js';
 import { watchTask } from './task-watch.js';
 
@@ -27,7 +27,7 @@ export class TaskRun {
   readonly #modern: boolean;
   readonly #capabilities: Record<string, unknown>;
   #state: TaskState;
-  #wake: (() => void) | undefined;
+  #nap: Nap | undefined;
   #unwatch: () => void;
   #inFlight: Promise<unknown> | undefined;
   #stopped = false;
@@ -129,7 +129,7 @@ export class TaskRun {
     this.#stopped = true;
     this.#window.close();
     this.#unwatch();
-    this.#wake?.();
+    this.#nap?.wake();
   }
 
   #ready(): boolean {
@@ -198,19 +198,12 @@ export class TaskRun {
       this.#window.touch(); // a status change is activity: the idle window starts again
       this.#options.onstatus?.(state);
     }
-    if (this.#ready()) this.#wake?.();
+    if (this.#ready()) this.#nap?.wake();
   }
 
   #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.#deadline.clock.setTimer(() => done(), ms);
-      const done = (): void => {
-        timer.clear();
-        this.#wake = undefined;
-        resolve();
-      };
-      this.#wake = done;
-    });
+    this.#nap = nap(ms, this.#deadline.clock);
+    return this.#nap.slept;
   }
 
   /** A request about the task: bounded by what is left of the ceiling, never a child of the deadline. */
@@ -219,7 +212,13 @@ export class TaskRun {
     const left = d.startedAt + d.ceilingMs - d.clock.now();
     return this.#client.request(
       method,
-      this.#modern ? withExtension(params, this.#options, this.#endpoint) : params,
+      this.#modern
+        ? withTasksExtension(
+            params,
+            this.#endpoint.clientCapabilities,
+            this.#options.clientCapabilities ?? {},
+          )
+        : params,
       {
         idleMs: Number.POSITIVE_INFINITY,
         ceilingMs: Math.max(1, left),
@@ -265,7 +264,8 @@ export function cancelTask(
   modern: boolean,
   options: TaskCallOptions,
 ): Promise<unknown> {
-  const params = modern ? withExtension({ taskId }, options, client.endpoint) : { taskId };
+  const declared = [client.endpoint.clientCapabilities, options.clientCapabilities ?? {}];
+  const params = modern ? withTasksExtension({ taskId }, ...declared) : { taskId };
   return client.request('tasks/cancel', params, {
     idleMs: Number.POSITIVE_INFINITY,
     ceilingMs: timeoutMs,
@@ -281,32 +281,6 @@ export function has(object: unknown, ...path: string[]): boolean {
     at = (at as Record<string, unknown>)[key];
   }
   return typeof at === 'object' && at !== null;
-}
-
-/**
- * Declares the tasks extension on the request itself, where 2026-07-28 reads capabilities [M2], beside
- * what the client declares anyway (its endpoint's) and the call's own `clientCapabilities`.
- */
-export function withExtension(
-  params: Record<string, unknown>,
-  options: TaskCallOptions,
-  endpoint: Endpoint,
-): Record<string, unknown> {
-  const meta = ((params as TaskFields)._meta ?? {}) as Record<string, unknown>;
-  type Declared = { extensions?: Record<string, unknown> };
-  const base = endpoint.clientCapabilities as Declared;
-  const own = (options.clientCapabilities ?? {}) as Declared;
-  return {
-    ...params,
-    _meta: {
-      ...meta,
-      [CLIENT_CAPABILITIES_META_KEY]: {
-        ...base,
-        ...own,
-        extensions: { ...base.extensions, ...own.extensions, [TASKS_EXTENSION]: {} },
-      },
-    },
-  };
 }
 
 /** How a poll loop ends once its call has ended by other means (never seen by a caller). */

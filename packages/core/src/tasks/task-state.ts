@@ -1,4 +1,4 @@
-import { isLegacy, type Revision } from '../eras/eras.js';
+import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
 
 /**
  * A task's status. `completed`, `failed` and `cancelled` are terminal: a task never leaves them.
@@ -128,4 +128,64 @@ export function createdTaskOf(result: unknown, revision: Revision): TaskState | 
   const r = result as TaskFields;
   if (!isLegacy(revision)) return r.resultType === 'task' ? taskStateOf(r) : undefined;
   return taskStateOf(r.task);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a 2026-07-28 request's `_meta` declares the tasks extension, as a server must check on each
+ * request [M2 T24].
+ *
+ * @example
+ * ```ts
+ * import type { RequestContext } from '@mcp-inflight/core';
+ * import { declaresTasksExtension } from '@mcp-inflight/core/tasks';
+ * declare const ctx: RequestContext;
+ * const mayGetATask = declaresTasksExtension(ctx.meta);
+ * ```
+ */
+export function declaresTasksExtension(meta: Record<string, unknown> | undefined): boolean {
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: unknown } | undefined;
+  const extensions = capabilities?.extensions;
+  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
+}
+
+/**
+ * Declares the tasks extension on a 2026-07-28 request's params, where that revision reads capabilities
+ * [M2], beside the capabilities in `declared` (merged in order, their `extensions` too). The request's
+ * own declaration replaces the one the endpoint would add, so pass what the client declares anyway
+ * (`endpoint.clientCapabilities`).
+ *
+ * @example
+ * ```ts
+ * import type { McpClient } from '@mcp-inflight/core';
+ * import { withTasksExtension } from '@mcp-inflight/core/tasks';
+ * declare const client: McpClient;
+ * await client.request('tasks/get', withTasksExtension({ taskId: 't-1' }, client.endpoint.clientCapabilities));
+ * ```
+ */
+export function withTasksExtension(
+  params: Record<string, unknown>,
+  ...declared: Record<string, unknown>[]
+): Record<string, unknown> {
+  let capabilities: Record<string, unknown> = {};
+  let extensions: Record<string, unknown> = {};
+  for (const each of declared) {
+    capabilities = { ...capabilities, ...each };
+    const more = (each as { extensions?: unknown }).extensions;
+    if (isObject(more)) extensions = { ...extensions, ...more };
+  }
+  const own = (params as TaskFields)._meta;
+  const meta = isObject(own) ? own : {};
+  return {
+    ...params,
+    _meta: {
+      ...meta,
+      [CLIENT_CAPABILITIES_META_KEY]: {
+        ...capabilities,
+        extensions: { ...extensions, [TASKS_EXTENSION]: {} },
+      },
+    },
+  };
 }

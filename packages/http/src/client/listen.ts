@@ -1,5 +1,5 @@
-import type { Clock, Endpoint } from '@mcp-inflight/core';
-import { mediaTypeOf, pause, pumpSse } from './read-body.js';
+import { type Clock, type Endpoint, pause } from '@mcp-inflight/core';
+import { mediaTypeOf, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
 
 /** What a legacy GET stream needs. */

@@ -28,22 +28,6 @@ export function mediaTypeOf(response: Response): string {
   return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Waits `ms` on `clock`, or rejects when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      timer.clear();
-      reject(signal.reason);
-    };
-    const timer = clock.setTimer(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Settles when `work` does, or after `ms` on `clock`, whichever comes first; never rejects. */
 export function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<void> {
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
-import type { Clock } from '@mcp-inflight/core';
-import { mediaTypeOf, pause, pumpSse } from './read-body.js';
+import { type Clock, pause } from '@mcp-inflight/core';
+import { mediaTypeOf, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
 
 /** How to read one request's SSE reply. */
