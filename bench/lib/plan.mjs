@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Transport configurations that run: [impl, transport, era]. SDK v2's McpServer answers no 2026-07-28 on stdio. */
+/** TransportKind configurations that run: [impl, transport, era]. SDK v2's McpServer answers no 2026-07-28 on stdio. */
 export const TRANSPORT_CONFIGS = [
   ['inflight', 'stdio', 'legacy'],
   ['inflight', 'stdio', 'modern'],

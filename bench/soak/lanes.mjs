@@ -331,9 +331,9 @@ export class HttpProxy {
 /** A host on HTTP, through its own droppable TCP relay to the shared proxy. */
 export class HttpLane extends Lane {
   async start() {
-    this.relay = await forwarder(this.proxy.port);
+    this.progressRelay = await forwarder(this.proxy.port);
     this.client = new HttpClient({
-      url: this.relay.url,
+      url: this.progressRelay.url,
       revision: this.revision,
       clientInfo: CLIENT_INFO,
       idleMs: 30_000,
@@ -357,13 +357,13 @@ export class HttpLane extends Lane {
   /** Every connection of this host is reset at once, mid-call; the host carries on with new ones. */
   async drop() {
     const end = this.drops.begin();
-    this.relay.drop();
+    this.progressRelay.drop();
     this.dropped = (this.dropped ?? 0) + 1;
     end();
   }
 
   async close() {
     await this.client.close().catch(() => {});
-    await this.relay.close();
+    await this.progressRelay.close();
   }
 }

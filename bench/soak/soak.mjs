@@ -308,7 +308,7 @@ function hostTablesOf() {
     sum.inboundInFlight += stats.inboundInFlight;
     sum.outboundInFlight += stats.outboundInFlight;
     sum.outboundTokens += stats.outboundTokens;
-    sum.progressRoutes += endpoint.relay.stats.openRoutes;
+    sum.progressRoutes += endpoint.progressRelay.stats.openRoutes;
   }
   return sum;
 }

@@ -46,11 +46,11 @@ async function inflight() {
   const relay = new ProgressRelay({ minIntervalMs: 0 });
   if (transport === 'stdio') {
     const { serveStdio } = await import('@mcp-inflight/stdio');
-    await serveStdio(setup, { relay }).closed;
+    await serveStdio(setup, { progressRelay: relay }).closed;
     process.exit(0);
   } else {
     const { serveHttp } = await import('@mcp-inflight/http');
-    const running = await serveHttp(setup, { port: 0, relay });
+    const running = await serveHttp(setup, { port: 0, progressRelay: relay });
     process.once('SIGTERM', () => running.close().then(() => process.exit(0)));
   }
 }

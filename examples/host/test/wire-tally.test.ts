@@ -1,5 +1,5 @@
 // The host's report tallies its endpoint's event stream: real core endpoints joined in memory, ManualClock.
-import { type Channel, Endpoint, InflightError, ProgressRelay, type Transport } from '@mcp-inflight/core';
+import { type Channel, Endpoint, InflightError, ProgressRelay, type TransportKind } from '@mcp-inflight/core';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { expect, it } from 'vitest';
 import { toReport } from '../src/report.js';
@@ -10,7 +10,7 @@ const drain = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
 
-function pair(transport: Transport) {
+function pair(transport: TransportKind) {
   const clock = new ManualClock();
   const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
   let client!: Endpoint;
@@ -23,8 +23,8 @@ function pair(transport: Transport) {
         ? server.receiveText(JSON.stringify(notification))
         : server.abortInbound(id, new InflightError('DISCONNECTED')),
   };
-  server = new Endpoint({ role: 'server', transport, channel: toClient, clock, relay });
-  client = new Endpoint({ role: 'client', transport, channel: toServer, clock, relay });
+  server = new Endpoint({ role: 'server', transport, channel: toClient, clock, progressRelay: relay });
+  client = new Endpoint({ role: 'client', transport, channel: toServer, clock, progressRelay: relay });
   // `work`: `steps` progress updates, one per 100 ms, then a result.
   server.setRequestHandler('tools/call', (params, ctx) => {
     const { steps } = (params?.arguments ?? {}) as { steps: number };

@@ -5,9 +5,9 @@ import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints } from '@mcp-inflight/example-server/stats';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
-import { ProxyForwarder } from './forwarder.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs, USAGE } from './options.js';
+import { ProxyRelay } from './proxy-relay.js';
 import { serveProxyStats } from './stats.js';
 import { clientUpstream } from './upstream-client.js';
 import { UpstreamLink } from './upstream-link.js';
@@ -65,7 +65,7 @@ const statsSources = () => ({
     return stats;
   },
 });
-const relay = new ProxyForwarder(link, {
+const relay = new ProxyRelay(link, {
   idleMs: options.idleMs,
   ceilingMs: options.ceilingMs,
   input: { holdMs: options.inputHoldMs },
@@ -78,9 +78,9 @@ const relay = new ProxyForwarder(link, {
 });
 // `--progress-interval`: one relay for every host endpoint, coalescing at that interval (0: every value).
 const progress =
-  options.progressIntervalMs === undefined
+  options.minIntervalMs === undefined
     ? undefined
-    : new ProgressRelay({ minIntervalMs: options.progressIntervalMs });
+    : new ProgressRelay({ minIntervalMs: options.minIntervalMs });
 let listener: Listener;
 try {
   listener =

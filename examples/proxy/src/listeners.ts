@@ -2,7 +2,7 @@ import type { ProgressRelay } from '@mcp-inflight/core';
 import type { Listeners } from '@mcp-inflight/core/listen';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
-import type { ProxyForwarder } from './forwarder.js';
+import type { ProxyRelay } from './proxy-relay.js';
 
 /** Where hosts reach the proxy, and how to stop taking them. */
 export interface Listener {
@@ -24,21 +24,17 @@ export interface Listener {
  * @example
  * ```ts
  * import { listenStdio } from './listeners.js';
- * declare const relay: import('./forwarder.js').ProxyForwarder;
+ * declare const relay: import('./proxy-relay.js').ProxyRelay;
  * const listener = listenStdio(relay);
  * await listener.closed; // the host went away
  * ```
  */
-export function listenStdio(
-  relay: ProxyForwarder,
-  listeners?: Listeners,
-  progress?: ProgressRelay,
-): Listener {
+export function listenStdio(relay: ProxyRelay, listeners?: Listeners, progress?: ProgressRelay): Listener {
   const gap = process.env.MCP_PROXY_RESULT_GAP_MS;
   const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'), {
     ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
     ...(listeners ? { listeners } : {}),
-    ...(progress ? { relay: progress } : {}),
+    ...(progress ? { progressRelay: progress } : {}),
   });
   return {
     url: 'stdio',
@@ -55,13 +51,13 @@ export function listenStdio(
  * @example
  * ```ts
  * import { listenHttp } from './listeners.js';
- * declare const relay: import('./forwarder.js').ProxyForwarder;
+ * declare const relay: import('./proxy-relay.js').ProxyRelay;
  * const listener = await listenHttp(relay, 0);
  * console.error(`listening on ${listener.url}`);
  * ```
  */
 export async function listenHttp(
-  relay: ProxyForwarder,
+  relay: ProxyRelay,
   port: number,
   sessions: { maxSessions: number; sessionIdleMs: number } = { maxSessions: 1_000, sessionIdleMs: 300_000 },
   listeners?: Listeners,
@@ -79,7 +75,7 @@ export async function listenHttp(
       path: '/mcp',
       ...sessions,
       ...(listeners ? { listeners } : {}),
-      ...(progress ? { relay: progress } : {}),
+      ...(progress ? { progressRelay: progress } : {}),
     },
   );
   const { handler } = server;

@@ -31,7 +31,7 @@ export interface ProxyOptions {
    * `--progress-interval MS`: at most one progress update per MS per call to a host, the latest kept; `0`
    * passes every accepted value. Absent: the relay's default (`DEFAULT_MIN_INTERVAL_MS`, 50 ms).
    */
-  progressIntervalMs?: number;
+  minIntervalMs?: number;
 }
 
 /**
@@ -84,7 +84,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
   let maxSessions = 1_000;
   let sessionIdleMs = 300_000;
   let inputHoldMs = 300_000;
-  let progressIntervalMs: number | undefined;
+  let minIntervalMs: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const value = (): string => {
@@ -124,7 +124,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
         inputHoldMs = integer(flag, value(), 1, Number.MAX_SAFE_INTEGER);
         break;
       case '--progress-interval':
-        progressIntervalMs = integer(flag, value(), 0, Number.MAX_SAFE_INTEGER);
+        minIntervalMs = integer(flag, value(), 0, Number.MAX_SAFE_INTEGER);
         break;
       case '--log': {
         const v = value();
@@ -153,7 +153,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions {
     maxSessions,
     sessionIdleMs,
     inputHoldMs,
-    ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }),
+    ...(minIntervalMs === undefined ? {} : { minIntervalMs }),
   };
 }
 

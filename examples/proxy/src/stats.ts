@@ -1,6 +1,6 @@
 import type { Endpoint } from '@mcp-inflight/core';
 import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/example-server/stats';
-import type { ProxyForwarder } from './forwarder.js';
+import type { ProxyRelay } from './proxy-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 // The counting itself (process, heap, timers, endpoint tables) is examples/server's stats module, so the
@@ -8,7 +8,7 @@ import type { UpstreamLink } from './upstream-link.js';
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
-  relay: ProxyForwarder;
+  relay: ProxyRelay;
   link: UpstreamLink;
   /** The listener's own tables (HTTP sessions, stdio queues); `stateless` says the request is one. */
   transport: (stateless: boolean) => Record<string, unknown>;

@@ -5,7 +5,7 @@ import {
   type Revision,
   type ServerIdentity,
 } from '@mcp-inflight/core';
-import { capabilitiesForHosts } from './forward.js';
+import { capabilitiesForHosts } from './relayed-methods.js';
 
 /**
  * One live connection to the upstream server, whatever carries it. The proxy only needs to send

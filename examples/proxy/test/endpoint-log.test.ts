@@ -11,7 +11,7 @@ import {
   LOG_ARGUMENTS_MAX_CHARS,
   type ProxyEvent,
 } from '../src/events.js';
-import { ProxyForwarder } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/forwarder.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';
@@ -28,7 +28,7 @@ function proxy(idleMs = 1_000) {
     logEndpointEvents(upstream.endpoint, `upstream #${link.starts}`, log);
     return upstream;
   }, log);
-  const relay = new ProxyForwarder(link, {
+  const relay = new ProxyRelay(link, {
     idleMs,
     ceilingMs: 10_000,
     clock,
@@ -146,7 +146,7 @@ describe('endpoint events in the log', () => {
   });
 });
 
-describe('ProxyForwarder.idle, the wait of a graceful shutdown', () => {
+describe('ProxyRelay.idle, the wait of a graceful shutdown', () => {
   it('settles at once with nothing in flight, and when the last call in flight ends', async () => {
     const p = proxy();
     await p.relay.idle(); // nothing in flight

@@ -12,7 +12,7 @@ import {
 import { type InputRequiredResult, requestWithInput } from '@mcp-inflight/core/mrtr';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
-import { ProxyForwarder } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/forwarder.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
 
@@ -80,7 +80,7 @@ function proxy(
     upstreamWires.push(w);
     return memoryUpstream(w, upstreamRevision);
   });
-  const relay = new ProxyForwarder(link, {
+  const relay = new ProxyRelay(link, {
     idleMs: options.idleMs ?? 1_000,
     ceilingMs: options.ceilingMs ?? 60_000,
     clock,
@@ -415,7 +415,7 @@ describe('the other directions', () => {
       });
       return memoryUpstream(w, '2026-07-28');
     });
-    const relay = new ProxyForwarder(link, { clock, idleMs: 1_000, ceilingMs: 10_000 });
+    const relay = new ProxyRelay(link, { clock, idleMs: 1_000, ceilingMs: 10_000 });
     const h = wire({ clock, transport: 'stdio', revision: '2025-06-18' });
     relay.attach(h.server, 'legacy-host');
     h.client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
@@ -443,7 +443,7 @@ describe('the other directions', () => {
       );
       return memoryUpstream(w, '2026-07-28');
     });
-    const relay = new ProxyForwarder(link, { clock });
+    const relay = new ProxyRelay(link, { clock });
     const h = wire({ clock, transport: 'stdio', revision: '2026-07-28', clientCapabilities: { roots: {} } });
     relay.attach(h.server, 'modern-host');
     const result = await requestWithInput<{ content: Array<{ text: string }> }>(

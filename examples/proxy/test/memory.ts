@@ -8,7 +8,7 @@ import {
   ProgressRelay,
   type RequestId,
   type Revision,
-  type Transport,
+  type TransportKind,
 } from '@mcp-inflight/core';
 import type { ManualClock } from '@mcp-inflight/core/testing';
 import type { UpstreamConnection } from '../src/upstream-link.js';
@@ -26,7 +26,7 @@ export interface Wire {
 
 export interface WireOptions {
   clock: ManualClock;
-  transport: Transport;
+  transport: TransportKind;
   /** The client's session revision (both ends agree on it, as after initialize or a pin). */
   revision: Revision;
   /** The server endpoint's progress coalescing interval. @default 50 (core's default) */

@@ -52,10 +52,10 @@ describe('parseProxyArgs', () => {
 
   it('reads --progress-interval, 0 included (every value), and leaves it out when not given', () => {
     const at = (value: string) =>
-      parseProxyArgs(['--upstream-stdio', 'a', '--progress-interval', value]).progressIntervalMs;
+      parseProxyArgs(['--upstream-stdio', 'a', '--progress-interval', value]).minIntervalMs;
     expect(at('0')).toBe(0);
     expect(at('250')).toBe(250);
-    expect('progressIntervalMs' in parseProxyArgs(['--upstream-stdio', 'a'])).toBe(false);
+    expect('minIntervalMs' in parseProxyArgs(['--upstream-stdio', 'a'])).toBe(false);
     expect(() => at('-1')).toThrow('--progress-interval takes a whole number from 0');
     expect(() => at('fast')).toThrow('--progress-interval');
   });

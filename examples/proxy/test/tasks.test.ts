@@ -6,7 +6,7 @@ import { callTask, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { capabilitiesForHosts } from '../src/forward.js';
-import { ProxyForwarder } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/forwarder.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
 
@@ -33,7 +33,7 @@ async function setup(options: { maxTasks?: number } = {}) {
   };
   const link = new UpstreamLink(async () => upstream);
   await link.get();
-  const proxy = new ProxyForwarder(link, {
+  const proxy = new ProxyRelay(link, {
     clock,
     tasks: options.maxTasks ? { maxTasks: options.maxTasks } : {},
   });

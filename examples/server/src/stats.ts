@@ -90,7 +90,7 @@ export function tablesOf(
     tables.inboundInFlight += stats.inboundInFlight;
     tables.outboundInFlight += stats.outboundInFlight;
     tables.outboundTokens += stats.outboundTokens;
-    relays.add(endpoint.relay);
+    relays.add(endpoint.progressRelay);
   }
   for (const relay of relays) tables.progressRoutes += relay.stats.openRoutes;
   if (self && endpoints.includes(self.endpoint)) {

@@ -37,11 +37,11 @@ export {
   type Classified,
   classify,
   errorResponse,
-  forwardedParams,
   hasTask,
   JsonRpcError,
   type JsonRpcMessage,
   metaOf,
+  relayedParams,
   resultResponse,
 } from './endpoint/messages.js';
 export type { RequestOptions, TaskRouteHooks } from './endpoint/outbound.js';
@@ -72,13 +72,13 @@ export {
   type JsonRpcErrorObject,
 } from './errors/inflight-error.js';
 export {
-  type CancelSignal,
+  type CancelMethod,
   EraCancelPolicy,
   eraCancelPolicy,
   type OutboundRequest,
   type PolicyAnswer,
   type Role,
-  type Transport,
+  type TransportKind,
 } from './policy/era-cancel-policy.js';
 export {
   DEFAULT_MIN_INTERVAL_MS,

@@ -84,7 +84,7 @@ describe('legacy resumption', () => {
   });
 });
 
-describe('an SSE event over maxEventSize', () => {
+describe('an SSE event over maxEventChars', () => {
   it('fails the call with a clear error and lets the connection go, without buffering the rest', async () => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => {
@@ -97,12 +97,12 @@ describe('an SSE event over maxEventSize', () => {
       response.write(`data: ${'x'.repeat(5_000)}`); // an event that never ends, bigger than the limit
       response.on('close', closed);
     });
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', maxEventSize: 1_024 });
+    const client = new HttpClient({ url: server.url, revision: '2025-11-25', maxEventChars: 1_024 });
     const call = client.request('tools/call', { name: 'work' });
     await expect(call).rejects.toBeInstanceOf(InflightError);
     await expect(call).rejects.toMatchObject({
       code: 'UPSTREAM_CLOSED',
-      message: expect.stringContaining('maxEventSize (1024)'),
+      message: expect.stringContaining('maxEventChars (1024)'),
     });
     await connectionClosed;
     await client.close();

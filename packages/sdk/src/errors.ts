@@ -90,7 +90,7 @@ export function inflightErrorFromSdk(error: unknown, closedAs: 'DISCONNECTED' | 
 
 /**
  * An Error both SDK servers serialize verbatim into a JSON-RPC error response (they read `code`, `message`
- * and `data` off whatever a handler throws). Thrown by {@link forwardRequest} so the host sees
+ * and `data` off whatever a handler throws). Thrown by {@link relayRequest} so the host sees
  * `{code: -32001, data: {cause: 'CEILING', …}}` rather than a generic -32603.
  *
  * @example

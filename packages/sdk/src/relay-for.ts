@@ -10,7 +10,7 @@ const relays = new WeakMap<Clock, ProgressRelay>();
  * import { ProgressRelay } from '@mcp-inflight/core';
  * import { type RelayOptions, sharedRelay } from '@mcp-inflight/sdk';
  * const relay = new ProgressRelay(); // this server's own relay, so its counters are its own
- * const options: RelayOptions = { relay };
+ * const options: RelayOptions = { progressRelay: relay };
  * sharedRelay(options) === relay; // true: a relay you pass is the one used
  * setInterval(() => console.error(relay.stats), 60_000).unref();
  * ```
@@ -20,7 +20,7 @@ export interface RelayOptions {
    * The relay whose routes carry this request's progress; pass one to read its `stats` (passed, dropped,
    * coalesced, late). @default one shared relay per clock
    */
-  relay?: ProgressRelay;
+  progressRelay?: ProgressRelay;
   /** The time source for coalescing and deadlines. @default systemClock */
   clock?: Clock;
 }
@@ -36,7 +36,7 @@ export interface RelayOptions {
  * ```
  */
 export function sharedRelay(options: RelayOptions = {}): ProgressRelay {
-  if (options.relay) return options.relay;
+  if (options.progressRelay) return options.progressRelay;
   const clock = options.clock ?? systemClock;
   let relay = relays.get(clock);
   if (!relay) {

@@ -118,7 +118,7 @@ describe('code examples', () => {
 
   it('cover the three helpers in the README and every exported function in the TSDoc', () => {
     const all = readme.map((e) => e.code).join('\n');
-    for (const name of ['withProgress', 'callWithDeadline', 'forwardRequest']) expect(all).toContain(name);
+    for (const name of ['withProgress', 'callWithDeadline', 'relayRequest']) expect(all).toContain(name);
     const documented = tsdoc.map((e) => e.code).join('\n');
     const functions = Object.entries(source)
       .filter(([, value]) => typeof value === 'function')

@@ -14,7 +14,7 @@ describe('progressReporter', () => {
   it('is a no-op without a token [PS3]', () => {
     const { relay } = setup();
     const { extra, sent } = fakeV1Extra(undefined);
-    const progress = progressReporter(extra, { relay });
+    const progress = progressReporter(extra, { progressRelay: relay });
     expect(progress.active).toBe(false);
     expect(progress.token).toBeUndefined();
     expect(progress.report(1, 2)).toBe(false);
@@ -25,11 +25,15 @@ describe('progressReporter', () => {
 
   it('treats a null or float token as no token, and 0 and "" as real tokens [PG3]', () => {
     const { relay } = setup();
-    expect(progressReporter(fakeV1Extra({ progressToken: null }).extra, { relay }).active).toBe(false);
-    expect(progressReporter(fakeV1Extra({ progressToken: 1.5 }).extra, { relay }).active).toBe(false);
+    expect(
+      progressReporter(fakeV1Extra({ progressToken: null }).extra, { progressRelay: relay }).active,
+    ).toBe(false);
+    expect(progressReporter(fakeV1Extra({ progressToken: 1.5 }).extra, { progressRelay: relay }).active).toBe(
+      false,
+    );
     for (const token of [0, '']) {
       const { extra, sent } = fakeV1Extra({ progressToken: token });
-      const progress = progressReporter(extra, { relay });
+      const progress = progressReporter(extra, { progressRelay: relay });
       progress.report(1);
       progress.finish();
       expect(sent).toEqual([{ progressToken: token, progress: 1 }]);
@@ -39,7 +43,7 @@ describe('progressReporter', () => {
   it('passes only finite, strictly increasing values [PG6]', () => {
     const { relay } = setup();
     const { extra, sent } = fakeV1Extra({ progressToken: 't' });
-    const progress = progressReporter(extra, { relay, minIntervalMs: 0 });
+    const progress = progressReporter(extra, { progressRelay: relay, minIntervalMs: 0 });
     expect([5, 3, 5, Number.NaN, Number.POSITIVE_INFINITY, 6].map((v) => progress.report(v))).toEqual([
       true,
       false,
@@ -54,7 +58,7 @@ describe('progressReporter', () => {
   it('coalesces a burst to one per interval, keeping the latest (trailing edge)', () => {
     const { clock, relay } = setup();
     const { extra, sent } = fakeV1Extra({ progressToken: 7 });
-    const progress = progressReporter(extra, { relay });
+    const progress = progressReporter(extra, { progressRelay: relay });
     for (let i = 1; i <= 1000; i++) progress.report(i, 1000, `step ${i}`);
     expect(sent).toEqual([{ progressToken: 7, progress: 1, total: 1000, message: 'step 1' }]);
     clock.advance(50);
@@ -68,7 +72,7 @@ describe('progressReporter', () => {
   it('finish() flushes what is pending, then sends nothing more [PG12]', () => {
     const { clock, relay } = setup();
     const { extra, sent } = fakeV1Extra({ progressToken: 1 });
-    const progress = progressReporter(extra, { relay });
+    const progress = progressReporter(extra, { progressRelay: relay });
     progress.report(1);
     progress.report(2);
     progress.finish();
@@ -84,7 +88,7 @@ describe('progressReporter', () => {
     const { clock, relay } = setup();
     const controller = new AbortController();
     const { extra, sent } = fakeV1Extra({ progressToken: 1 }, controller.signal);
-    const progress = progressReporter(extra, { relay });
+    const progress = progressReporter(extra, { progressRelay: relay });
     progress.report(1);
     progress.report(2);
     controller.abort('stop');
@@ -105,11 +109,15 @@ describe('progressReporter', () => {
         throw new Error('sync boom');
       },
     };
-    const progress = progressReporter(extra, { relay, minIntervalMs: 0, onSendError: (e) => errors.push(e) });
+    const progress = progressReporter(extra, {
+      progressRelay: relay,
+      minIntervalMs: 0,
+      onSendError: (e) => errors.push(e),
+    });
     expect(() => progress.report(1)).not.toThrow();
     const rejecting = { ...extra, sendNotification: () => Promise.reject(new Error('async boom')) };
     const second = progressReporter(rejecting, {
-      relay,
+      progressRelay: relay,
       minIntervalMs: 0,
       onSendError: (e) => errors.push(e),
     });
@@ -124,7 +132,7 @@ describe('progressReporter', () => {
       { progressToken: 'abc' },
       { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
     );
-    const progress = progressReporter(ctx, { relay, minIntervalMs: 0 });
+    const progress = progressReporter(ctx, { progressRelay: relay, minIntervalMs: 0 });
     progress.report(1, 4, 'one');
     expect(sent).toEqual([{ progressToken: 'abc', progress: 1, total: 4, message: 'one' }]);
   });
@@ -132,7 +140,11 @@ describe('progressReporter', () => {
   it('drops `message` for a 2024-11-05 host, keeps `total` [PS6]', () => {
     const { relay } = setup();
     const { extra, sent } = fakeV1Extra({ progressToken: 1 });
-    const progress = progressReporter(extra, { relay, minIntervalMs: 0, revision: '2024-11-05' });
+    const progress = progressReporter(extra, {
+      progressRelay: relay,
+      minIntervalMs: 0,
+      revision: '2024-11-05',
+    });
     progress.report(1, 4, 'one');
     expect(sent).toEqual([{ progressToken: 1, progress: 1, total: 4 }]);
   });
@@ -142,7 +154,7 @@ describe('progressReporter', () => {
     const { extra, sent } = fakeV1Extra({ progressToken: 1 });
     let kept: ReturnType<typeof progressReporter> | undefined;
     {
-      using progress = progressReporter(extra, { relay });
+      using progress = progressReporter(extra, { progressRelay: relay });
       progress.report(1);
       progress.report(2);
       kept = progress;
@@ -162,7 +174,7 @@ describe('withProgress', () => {
         for (let i = 1; i <= args.steps; i++) progress.report(i, args.steps);
         return 'result';
       },
-      { relay },
+      { progressRelay: relay },
     );
     const result = await handler({ steps: 100 }, extra);
     order.push(`sent ${sent.length}`, result);
@@ -182,7 +194,7 @@ describe('withProgress', () => {
         leaked = progress;
         throw new Error('tool failed');
       },
-      { relay },
+      { progressRelay: relay },
     );
     await expect(handler({}, extra)).rejects.toThrow('tool failed');
     clock.advance(1_000);

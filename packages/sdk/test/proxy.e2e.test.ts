@@ -1,4 +1,4 @@
-// A proxy built on forwardRequest between real SDK hosts and a real SDK upstream (a stdio child):
+// A proxy built on relayRequest between real SDK hosts and a real SDK upstream (a stdio child):
 // v1 hosts over Streamable HTTP -> v1 proxy -> v1 upstream; and 2026-07-28 v2 hosts -> v2 proxy -> v2 upstream.
 
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
@@ -9,10 +9,10 @@ import { Server as ServerV2, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextpr
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callWithDeadline,
-  type ForwardRequestOptions,
-  forwardRequest,
   InflightError,
   type Progress,
+  type RelayRequestOptions,
+  relayRequest,
 } from '../src/index.js';
 import {
   closeAll,
@@ -34,18 +34,18 @@ const CEILING_300 = /^CEILING: hard ceiling of (299\.9\d*|300(\.\d+)?) ms reache
 
 afterEach(closeAll);
 
-function v1Proxy(upstream: ClientV1, limits: ForwardRequestOptions = {}): ServerV1 {
+function v1Proxy(upstream: ClientV1, limits: RelayRequestOptions = {}): ServerV1 {
   const server = new ServerV1({ name: 'proxy-v1', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
-    forwardRequest(extra, upstream, request, limits),
+    relayRequest(extra, upstream, request, limits),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    forwardRequest(extra, upstream, request, limits),
+    relayRequest(extra, upstream, request, limits),
   );
   return server;
 }
 
-function v2Proxy(upstream: ClientV2, limits: ForwardRequestOptions = {}): ServerV2 {
+function v2Proxy(upstream: ClientV2, limits: RelayRequestOptions = {}): ServerV2 {
   const server = new ServerV2(
     { name: 'proxy-v2', version: '2.0.0' },
     {
@@ -53,8 +53,8 @@ function v2Proxy(upstream: ClientV2, limits: ForwardRequestOptions = {}): Server
       supportedProtocolVersions: ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS],
     },
   );
-  server.setRequestHandler('tools/list', (request, ctx) => forwardRequest(ctx, upstream, request, limits));
-  server.setRequestHandler('tools/call', (request, ctx) => forwardRequest(ctx, upstream, request, limits));
+  server.setRequestHandler('tools/list', (request, ctx) => relayRequest(ctx, upstream, request, limits));
+  server.setRequestHandler('tools/call', (request, ctx) => relayRequest(ctx, upstream, request, limits));
   return server;
 }
 
@@ -76,7 +76,7 @@ async function rejection(promise: Promise<unknown>): Promise<InflightError> {
   return error as InflightError;
 }
 
-describe('forwardRequest: v1 hosts over HTTP -> v1 proxy -> v1 upstream over stdio', () => {
+describe('relayRequest: v1 hosts over HTTP -> v1 proxy -> v1 upstream over stdio', () => {
   it('relays progress and cancellation, keeping two hosts with identical request ids apart', async () => {
     const upstream = await v1Stdio();
     const url = await v1HttpServer(() => v1Proxy(upstream));
@@ -163,7 +163,7 @@ describe('forwardRequest: v1 hosts over HTTP -> v1 proxy -> v1 upstream over std
   });
 });
 
-describe('forwardRequest: v2 hosts pinned to 2026-07-28 over HTTP -> v2 proxy -> v2 upstream over stdio', () => {
+describe('relayRequest: v2 hosts pinned to 2026-07-28 over HTTP -> v2 proxy -> v2 upstream over stdio', () => {
   it('relays progress, and a host closing its stream cancels upstream as a disconnect [CN24]', async () => {
     const upstream = await v2Stdio(V2_FIXTURE);
     const url = await v2HttpServer(() => v2Proxy(upstream));

@@ -23,7 +23,7 @@ describe('withDeadline', () => {
   it('hands the SDK an always-on onprogress, an effectively infinite timeout, and no reset of its own', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
-    void withDeadline(call.run, { clock, relay });
+    void withDeadline(call.run, { clock, progressRelay: relay });
     expect(typeof call.sdk.onprogress).toBe('function');
     expect(call.sdk.timeout).toBe(2 ** 31 - 1);
     expect(call.sdk.resetTimeoutOnProgress).toBe(false);
@@ -33,7 +33,9 @@ describe('withDeadline', () => {
   it('fires the ceiling on its own timer with no progress at all, and cancels with a reason naming it (SDK #2695)', async () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
-    const result = rejection(withDeadline(call.run, { clock, relay, idleMs: 10_000, ceilingMs: 300 }));
+    const result = rejection(
+      withDeadline(call.run, { clock, progressRelay: relay, idleMs: 10_000, ceilingMs: 300 }),
+    );
     clock.advance(299);
     expect(call.sdk.signal.aborted).toBe(false);
     clock.advance(1);
@@ -47,7 +49,9 @@ describe('withDeadline', () => {
   it('keeps the ceiling even while progress flows', async () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
-    const result = rejection(withDeadline(call.run, { clock, relay, idleMs: 100, ceilingMs: 500 }));
+    const result = rejection(
+      withDeadline(call.run, { clock, progressRelay: relay, idleMs: 100, ceilingMs: 500 }),
+    );
     for (let t = 1; t <= 20; t++) {
       clock.advance(50);
       call.sdk.onprogress({ progress: t });
@@ -58,7 +62,7 @@ describe('withDeadline', () => {
   it('lets progress reset the idle window with no progress callback (SDK #2076)', async () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall<string>();
-    const result = withDeadline(call.run, { clock, relay, idleMs: 200, ceilingMs: 5_000 });
+    const result = withDeadline(call.run, { clock, progressRelay: relay, idleMs: 200, ceilingMs: 5_000 });
     for (let step = 1; step <= 12; step++) {
       clock.advance(50);
       call.sdk.onprogress({ progress: step, total: 12 });
@@ -71,7 +75,7 @@ describe('withDeadline', () => {
   it('ends an idle call as IDLE_TIMEOUT, and a repeated value is not activity', async () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
-    const result = rejection(withDeadline(call.run, { clock, relay, idleMs: 200 }));
+    const result = rejection(withDeadline(call.run, { clock, progressRelay: relay, idleMs: 200 }));
     call.sdk.onprogress({ progress: 1 });
     clock.advance(150);
     call.sdk.onprogress({ progress: 1 }); // not increasing: refused, no touch
@@ -86,7 +90,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
     const stop = new AbortController();
-    const result = rejection(withDeadline(call.run, { clock, relay, signal: stop.signal }));
+    const result = rejection(withDeadline(call.run, { clock, progressRelay: relay, signal: stop.signal }));
     stop.abort('user pressed stop');
     expect(call.sdk.signal.reason).toBe('CANCELLED: cancelled by the caller: user pressed stop');
     const error = await result;
@@ -99,7 +103,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
     const stop = new AbortController();
-    const result = rejection(withDeadline(call.run, { clock, relay, signal: stop.signal }));
+    const result = rejection(withDeadline(call.run, { clock, progressRelay: relay, signal: stop.signal }));
     stop.abort(new InflightError('SHUTDOWN'));
     expect((await result).code).toBe('SHUTDOWN');
   });
@@ -108,7 +112,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
     const error = await rejection(
-      withDeadline(call.run, { clock, relay, signal: AbortSignal.abort('early') }),
+      withDeadline(call.run, { clock, progressRelay: relay, signal: AbortSignal.abort('early') }),
     );
     expect(error.code).toBe('CANCELLED');
     expect(call.calls).toBe(0);
@@ -121,7 +125,7 @@ describe('withDeadline', () => {
       Object.assign(new Error('Connection closed'), { code: 'CONNECTION_CLOSED' }),
     ]) {
       const call = fakeSdkCall();
-      const result = rejection(withDeadline(call.run, { clock, relay }));
+      const result = rejection(withDeadline(call.run, { clock, progressRelay: relay }));
       call.reject(closed);
       const error = await result;
       expect(error.code).toBe('DISCONNECTED');
@@ -132,7 +136,7 @@ describe('withDeadline', () => {
   it('reads a proxy error that carries a cause back into that cause', async () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
-    const result = rejection(withDeadline(call.run, { clock, relay }));
+    const result = rejection(withDeadline(call.run, { clock, progressRelay: relay }));
     call.reject(
       Object.assign(new Error('MCP error -32000: the upstream connection closed'), {
         code: -32000,
@@ -148,7 +152,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall();
     const toolError = Object.assign(new Error('MCP error -32602: Tool nope not found'), { code: -32602 });
-    const result = withDeadline(call.run, { clock, relay });
+    const result = withDeadline(call.run, { clock, progressRelay: relay });
     call.reject(toolError);
     await expect(result).rejects.toBe(toolError);
   });
@@ -157,7 +161,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const call = fakeSdkCall<string>();
     const seen: Progress[] = [];
-    const result = withDeadline(call.run, { clock, relay, onprogress: (p) => seen.push(p) });
+    const result = withDeadline(call.run, { clock, progressRelay: relay, onprogress: (p) => seen.push(p) });
     call.sdk.onprogress({ progress: 1, total: 3, message: 'a' });
     call.sdk.onprogress({ progress: 1, total: 3 });
     call.sdk.onprogress({ progress: 2 });
@@ -172,7 +176,7 @@ describe('withDeadline', () => {
     const call = fakeSdkCall();
     void withDeadline(call.run, {
       clock,
-      relay,
+      progressRelay: relay,
       onprogress: () => {
         throw new Error('ui bug');
       },
@@ -185,7 +189,7 @@ describe('withDeadline', () => {
     const { clock, relay } = setup();
     const stop = new AbortController();
     const call = fakeSdkCall();
-    const result = withDeadline(call.run, { clock, relay, signal: stop.signal });
+    const result = withDeadline(call.run, { clock, progressRelay: relay, signal: stop.signal });
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
     call.resolve('ok');
     await result;
@@ -202,7 +206,13 @@ describe('withDeadline', () => {
     const parent = new DeadlineController({ clock, idleMs: 100, ceilingMs: 1_000 });
     const call = fakeSdkCall();
     const result = rejection(
-      withDeadline(call.run, { clock, relay, deadline: parent, idleMs: 10_000, ceilingMs: 10_000 }),
+      withDeadline(call.run, {
+        clock,
+        progressRelay: relay,
+        deadline: parent,
+        idleMs: 10_000,
+        ceilingMs: 10_000,
+      }),
     );
     for (let t = 1; t <= 5; t++) {
       clock.advance(80);

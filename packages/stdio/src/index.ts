@@ -14,7 +14,7 @@ export {
   type StdioConnectionStats,
 } from './connection/connect-stdio.js';
 export {
-  DEFAULT_MAX_INFLIGHT,
+  DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_QUEUED_BYTES,
   OVERLOADED_ERROR_CODE,
   QUEUED_REQUEST_OVERHEAD_BYTES,

@@ -186,10 +186,10 @@ describe('connectStdio', () => {
     // A server that ignores the cancel: more progress, then its result.
     fromServer.write(`${progress(2)}${progress(3)}{"jsonrpc":"2.0","id":0,"result":{"late":true}}\n`);
     await expect.poll(() => client.endpoint.stats.lateResponses).toBe(1);
-    expect(client.endpoint.relay.stats.late).toBe(2);
+    expect(client.endpoint.progressRelay.stats.late).toBe(2);
     expect(seen).toEqual([1]);
     expect(client.endpoint.stats).toMatchObject({ outboundInFlight: 0, inboundInFlight: 0 });
-    expect(client.endpoint.relay.stats.openRoutes).toBe(0);
+    expect(client.endpoint.progressRelay.stats.openRoutes).toBe(0);
     expect(JSON.parse(peerLines[1]!)).toMatchObject({
       method: 'notifications/cancelled',
       params: { requestId: 0 },

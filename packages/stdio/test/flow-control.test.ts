@@ -21,7 +21,7 @@ afterEach(async () => {
   for (const connection of open.splice(0)) connection.abort();
 });
 
-function rig(options: { maxInflight: number; maxQueuedBytes?: number }): Rig {
+function rig(options: { maxInFlight: number; maxQueuedBytes?: number }): Rig {
   const input = new PassThrough();
   const output = new PassThrough();
   const written: Record<string, unknown>[] = [];
@@ -68,8 +68,8 @@ const cancel = (requestId: unknown) => ({
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('flow control of inbound requests', () => {
-  it('runs maxInflight requests, lets the others wait in arrival order, and starts the next as one ends', async () => {
-    const r = rig({ maxInflight: 2 });
+  it('runs maxInFlight requests, lets the others wait in arrival order, and starts the next as one ends', async () => {
+    const r = rig({ maxInFlight: 2 });
     for (const id of [1, 2, 3, 4, 5]) r.send(hold(id));
     await expect.poll(() => r.started).toEqual([1, 2]);
     expect(r.connection.stats).toMatchObject({ queuedRequests: 3, refusedRequests: 0 });
@@ -84,7 +84,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('passes notifications at once while requests wait', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     r.send(hold('a'));
     r.send(hold('b'));
     r.send({ jsonrpc: '2.0', method: 'test/note' });
@@ -93,7 +93,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('removes a waiting request on its cancel: it never runs and gets no response [CN9]', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     r.send(hold('running'));
     r.send(hold('waiting'));
     r.send(hold('next'));
@@ -112,7 +112,7 @@ describe('flow control of inbound requests', () => {
   it('refuses a request at once with -32010 when the queue is full, and keeps serving', async () => {
     const line = JSON.stringify(hold(0));
     // Room for exactly two waiting requests of this size.
-    const r = rig({ maxInflight: 1, maxQueuedBytes: 2 * (Buffer.byteLength(line) + 64) });
+    const r = rig({ maxInFlight: 1, maxQueuedBytes: 2 * (Buffer.byteLength(line) + 64) });
     for (const id of [0, 1, 2, 3, 4]) r.send(hold(id));
     await expect.poll(() => r.written.length).toBe(2);
     expect(r.written).toEqual([
@@ -130,7 +130,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('answers a second waiting request with the same id with -32600 [J3]', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     r.send(hold('x'));
     r.send(hold('y'));
     r.send(hold('y'));
@@ -139,7 +139,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('does not let a cancel remove a waiting initialize [CN7]', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     r.send(hold('busy'));
     r.send({
       jsonrpc: '2.0',
@@ -158,7 +158,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('answers waiting requests as well as running ones with SHUTDOWN on a graceful close', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     r.send(hold('running'));
     r.send(hold('waiting'));
     await expect.poll(() => r.connection.stats.queuedRequests).toBe(1);
@@ -171,7 +171,7 @@ describe('flow control of inbound requests', () => {
   });
 
   it('drops waiting requests when the peer goes: they never ran, and nothing is left behind', async () => {
-    const r = rig({ maxInflight: 1 });
+    const r = rig({ maxInFlight: 1 });
     for (const id of [1, 2, 3]) r.send(hold(id));
     await expect.poll(() => r.connection.stats.queuedRequests).toBe(2);
     r.connection.abort();

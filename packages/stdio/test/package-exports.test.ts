@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const PUBLIC = [
-  'DEFAULT_MAX_INFLIGHT',
+  'DEFAULT_MAX_IN_FLIGHT',
   'DEFAULT_MAX_LINE_BYTES',
   'DEFAULT_MAX_QUEUED_BYTES',
   'DEFAULT_MAX_UNSENT_BYTES',

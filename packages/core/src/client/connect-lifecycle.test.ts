@@ -5,7 +5,7 @@ import { Endpoint } from '../endpoint/endpoint.js';
 import { serveLifecycle } from '../endpoint/lifecycle.js';
 import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Transport } from '../policy/era-cancel-policy.js';
+import type { TransportKind } from '../policy/era-cancel-policy.js';
 import { LifecycleClient } from './client.js';
 import { connectLifecycle } from './connect-lifecycle.js';
 import { NegotiationError } from './handshake.js';
@@ -14,7 +14,7 @@ const IDENTITY = { clientInfo: { name: 'test-host', version: '1.0.0' }, capabili
 const SERVER = { serverInfo: { name: 'test-server', version: '2.0.0' }, capabilities: { tools: {} } };
 
 /** A client and a server joined in memory through JSON text, as a wire would carry them. */
-function pair(transport: Transport = 'stdio') {
+function pair(transport: TransportKind = 'stdio') {
   const clock = new ManualClock();
   const sent: JsonRpcMessage[] = [];
   let client!: Endpoint;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import { LATEST_LEGACY_REVISION } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Transport } from '../policy/era-cancel-policy.js';
+import type { TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import type { Channel } from './channel.js';
 import { Endpoint } from './endpoint.js';
@@ -32,7 +32,7 @@ function record(endpoint: Endpoint): Seen[] {
   return seen;
 }
 
-function pair(transport: Transport = 'stdio') {
+function pair(transport: TransportKind = 'stdio') {
   const clock = new ManualClock();
   const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
   let client!: Endpoint;
@@ -45,8 +45,8 @@ function pair(transport: Transport = 'stdio') {
         ? server.receiveText(JSON.stringify(notification))
         : server.abortInbound(id, new InflightError('DISCONNECTED')),
   };
-  server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, relay });
-  client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, relay });
+  server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, progressRelay: relay });
+  client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, progressRelay: relay });
   return { clock, client, server };
 }
 

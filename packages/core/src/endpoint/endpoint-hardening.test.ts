@@ -150,7 +150,7 @@ describe('Endpoint hardening', () => {
     server.close();
     expect(report(2)).toBe(false);
     expect(writes.filter((m) => m.method === 'notifications/progress')).toHaveLength(1);
-    expect(server.relay.stats.openRoutes).toBe(0);
+    expect(server.progressRelay.stats.openRoutes).toBe(0);
   });
 
   it('a result that only looks like a task, for a request that asked for none, closes its route', async () => {
@@ -166,7 +166,7 @@ describe('Endpoint hardening', () => {
     );
     await drain();
     expect(report(1)).toBe(false);
-    expect(server.relay.stats.openRoutes).toBe(0);
+    expect(server.progressRelay.stats.openRoutes).toBe(0);
   });
 
   it('an early cancel does not kill initialize [CN7]', async () => {

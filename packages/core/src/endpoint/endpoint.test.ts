@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Transport } from '../policy/era-cancel-policy.js';
+import type { TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import type { RequestId } from '../schemas/types.js';
 import type { Channel } from './channel.js';
@@ -24,7 +24,7 @@ interface Wire {
 }
 
 /** A client and a server joined in memory with a JSON round trip, as a real wire would. */
-function pair(transport: Transport = 'stdio', revision?: Revision): Wire {
+function pair(transport: TransportKind = 'stdio', revision?: Revision): Wire {
   const clock = new ManualClock();
   const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
   const toServer: JsonRpcMessage[] = [];
@@ -49,8 +49,22 @@ function pair(transport: Transport = 'stdio', revision?: Revision): Wire {
       server.abortInbound(id, new InflightError('DISCONNECTED'));
     },
   };
-  server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, relay, revision });
-  client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, relay, revision });
+  server = new Endpoint({
+    role: 'server',
+    transport,
+    channel: serverChannel,
+    clock,
+    progressRelay: relay,
+    revision,
+  });
+  client = new Endpoint({
+    role: 'client',
+    transport,
+    channel: clientChannel,
+    clock,
+    progressRelay: relay,
+    revision,
+  });
   return { clock, client, server, toServer, toClient, closedStreams };
 }
 
@@ -322,7 +336,7 @@ describe('Endpoint', () => {
     expect(w.client.stats.outboundInFlight).toBe(0);
     expect(w.server.stats.inboundInFlight).toBe(0);
     expect(w.clock.pendingTimers).toBe(0);
-    expect(w.client.relay.stats.openRoutes).toBe(0);
+    expect(w.client.progressRelay.stats.openRoutes).toBe(0);
   });
 
   it('sets the session revision from initialize, and strips message for 2024-11-05', async () => {

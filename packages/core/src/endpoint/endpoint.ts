@@ -14,7 +14,7 @@ import {
 } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import { isCancelledParams, isProgressParams } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
@@ -56,13 +56,13 @@ export interface EndpointOptions {
   /** Which side we are: decides who may send progress and cancels (2026-07-28 narrows both). */
   role: Role;
   /** Which transport carries us: decides how a cancel is signalled. */
-  transport: Transport;
+  transport: TransportKind;
   /** Where messages are written. */
   channel: Channel;
   /** @default systemClock */
   clock?: Clock;
   /** Share one relay (and its counters) among endpoints. @default a new relay on `clock` */
-  relay?: ProgressRelay;
+  progressRelay?: ProgressRelay;
   /** The session's revision when known up front (an HTTP header, a pinned client). Set by `initialize`. */
   revision?: Revision;
   /** Who we are, stamped on every 2026-07-28 request we send unless the request names itself [M4]. */
@@ -149,13 +149,13 @@ export class Endpoint {
   /** Which side we are (`EndpointOptions.role`). */
   readonly role: Role;
   /** Which transport carries us (`EndpointOptions.transport`). */
-  readonly transport: Transport;
+  readonly transport: TransportKind;
   /** Where messages are written. */
   readonly channel: Channel;
   /** The clock every deadline of this endpoint runs on. */
   readonly clock: Clock;
   /** The progress relay this endpoint's routes live on. */
-  readonly relay: ProgressRelay;
+  readonly progressRelay: ProgressRelay;
   /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
   revision: Revision | undefined;
   #handlers = new Map<string, RequestHandler>();
@@ -174,8 +174,8 @@ export class Endpoint {
     this.role = options.role;
     this.transport = options.transport;
     this.channel = options.channel;
-    this.clock = options.clock ?? options.relay?.clock ?? systemClock;
-    this.relay = options.relay ?? new ProgressRelay({ clock: this.clock });
+    this.clock = options.clock ?? options.progressRelay?.clock ?? systemClock;
+    this.progressRelay = options.progressRelay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
     const errors = this.#errors;
     const onError = options.onError;
@@ -192,7 +192,7 @@ export class Endpoint {
       transport: this.transport,
       channel: this.channel,
       clock: this.clock,
-      relay: this.relay,
+      progressRelay: this.progressRelay,
     };
     this.#inbound = new InboundRequests({
       ...shared,

@@ -3,7 +3,7 @@ import { DeadlineController } from '../deadline/deadline-controller.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import { isTokenOrId } from '../schemas/guards.js';
@@ -36,10 +36,10 @@ interface InboundEntry {
 /** Shared settings for {@link InboundRequests}. */
 export interface InboundSettings {
   role: Role;
-  transport: Transport;
+  transport: TransportKind;
   channel: Channel;
   clock: Clock;
-  relay: ProgressRelay;
+  progressRelay: ProgressRelay;
   handlerIdleMs: number;
   handlerCeilingMs: number;
   onError: (error: unknown, context: string) => void;
@@ -130,7 +130,7 @@ export class InboundRequests {
     const mayProgress =
       isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
     if (mayProgress) {
-      entry.route = s.relay.open({
+      entry.route = s.progressRelay.open({
         token,
         revision,
         send: (p) => s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id),

@@ -282,12 +282,12 @@ const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
  *
  * @example
  * ```ts
- * import { forwardedParams } from '@mcp-inflight/core';
- * forwardedParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
+ * import { relayedParams } from '@mcp-inflight/core';
+ * relayedParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
  * // { name: 'work', _meta: { trace: 'x' } }
  * ```
  */
-export function forwardedParams(
+export function relayedParams(
   params: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
   if (params === undefined) return undefined;

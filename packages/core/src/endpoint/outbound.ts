@@ -9,7 +9,7 @@ import {
   type Revision,
 } from '../eras/eras.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
-import type { Role, Transport } from '../policy/era-cancel-policy.js';
+import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
@@ -123,10 +123,10 @@ class Pending extends DeadlineController {
 /** Shared settings for {@link OutboundRequests}. */
 export interface OutboundSettings {
   role: Role;
-  transport: Transport;
+  transport: TransportKind;
   channel: Channel;
   clock: Clock;
-  relay: ProgressRelay;
+  progressRelay: ProgressRelay;
   idleMs: number;
   ceilingMs: number;
   clientInfo: Record<string, unknown> | undefined;
@@ -244,7 +244,7 @@ export class OutboundRequests {
     // A task's token outlives its request [PG14]; the second lookup costs nothing while no task is held.
     const pending = this.#byId.get(token) ?? (this.#held.size === 0 ? undefined : this.#held.get(token));
     const s = this.settings;
-    const relay = s.relay;
+    const relay = s.progressRelay;
     if (!pending) {
       s.hub.events?.emit('late', 'progress', params.progressToken);
       return relay.noteLate(params.progressToken, params.progress);

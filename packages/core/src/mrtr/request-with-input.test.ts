@@ -5,7 +5,7 @@ import type { Channel } from '../endpoint/channel.js';
 import { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError, type JsonRpcMessage } from '../endpoint/messages.js';
 import { InflightError } from '../errors/inflight-error.js';
-import type { Transport } from '../policy/era-cancel-policy.js';
+import type { TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
 import type { RequestId } from '../schemas/types.js';
 import { INPUT_ROUNDS_EXCEEDED, type InputCapableClient, requestWithInput } from './request-with-input.js';
@@ -24,7 +24,7 @@ interface Wire {
   closedStreams: RequestId[];
 }
 
-function pair(transport: Transport = 'stdio'): Wire {
+function pair(transport: TransportKind = 'stdio'): Wire {
   const clock = new ManualClock();
   const relay = new ProgressRelay({ clock, minIntervalMs: 0 });
   const toServer: JsonRpcMessage[] = [];
@@ -44,8 +44,22 @@ function pair(transport: Transport = 'stdio'): Wire {
     },
   };
   const revision = '2026-07-28';
-  server = new Endpoint({ role: 'server', transport, channel: serverChannel, clock, relay, revision });
-  client = new Endpoint({ role: 'client', transport, channel: clientChannel, clock, relay, revision });
+  server = new Endpoint({
+    role: 'server',
+    transport,
+    channel: serverChannel,
+    clock,
+    progressRelay: relay,
+    revision,
+  });
+  client = new Endpoint({
+    role: 'client',
+    transport,
+    channel: clientChannel,
+    clock,
+    progressRelay: relay,
+    revision,
+  });
   return {
     clock,
     client: { endpoint: client, request: (m, p, o) => client.request(m, p, o) },

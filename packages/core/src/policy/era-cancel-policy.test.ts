@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { REVISIONS, type Revision } from '../eras/eras.js';
 import {
-  type CancelSignal,
+  type CancelMethod,
   EraCancelPolicy,
   eraCancelPolicy,
   type OutboundRequest,
   type Role,
-  type Transport,
+  type TransportKind,
 } from './era-cancel-policy.js';
 
 // Every answer cites the rule it rests on (keys of packages/core/RULES.md), and the test checks that citation.
@@ -23,7 +23,7 @@ const LISTEN: OutboundRequest = { method: 'subscriptions/listen' };
 // tasks, so the flag changes nothing there.
 const TASK: OutboundRequest = { method: 'tools/call', task: true };
 
-type Row = [Revision, Transport, Role, OutboundRequest, CancelSignal, string, boolean, string];
+type Row = [Revision, TransportKind, Role, OutboundRequest, CancelMethod, string, boolean, string];
 
 /**
  * revision, transport, role, request | outboundCancel (value, rule) | maySendCancelled (value, rule)
@@ -141,9 +141,9 @@ describe('EraCancelPolicy matrix', () => {
 });
 
 describe('EraCancelPolicy: disconnects and progress', () => {
-  const DISCONNECT: Array<[Revision, Transport, boolean, string]> = [
+  const DISCONNECT: Array<[Revision, TransportKind, boolean, string]> = [
     // stdio: the one channel is gone, so nothing in flight can finish [S8].
-    ...REVISIONS.map((r): [Revision, Transport, boolean, string] => [r, 'stdio', true, 'S8']),
+    ...REVISIONS.map((r): [Revision, TransportKind, boolean, string] => [r, 'stdio', true, 'S8']),
     [R1105, 'http', false, 'CN1'], // HTTP+SSE defines no disconnect; only the notification cancels
     [R0326, 'http', false, 'H13'],
     [R0618, 'http', false, 'H13'],

@@ -5,13 +5,13 @@ import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../eras/e
  *
  * @example
  * ```ts
- * import { eraCancelPolicy, type Transport } from '@mcp-inflight/core';
- * const transport: Transport = 'http';
+ * import { eraCancelPolicy, type TransportKind } from '@mcp-inflight/core';
+ * const transport: TransportKind = 'http';
  * eraCancelPolicy('2026-07-28', transport).disconnectIsCancel().value; // true
  * eraCancelPolicy('2025-06-18', transport).disconnectIsCancel().value; // false: only the notification
  * ```
  */
-export type Transport = 'stdio' | 'http';
+export type TransportKind = 'stdio' | 'http';
 /**
  * Which side of the connection we are.
  *
@@ -29,14 +29,14 @@ export type Role = 'client' | 'server';
  *
  * @example
  * ```ts
- * import { type CancelSignal, eraCancelPolicy } from '@mcp-inflight/core';
+ * import { type CancelMethod, eraCancelPolicy } from '@mcp-inflight/core';
  * const policy = eraCancelPolicy('2025-11-25', 'http');
- * const how: CancelSignal = policy.outboundCancel('client', { method: 'tools/call', task: true }).value;
+ * const how: CancelMethod = policy.outboundCancel('client', { method: 'tools/call', task: true }).value;
  * // how === 'tasks/cancel': a task is cancelled with a request, not the notification
  * if (how === 'none') console.log('stop waiting, send nothing');
  * ```
  */
-export type CancelSignal =
+export type CancelMethod =
   /** send `notifications/cancelled {requestId, reason}` */
   | 'notification'
   /** close that request's response stream; send nothing (2026-07-28 HTTP) */
@@ -98,17 +98,17 @@ export class EraCancelPolicy {
   /** The revision the policy answers for. */
   readonly revision: Revision;
   /** The transport the policy answers for. */
-  readonly transport: Transport;
+  readonly transport: TransportKind;
   readonly #legacy: boolean;
 
-  constructor(revision: Revision, transport: Transport) {
+  constructor(revision: Revision, transport: TransportKind) {
     this.revision = revision;
     this.transport = transport;
     this.#legacy = isLegacy(revision);
   }
 
   /** How `role` cancels a request it issued; `'none'` when it may not. */
-  outboundCancel(role: Role, request: OutboundRequest): PolicyAnswer<CancelSignal> {
+  outboundCancel(role: Role, request: OutboundRequest): PolicyAnswer<CancelMethod> {
     if (!this.#legacy && role === 'server') return answer('none', 'L1'); // 2026-07-28 servers issue no requests
     // Never `initialize`, in any revision: under 2026-07-28 it selects legacy semantics [M10], where CN7 holds.
     if (request.method === 'initialize') return answer('none', role === 'client' ? 'CN7' : 'CN4');
@@ -196,7 +196,7 @@ const INSTANCES = new Map<string, { stdio: EraCancelPolicy; http: EraCancelPolic
  * eraCancelPolicy('2025-11-25', 'stdio').maySendProgress('client').value; // true
  * ```
  */
-export function eraCancelPolicy(revision: Revision, transport: Transport): EraCancelPolicy {
+export function eraCancelPolicy(revision: Revision, transport: TransportKind): EraCancelPolicy {
   const pair = INSTANCES.get(revision);
   const policy = transport === 'stdio' ? pair?.stdio : transport === 'http' ? pair?.http : undefined;
   if (!policy) throw new RangeError(`no policy for revision ${revision} on ${transport}`);

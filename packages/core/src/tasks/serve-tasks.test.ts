@@ -61,7 +61,13 @@ async function setup(
       server.receiveText(JSON.stringify(m));
     },
   };
-  server = new Endpoint({ role: 'server', transport: 'stdio', channel: toClient, clock, relay });
+  server = new Endpoint({
+    role: 'server',
+    transport: 'stdio',
+    channel: toClient,
+    clock,
+    progressRelay: relay,
+  });
   clientEp = new Endpoint({ role: 'client', transport: 'stdio', channel: toServer, clock });
   serveLifecycle(server, {
     serverInfo: { name: 's', version: '1' },

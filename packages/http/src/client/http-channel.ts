@@ -22,7 +22,7 @@ export interface HttpChannelOptions {
   /** Legacy resumes (GET with `Last-Event-ID`) in a row that bring nothing before giving up. */
   resumeAttempts: number;
   /** The largest SSE event read; a larger one fails its request. */
-  maxEventSize: number;
+  maxEventChars: number;
   /** The session's endpoint (set right after construction). */
   endpoint: () => Endpoint;
   /**
@@ -168,7 +168,7 @@ export class HttpChannel implements Channel {
         const failure = await readReplyStream(response.body, {
           resumable: legacy,
           resumeAttempts: this.#options.resumeAttempts,
-          maxEventSize: this.#options.maxEventSize,
+          maxEventChars: this.#options.maxEventChars,
           clock: this.#options.clock,
           signal: controller.signal,
           resume: (lastEventId) =>

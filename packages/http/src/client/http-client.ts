@@ -13,7 +13,7 @@ import {
 } from '@mcp-inflight/core';
 import { HttpChannel } from './http-channel.js';
 import { listen } from './listen.js';
-import { DEFAULT_MAX_EVENT_SIZE } from './sse-parser.js';
+import { DEFAULT_MAX_EVENT_CHARS } from './sse-parser.js';
 
 /** How long close() waits for notifications already sent (a cancel) to be answered before aborting them. */
 const CLOSE_FLUSH_MS = 1_000;
@@ -66,7 +66,7 @@ export interface HttpClientOptions {
    * request with `UPSTREAM_CLOSED` rather than being buffered; on the GET stream it is skipped.
    * @default 16 MiB
    */
-  maxEventSize?: number;
+  maxEventChars?: number;
   /**
    * Receive what the server sends outside any call, with no further set-up. Legacy sessions: the GET
    * stream is kept open (reopened with `Last-Event-ID` after a drop) for server requests and notifications
@@ -80,7 +80,7 @@ export interface HttpClientOptions {
   /** Time for deadlines, resume pauses and the close() flush. @default systemClock */
   clock?: Clock;
   /** Share one relay (and its counters) among clients. @default a new relay on `clock` */
-  relay?: ProgressRelay;
+  progressRelay?: ProgressRelay;
 }
 
 /**
@@ -121,7 +121,7 @@ export class HttpClient extends LifecycleClient {
       headers: options.headers ?? {},
       clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
-      maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
+      maxEventChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
       endpoint: (): Endpoint => endpoint,
       renewSession: () => (this ? this.#renewSession() : Promise.reject(new Error('no session yet'))),
     });
@@ -130,7 +130,7 @@ export class HttpClient extends LifecycleClient {
       transport: 'http',
       channel,
       clock: options.clock,
-      relay: options.relay,
+      progressRelay: options.progressRelay,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
       // The endpoint stamps both on every 2026-07-28 request [M2 M4].
@@ -231,7 +231,7 @@ export class HttpClient extends LifecycleClient {
       signal: stop.signal,
       attempts: this.#options.resumeAttempts ?? 2,
       clock: this.#options.clock ?? systemClock,
-      maxEventSize: this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
+      maxEventChars: this.#options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
     });
   }
 }

@@ -15,7 +15,7 @@ export interface ListenOptions {
   /** Time for the pauses between reconnections. */
   clock: Clock;
   /** The largest event read; a larger one is skipped, and the stream goes on. */
-  maxEventSize: number;
+  maxEventChars: number;
 }
 
 /**
@@ -37,7 +37,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           // a garbled event is skipped
         }
       },
-      { maxEventSize: options.maxEventSize },
+      { maxEventChars: options.maxEventChars },
     );
     parser.lastEventId = lastEventId;
     try {

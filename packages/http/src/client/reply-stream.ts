@@ -8,7 +8,7 @@ export interface ReplyStreamOptions {
   resumable: boolean;
   /** Resumes in a row that bring no new event before giving up. */
   resumeAttempts: number;
-  maxEventSize: number;
+  maxEventChars: number;
   clock: Clock;
   /** The request's own signal: aborted when it is cancelled or the client closes. */
   signal: AbortSignal;
@@ -46,9 +46,9 @@ export async function readReplyStream(
         options.onValue(value);
       },
       {
-        maxEventSize: options.maxEventSize,
+        maxEventChars: options.maxEventChars,
         onOversize: (size, limit) => {
-          tooLarge = `an SSE event of at least ${size} characters is larger than maxEventSize (${limit})`;
+          tooLarge = `an SSE event of at least ${size} characters is larger than maxEventChars (${limit})`;
           throw new Error(tooLarge); // stop reading: the event may be the response, which is lost
         },
       },

@@ -60,11 +60,11 @@ describe('SseParser', () => {
 });
 
 describe('SseParser limits', () => {
-  it('skips an event over maxEventSize, reports it once, and reads the next one', () => {
+  it('skips an event over maxEventChars, reports it once, and reads the next one', () => {
     const sizes: number[] = [];
     const events: string[] = [];
     const parser = new SseParser((e) => events.push(e.data), {
-      maxEventSize: 10,
+      maxEventChars: 10,
       onOversize: (size, limit) => sizes.push(size, limit),
     });
     parser.push('id: 1\ndata: 12345\ndata: 67890\ndata: more\n');
@@ -77,11 +77,11 @@ describe('SseParser limits', () => {
 
   it('never buffers a line past the limit, even one that never ends', () => {
     const sizes: number[] = [];
-    const parser = new SseParser(() => {}, { maxEventSize: 100, onOversize: (size) => sizes.push(size) });
+    const parser = new SseParser(() => {}, { maxEventChars: 100, onOversize: (size) => sizes.push(size) });
     for (let i = 0; i < 1_000; i++) parser.push('x'.repeat(60));
     expect(sizes).toEqual([120]);
     const events: string[] = [];
-    const next = new SseParser((e) => events.push(e.data), { maxEventSize: 100 });
+    const next = new SseParser((e) => events.push(e.data), { maxEventChars: 100 });
     next.push(`data: ${'y'.repeat(200)}`);
     next.push('y\r');
     next.push('\n\r\ndata: after\r\n\r\n');
@@ -90,7 +90,7 @@ describe('SseParser limits', () => {
 
   it('lets onOversize stop the stream by throwing', () => {
     const parser = new SseParser(() => {}, {
-      maxEventSize: 4,
+      maxEventChars: 4,
       onOversize: () => {
         throw new Error('too large');
       },

@@ -18,7 +18,7 @@ export interface SseEvent {
 }
 
 /** The default cap on one event's size: 16 MiB of text. */
-export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+export const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
  * Options for an {@link SseParser}.
@@ -26,7 +26,7 @@ export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
  * @example
  * ```ts
  * import { SseParser, type SseParserOptions } from '@mcp-inflight/http';
- * const options: SseParserOptions = { maxEventSize: 1_048_576, onOversize: (size) => console.warn(size) };
+ * const options: SseParserOptions = { maxEventChars: 1_048_576, onOversize: (size) => console.warn(size) };
  * new SseParser(() => {}, options);
  * ```
  */
@@ -36,9 +36,9 @@ export interface SseParserOptions {
    * is never buffered: it is skipped to its end and reported to `onOversize`.
    * @default 16 MiB
    */
-  maxEventSize?: number;
+  maxEventChars?: number;
   /**
-   * Called once for each event that passed `maxEventSize`, with the size seen when it did. It may throw
+   * Called once for each event that passed `maxEventChars`, with the size seen when it did. It may throw
    * (the error leaves {@link SseParser.push}) to stop reading that stream. @default skip quietly
    */
   onOversize?: (size: number, limit: number) => void;
@@ -49,7 +49,7 @@ export interface SseParserOptions {
  * split across chunks), comment lines ignored (keep-alives [TO11]), `data` lines joined with `\n`, an event
  * with no `data` line not dispatched, `retry` kept. A priming event (an id and an empty `data` [H16]) is
  * dispatched with `data === ''`; it carries no message, and consumers skip it. Each chunk is scanned once,
- * and no event grows past `maxEventSize`, so a hostile stream costs linear time and bounded memory.
+ * and no event grows past `maxEventChars`, so a hostile stream costs linear time and bounded memory.
  *
  * @example
  * ```ts
@@ -65,7 +65,7 @@ export class SseParser {
   /** The reconnection delay the server asked for, if any. */
   retryMs: number | undefined;
   #onEvent: (event: SseEvent) => void;
-  #maxEventSize: number;
+  #maxEventChars: number;
   #onOversize: ((size: number, limit: number) => void) | undefined;
   /** The start of a line whose end has not arrived yet. */
   #partial = '';
@@ -81,7 +81,7 @@ export class SseParser {
 
   constructor(onEvent: (event: SseEvent) => void, options: SseParserOptions = {}) {
     this.#onEvent = onEvent;
-    this.#maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+    this.#maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
     this.#onOversize = options.onOversize;
   }
 
@@ -113,7 +113,7 @@ export class SseParser {
       return;
     }
     this.#partial += text.slice(start);
-    if (this.#partial.length + this.#dataSize > this.#maxEventSize) {
+    if (this.#partial.length + this.#dataSize > this.#maxEventChars) {
       const size = this.#partial.length + this.#dataSize;
       this.#partial = '';
       this.#lineDropped = true;
@@ -145,7 +145,7 @@ export class SseParser {
     if (field === 'data') {
       this.#data.push(value);
       this.#dataSize += value.length + 1;
-      if (this.#dataSize > this.#maxEventSize) this.#oversize(this.#dataSize);
+      if (this.#dataSize > this.#maxEventChars) this.#oversize(this.#dataSize);
     } else if (field === 'event') this.#type = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.#pendingId = value;
@@ -156,7 +156,7 @@ export class SseParser {
   #oversize(size: number): void {
     this.#reset();
     this.#discarding = true;
-    this.#onOversize?.(size, this.#maxEventSize);
+    this.#onOversize?.(size, this.#maxEventChars);
   }
 
   #dispatch(): void {

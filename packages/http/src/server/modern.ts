@@ -99,7 +99,7 @@ export async function serveModern(
     transport: 'http',
     revision: MODERN_REVISION,
     clock: options.clock,
-    relay: options.relay,
+    progressRelay: options.progressRelay,
     ...options.endpoint,
     channel: {
       write(message, related) {

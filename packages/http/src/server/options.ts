@@ -86,7 +86,7 @@ export interface HttpServerOptions {
   /** Time source for every timer here. @default systemClock */
   clock?: Clock;
   /** One relay shared by every endpoint (sessions and stateless requests). @default a new one */
-  relay?: ProgressRelay;
+  progressRelay?: ProgressRelay;
   /** Reports errors that have no caller to go to (a throwing `setup`). */
   onError?: (error: unknown) => void;
   /**
@@ -151,14 +151,14 @@ export interface ResolvedServerOptions {
   legacy: boolean;
   modern: boolean;
   clock: Clock;
-  relay: ProgressRelay;
+  progressRelay: ProgressRelay;
   endpoint: { handlerIdleMs?: number; handlerCeilingMs?: number; idleMs?: number; ceilingMs?: number };
   onError: (error: unknown) => void;
   listeners: ListenersLike | undefined;
 }
 
 export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedServerOptions {
-  const clock = options.clock ?? options.relay?.clock ?? systemClock;
+  const clock = options.clock ?? options.progressRelay?.clock ?? systemClock;
   return {
     isAllowedOrigin: originCheck(options.allowedOrigins),
     isAllowedHost: hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
@@ -175,7 +175,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     legacy: options.legacy ?? true,
     modern: options.modern ?? true,
     clock,
-    relay: options.relay ?? new ProgressRelay({ clock }),
+    progressRelay: options.progressRelay ?? new ProgressRelay({ clock }),
     endpoint: {
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,

@@ -60,7 +60,7 @@ export class LegacySession {
       role: 'server',
       transport: 'http',
       clock: options.clock,
-      relay: options.relay,
+      progressRelay: options.progressRelay,
       ...options.endpoint,
       channel: this.#router,
     });

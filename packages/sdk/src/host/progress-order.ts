@@ -13,7 +13,7 @@ const wrappers = new WeakMap<object, OnMessage>();
  * as "unknown token"; the SDK's own test matrix lists this as a known failure. Here a response is handed on
  * one microtask later too, behind the notifications that came before it. Call after `connect()` (the SDK
  * sets the handler there); safe to call again, and it re-applies after a reconnect.
- * {@link callWithDeadline} and {@link forwardRequest} call it for you.
+ * {@link callWithDeadline} and {@link relayRequest} call it for you.
  *
  * @example
  * ```ts

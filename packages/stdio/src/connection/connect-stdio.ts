@@ -19,7 +19,7 @@ import {
   unserializableResponse,
 } from './bad-input.js';
 import type { StdioConnection, StdioConnectionOptions } from './options.js';
-import { DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_QUEUED_BYTES, RequestGate } from './request-gate.js';
+import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED_BYTES, RequestGate } from './request-gate.js';
 import { DEFAULT_RESULT_GAP_MS, ResultGap } from './result-gap.js';
 
 export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
@@ -57,12 +57,12 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
     onOverflow: (bytes) => peerStoppedReading(bytes),
   });
-  const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const gap = new ResultGap(
     writer,
     options.clock ?? systemClock,
     options.resultGapMs ?? DEFAULT_RESULT_GAP_MS,
-    maxInflight,
+    maxInFlight,
   );
   const write = (message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void => {
     if (reason) return;
@@ -94,7 +94,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   // The endpoint reports a throwing notification handler here and keeps serving.
   const endpoint = new Endpoint({ ...endpointOptions(options), onError, role, transport: 'stdio', channel });
   const gate = new RequestGate(endpoint, {
-    maxInflight,
+    maxInFlight,
     maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
     // A 2026-07-28 client writes no responses [S5]; the endpoint would answer nothing either.
     reply: (message) => {
@@ -285,11 +285,11 @@ function lostPeer(role: Role, why: string, cause?: unknown): InflightError {
 function endpointOptions(
   options: StdioConnectionOptions,
 ): Omit<EndpointOptions, 'role' | 'transport' | 'channel'> {
-  const { clock, relay, revision, idleMs, ceilingMs, handlerIdleMs, handlerCeilingMs } = options;
+  const { clock, progressRelay, revision, idleMs, ceilingMs, handlerIdleMs, handlerCeilingMs } = options;
   const { clientInfo, clientCapabilities } = options;
   const picked = {
     clock,
-    relay,
+    progressRelay,
     revision,
     idleMs,
     ceilingMs,

@@ -35,9 +35,9 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   maxLineBytes?: number;
   /**
    * Requests run at once; more wait their turn in arrival order (reading never stops, so cancels and
-   * responses still act at once). @default 1 000 (`DEFAULT_MAX_INFLIGHT`)
+   * responses still act at once). @default 1 000 (`DEFAULT_MAX_IN_FLIGHT`)
    */
-  maxInflight?: number;
+  maxInFlight?: number;
   /**
    * Bound on requests waiting for a slot: the bytes of their lines plus 64 each. A request that does not
    * fit is refused at once with `-32010` (`OVERLOADED_ERROR_CODE`). @default 8 MiB
@@ -94,7 +94,7 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
  * const stats: StdioConnectionStats = connection.stats; // a snapshot
  * if (stats.parseErrors + stats.overlongLines > 0) console.error('the peer writes lines that are not MCP');
  * if (stats.peakUnsentBytes > 1 << 20) console.error('the peer reads slowly');
- * if (stats.refusedRequests > 0) console.error('the peer sent more than maxInflight + maxQueuedBytes allow');
+ * if (stats.refusedRequests > 0) console.error('the peer sent more than maxInFlight + maxQueuedBytes allow');
  * ```
  */
 export interface StdioConnectionStats extends LineFramerStats, LineWriterStats, RequestGateStats {

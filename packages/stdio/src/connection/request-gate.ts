@@ -15,11 +15,11 @@ import {
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_INFLIGHT, serveStdio } from '@mcp-inflight/stdio';
- * serveStdio(() => {}, { maxInflight: DEFAULT_MAX_INFLIGHT / 10 }); // handlers that each hold a lot of memory
+ * import { DEFAULT_MAX_IN_FLIGHT, serveStdio } from '@mcp-inflight/stdio';
+ * serveStdio(() => {}, { maxInFlight: DEFAULT_MAX_IN_FLIGHT / 10 }); // handlers that each hold a lot of memory
  * ```
  */
-export const DEFAULT_MAX_INFLIGHT = 1_000;
+export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 
 /**
  * Default bound on requests waiting for a free slot: 8 MiB, counted as the bytes of their lines plus
@@ -95,7 +95,7 @@ export interface RequestGateStats {
 
 /** Settings of a {@link RequestGate}. */
 export interface RequestGateOptions {
-  maxInflight: number;
+  maxInFlight: number;
   maxQueuedBytes: number;
   /** Writes a reply of the gate's own (a refusal), unless the peer may not be answered. */
   reply: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
@@ -113,14 +113,14 @@ interface Waiting {
 /**
  * Per-connection flow control for inbound requests. Reading never stops for load, so a cancel never waits
  * behind requests (rule 7): every line is taken at once. A request runs at once while fewer than
- * `maxInflight` are in flight; otherwise it waits, in arrival order, in a queue bounded by
+ * `maxInFlight` are in flight; otherwise it waits, in arrival order, in a queue bounded by
  * `maxQueuedBytes`, and once that is full it is refused at once with {@link OVERLOADED_ERROR_CODE}.
  * Cancels, responses and every other notification pass straight through, and a cancel for a waiting
  * request removes it from the queue: it never runs and gets no response [CN9]. A burst of any size is
  * therefore answered in full, results or refusals, in bounded memory (rule 8).
  */
 export class RequestGate {
-  readonly maxInflight: number;
+  readonly maxInFlight: number;
   readonly maxQueuedBytes: number;
   readonly #endpoint: Endpoint;
   readonly #reply: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
@@ -141,10 +141,10 @@ export class RequestGate {
   constructor(endpoint: Endpoint, options: RequestGateOptions) {
     this.#endpoint = endpoint;
     this.#reply = options.reply;
-    this.maxInflight = options.maxInflight;
+    this.maxInFlight = options.maxInFlight;
     this.maxQueuedBytes = options.maxQueuedBytes;
-    if (!(this.maxInflight >= 1))
-      throw new RangeError(`maxInflight must be at least 1, got ${this.maxInflight}`);
+    if (!(this.maxInFlight >= 1))
+      throw new RangeError(`maxInFlight must be at least 1, got ${this.maxInFlight}`);
     if (!(this.maxQueuedBytes >= 0))
       throw new RangeError(`maxQueuedBytes must not be negative, got ${this.maxQueuedBytes}`);
   }
@@ -175,7 +175,7 @@ export class RequestGate {
       id = m.id;
       method = m.method;
     }
-    if (this.#waiting === 0 && this.#inflight() < this.maxInflight) return this.#endpoint.receive(value);
+    if (this.#waiting === 0 && this.#inflight() < this.maxInFlight) return this.#endpoint.receive(value);
     if (id !== undefined && this.#byId.has(id)) {
       // Two requests with one id cannot both be answered [J3 J4]; the endpoint would say the same.
       return this.#reply(
@@ -225,7 +225,7 @@ export class RequestGate {
 
   #drain = (): void => {
     this.#drainScheduled = false;
-    while (this.#waiting > 0 && !this.#closed && this.#inflight() < this.maxInflight) {
+    while (this.#waiting > 0 && !this.#closed && this.#inflight() < this.maxInFlight) {
       const next = this.#shift();
       if (next) this.#endpoint.receive(JSON.parse(next.line));
     }

@@ -1,15 +1,15 @@
 // The proxy's relay on real core endpoints joined in memory, timed by a ManualClock (no sleeping).
-import { InflightError, type Revision, type Transport } from '@mcp-inflight/core';
+import { InflightError, type Revision, type TransportKind } from '@mcp-inflight/core';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { CallEvent, ProxyEvent } from '../src/events.js';
-import { ProxyForwarder } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/forwarder.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, progressOf, settle, type Wire, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';
 
 interface Setup {
-  upstreamTransport?: Transport;
+  upstreamTransport?: TransportKind;
   upstreamRevision?: Revision;
   idleMs?: number;
   ceilingMs?: number;
@@ -39,13 +39,13 @@ function proxy(setup: Setup = {}) {
     },
     (e) => events.push(e),
   );
-  const relay = new ProxyForwarder(link, {
+  const relay = new ProxyRelay(link, {
     idleMs: setup.idleMs ?? 1_000,
     ceilingMs: setup.ceilingMs ?? 10_000,
     clock,
     onEvent: (e) => events.push(e),
   });
-  const host = (transport: Transport, revision: Revision, label = 'host') => {
+  const host = (transport: TransportKind, revision: Revision, label = 'host') => {
     const w = wire({ clock, transport, revision });
     relay.attach(w.server, label);
     return w;
@@ -352,7 +352,7 @@ describe('the upstream going away', () => {
       attempts++;
       throw new Error('spawn node-that-does-not-exist ENOENT');
     });
-    const relay = new ProxyForwarder(link, { clock });
+    const relay = new ProxyRelay(link, { clock });
     const h = wire({ clock, transport: 'stdio', revision: '2025-06-18' });
     relay.attach(h.server, 'host');
     const call = h.client.request('tools/list', {}, {});

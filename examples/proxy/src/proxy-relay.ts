@@ -2,11 +2,11 @@ import {
   type Clock,
   DeadlineController,
   type Endpoint,
-  forwardedParams,
   InflightError,
   isLegacy,
   type RequestContext,
   type RequestId,
+  relayedParams,
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
@@ -21,14 +21,14 @@ import {
   type ProxyEvent,
   type ProxyStats,
 } from './events.js';
-import { FORWARDED_METHODS, NO_CACHING, resultForHost } from './forward.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';
+import { NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
-/** Options for a {@link ProxyForwarder}. */
-export interface ForwarderOptions {
+/** Options for a {@link ProxyRelay}. */
+export interface ProxyRelayOptions {
   /** Idle limit for every relayed call: upstream progress resets it. @default 60_000 */
   idleMs?: number;
   /** Hard ceiling for every relayed call, from the host's request; nothing extends it. @default 600_000 */
@@ -56,7 +56,7 @@ interface InFlight {
 }
 
 /**
- * The proxy's relay, independent of transports: {@link ProxyForwarder.attach} makes any host-facing server
+ * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
  * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
  * the upstream's identity and forward every other request to the one shared upstream. Each relayed call
  * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
@@ -68,7 +68,7 @@ interface InFlight {
  *
  * @example
  * ```ts
- * import { ProxyForwarder } from './forwarder.js';
+ * import { ProxyRelay } from './proxy-relay.js';
  * import { UpstreamLink } from './upstream-link.js';
  * import { clientUpstream } from './upstream-client.js';
  * import { serveStdio } from '@mcp-inflight/stdio';
@@ -77,11 +77,11 @@ interface InFlight {
  *   clientUpstream({ kind: 'stdio', commandLine: 'node examples/server/dist/index.js', revision: 'auto' }),
  * );
  * await link.get();
- * const relay = new ProxyForwarder(link, { idleMs: 60_000, ceilingMs: 600_000 });
+ * const relay = new ProxyRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
  * serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
  * ```
  */
-export class ProxyForwarder {
+export class ProxyRelay {
   readonly link: UpstreamLink;
   readonly idleMs: number;
   readonly ceilingMs: number;
@@ -99,10 +99,10 @@ export class ProxyForwarder {
   readonly inputs: InputBroker;
   /** Upstream endpoints whose server-to-client requests the broker already serves. */
   readonly #served = new WeakSet<Endpoint>();
-  /** Resolvers of {@link ProxyForwarder.idle} promises, called when the last call in flight ends. */
+  /** Resolvers of {@link ProxyRelay.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
 
-  constructor(link: UpstreamLink, options: ForwarderOptions = {}) {
+  constructor(link: UpstreamLink, options: ProxyRelayOptions = {}) {
     this.link = link;
     this.idleMs = options.idleMs ?? 60_000;
     this.ceilingMs = options.ceilingMs ?? 600_000;
@@ -128,7 +128,7 @@ export class ProxyForwarder {
   /** Serves one host connection: the lifecycle from the upstream's identity, and every forwarded method. */
   attach(endpoint: Endpoint, host: string): void {
     serveLifecycle(endpoint, this.link.identity);
-    for (const method of FORWARDED_METHODS) {
+    for (const method of RELAYED_METHODS) {
       endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
     }
     // A task-augmented tools/call keeps its routes past the CreateTaskResult; tasks/* reach only the host's own.
@@ -209,7 +209,7 @@ export class ProxyForwarder {
       }
       if (task) {
         // A task-augmented call is relayed as one request; its task lives on in the task relay.
-        const result = await upstream.request(ctx.method, task.params(forwardedParams(params)), {
+        const result = await upstream.request(ctx.method, task.params(relayedParams(params)), {
           onprogress: (p) => {
             progressIn++;
             if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
@@ -230,7 +230,7 @@ export class ProxyForwarder {
         flow = await this.inputs.claim(host, ctx);
       } else {
         const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
-          upstream.request(ctx.method, forwardedParams(p), {
+          upstream.request(ctx.method, relayedParams(p), {
             onprogress: (p) => {
               started.touch();
               const current = started.round;

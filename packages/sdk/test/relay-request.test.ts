@@ -2,9 +2,9 @@ import { DeadlineController, InflightError, ProgressRelay } from '@mcp-inflight/
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
-  forwardedRequest,
-  forwardRequest,
   type RequestLike,
+  relayedRequest,
+  relayRequest,
   type SdkRequestOptions,
   WireError,
 } from '../src/index.js';
@@ -43,12 +43,12 @@ const call = (token: number | string) => ({
   params: { name: 'work', arguments: {}, _meta: { progressToken: token, trace: 't' } },
 });
 
-describe('forwardRequest', () => {
+describe('relayRequest', () => {
   it('forwards without the host token or envelope, and maps upstream progress back to the host token', async () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 'host-7' });
-    const result = forwardRequest(host.extra, upstream.client, call('host-7'), { clock, relay });
+    const result = relayRequest(host.extra, upstream.client, call('host-7'), { clock, progressRelay: relay });
     const leg = upstream.calls[0]!;
     expect(leg.request).toEqual({
       method: 'tools/call',
@@ -76,8 +76,8 @@ describe('forwardRequest', () => {
     const b = fakeV1Extra({ progressToken: 1 });
     const stopA = new AbortController();
     const hostA = { ...a.extra, signal: stopA.signal };
-    const resultA = forwardRequest(hostA, upstream.client, call(1), { clock, relay });
-    const resultB = forwardRequest(b.extra, upstream.client, call(1), { clock, relay });
+    const resultA = relayRequest(hostA, upstream.client, call(1), { clock, progressRelay: relay });
+    const resultB = relayRequest(b.extra, upstream.client, call(1), { clock, progressRelay: relay });
     const [legA, legB] = upstream.calls;
     legA!.sdk.onprogress({ progress: 10 });
     legB!.sdk.onprogress({ progress: 20 });
@@ -96,7 +96,7 @@ describe('forwardRequest', () => {
     const upstream = fakeUpstream();
     const stop = new AbortController();
     const host = { ...fakeV1Extra({ progressToken: 1 }).extra, signal: stop.signal };
-    const result = forwardRequest(host, upstream.client, call(1), { clock, relay });
+    const result = relayRequest(host, upstream.client, call(1), { clock, progressRelay: relay });
     stop.abort(InflightError.ceiling(300).wireReason()); // what an mcp-inflight host sends as `reason`
     expect(upstream.calls[0]!.sdk.signal.reason).toMatch(/^CEILING: hard ceiling of 300 ms/);
     await expect(result).rejects.toMatchObject({ data: { cause: 'CEILING' } });
@@ -106,9 +106,9 @@ describe('forwardRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 1 });
-    const result = forwardRequest(host.extra, upstream.client, call(1), {
+    const result = relayRequest(host.extra, upstream.client, call(1), {
       clock,
-      relay,
+      progressRelay: relay,
       idleMs: 100,
       ceilingMs: 250,
     });
@@ -131,14 +131,14 @@ describe('forwardRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const host = fakeV1Extra({ progressToken: 1 });
-    const closed = forwardRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
+    const closed = relayRequest(host.extra, upstream.client, call(1), { clock, progressRelay: relay }).catch(
       (e: unknown) => e,
     );
     upstream.calls[0]!.reject(
       Object.assign(new Error('MCP error -32000: Connection closed'), { code: -32000 }),
     );
     expect(await closed).toMatchObject({ code: -32000, data: { cause: 'UPSTREAM_CLOSED' } });
-    const failed = forwardRequest(host.extra, upstream.client, call(1), { clock, relay }).catch(
+    const failed = relayRequest(host.extra, upstream.client, call(1), { clock, progressRelay: relay }).catch(
       (e: unknown) => e,
     );
     upstream.calls[1]!.reject(
@@ -152,9 +152,9 @@ describe('forwardRequest', () => {
     const upstream = fakeUpstream();
     const hostDeadline = new DeadlineController({ clock, idleMs: 100, ceilingMs: 400 });
     const host = fakeV1Extra({ progressToken: 1 });
-    const result = forwardRequest(host.extra, upstream.client, call(1), {
+    const result = relayRequest(host.extra, upstream.client, call(1), {
       clock,
-      relay,
+      progressRelay: relay,
       deadline: hostDeadline,
     }).catch((e: unknown) => e);
     for (let t = 1; t <= 4; t++) {
@@ -170,11 +170,11 @@ describe('forwardRequest', () => {
     const { clock, relay } = setup();
     const upstream = fakeUpstream();
     const { ctx, sent } = fakeV2Ctx(undefined);
-    const result = forwardRequest(
+    const result = relayRequest(
       ctx,
       upstream.client,
       { method: 'tools/call', params: { name: 'w' } },
-      { clock, relay, idleMs: 100 },
+      { clock, progressRelay: relay, idleMs: 100 },
     );
     for (let t = 1; t <= 5; t++) {
       clock.advance(80);
@@ -189,10 +189,10 @@ describe('forwardRequest', () => {
   });
 });
 
-describe('forwardedRequest', () => {
+describe('relayedRequest', () => {
   it('drops the host token and 2026-07-28 envelope keys, keeps the rest', () => {
     expect(
-      forwardedRequest({
+      relayedRequest({
         method: 'tools/call',
         params: {
           name: 'w',
@@ -204,8 +204,8 @@ describe('forwardedRequest', () => {
         },
       }),
     ).toEqual({ method: 'tools/call', params: { name: 'w', _meta: { 'com.example/trace': 'x' } } });
-    expect(forwardedRequest({ method: 'ping' })).toEqual({ method: 'ping' });
-    expect(forwardedRequest({ method: 'tools/list', params: { _meta: { progressToken: 1 } } })).toEqual({
+    expect(relayedRequest({ method: 'ping' })).toEqual({ method: 'ping' });
+    expect(relayedRequest({ method: 'tools/list', params: { _meta: { progressToken: 1 } } })).toEqual({
       method: 'tools/list',
       params: {},
     });

@@ -10,11 +10,11 @@ import type { CacheHints } from '@mcp-inflight/core/tools';
  *
  * @example
  * ```ts
- * import { FORWARDED_METHODS } from './forward.js';
- * FORWARDED_METHODS.includes('tools/call'); // true
+ * import { RELAYED_METHODS } from './relayed-methods.js';
+ * RELAYED_METHODS.includes('tools/call'); // true
  * ```
  */
-export const FORWARDED_METHODS: readonly string[] = [
+export const RELAYED_METHODS: readonly string[] = [
   'tools/list',
   'tools/call',
   'resources/list',
@@ -31,7 +31,7 @@ export const FORWARDED_METHODS: readonly string[] = [
  *
  * @example
  * ```ts
- * import { NO_CACHING } from './forward.js';
+ * import { NO_CACHING } from './relayed-methods.js';
  * NO_CACHING; // { ttlMs: 0, cacheScope: 'private' }
  * ```
  */
@@ -54,7 +54,7 @@ const CACHEABLE = new Set([
  *
  * @example
  * ```ts
- * import { NO_CACHING, resultForHost } from './forward.js';
+ * import { NO_CACHING, resultForHost } from './relayed-methods.js';
  * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18', 'tools/call', NO_CACHING); // { content: [] }
  * resultForHost({ tools: [] }, '2026-07-28', 'tools/list', NO_CACHING); // { tools: [], ttlMs: 0, cacheScope: 'private' }
  * ```
@@ -85,7 +85,7 @@ export function resultForHost(
  *
  * @example
  * ```ts
- * import { capabilitiesForHosts } from './forward.js';
+ * import { capabilitiesForHosts } from './relayed-methods.js';
  * capabilitiesForHosts({ tools: { listChanged: true }, logging: {} }); // { tools: { listChanged: true } }
  * ```
  */

@@ -8,27 +8,27 @@ import { runRequestLifecycle } from '../host/request-lifecycle.js';
 import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import { readInbound } from '../server/inbound.js';
 import type { ClientLike, HandlerContext, RequestLike } from '../shapes.js';
-import { forwardedRequest } from './forwarded-request.js';
+import { relayedRequest } from './relayed-request.js';
 
 /**
- * Options for {@link forwardRequest}.
+ * Options for {@link relayRequest}.
  *
  * @example
  * ```ts
  * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
- * import type { HandlerContext, ForwardRequestOptions, RequestLike } from '@mcp-inflight/sdk';
- * import { forwardRequest } from '@mcp-inflight/sdk';
+ * import type { HandlerContext, RelayRequestOptions, RequestLike } from '@mcp-inflight/sdk';
+ * import { relayRequest } from '@mcp-inflight/sdk';
  * declare const upstream: Client;
- * const options: ForwardRequestOptions = {
+ * const options: RelayRequestOptions = {
  *   idleMs: 30_000,
  *   minIntervalMs: 250, // at most 4 progress updates a second down to the host
  *   revision: '2024-11-05', // a v1 server on stdio cannot tell, and this host's revision has no `message`
  * };
  * const relay = (request: RequestLike, extra: HandlerContext) =>
- *   forwardRequest(extra, upstream, request, options);
+ *   relayRequest(extra, upstream, request, options);
  * ```
  */
-export interface ForwardRequestOptions extends RelayOptions {
+export interface RelayRequestOptions extends RelayOptions {
   /** Ends the upstream call when this long passes with no progress from upstream. @default 60_000 */
   idleMs?: number;
   /** Ends the upstream call this long after it started, whatever progress says. @default 600_000 */
@@ -69,23 +69,23 @@ export interface ForwardRequestOptions extends RelayOptions {
  * import { Server } from '@modelcontextprotocol/sdk/server/index.js';
  * import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
  * import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
- * import { forwardRequest } from '@mcp-inflight/sdk';
+ * import { relayRequest } from '@mcp-inflight/sdk';
  *
  * function front(upstream: Client): Server {
  *   const server = new Server({ name: 'proxy', version: '1.0.0' }, { capabilities: { tools: {} } });
  *   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
- *     forwardRequest(extra, upstream, request, { idleMs: 60_000, ceilingMs: 600_000 }),
+ *     relayRequest(extra, upstream, request, { idleMs: 60_000, ceilingMs: 600_000 }),
  *   );
  *   return server;
  * }
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: the upstream's result passes through unvalidated; by default it takes the type the SDK handler must return.
-export async function forwardRequest<T = any>(
+export async function relayRequest<T = any>(
   context: HandlerContext,
   upstream: ClientLike,
   request: RequestLike,
-  options: ForwardRequestOptions = {},
+  options: RelayRequestOptions = {},
 ): Promise<T> {
   const inbound = readInbound(context, options.revision);
   const token = inbound.token;
@@ -105,7 +105,7 @@ export async function forwardRequest<T = any>(
   // The upstream client is ours to keep quiet: its late traffic after a host's cancel is expected.
   absorbLateMessages(upstream);
   keepProgressOrder(upstream);
-  const forwarded = forwardedRequest(request);
+  const forwarded = relayedRequest(request);
   try {
     // A proxy passes results through as the upstream sent them: no schema of ours in the way.
     // Both majors take (request, schema, options) for any method.
