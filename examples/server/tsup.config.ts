@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', stats: 'src/stats.ts' }, // stats: shared with examples/proxy
+  entry: { index: 'src/index.ts' },
   format: ['esm'],
   clean: true,
   target: 'node20',

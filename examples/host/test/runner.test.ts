@@ -1,5 +1,6 @@
 // The host's call runner against a real core server endpoint, in memory, on a ManualClock.
-import { Endpoint, InflightError, type JsonRpcMessage } from '@mcp-inflight/core';
+import { Endpoint, InflightError } from '@mcp-inflight/core';
+import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runCalls } from '../src/runner.js';

@@ -1,5 +1,6 @@
 // The host's report tallies its endpoint's event stream: real core endpoints joined in memory, ManualClock.
-import { type Channel, Endpoint, InflightError, ProgressRelay, type TransportKind } from '@mcp-inflight/core';
+import { Endpoint, InflightError, ProgressRelay, type TransportKind } from '@mcp-inflight/core';
+import type { Channel } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { expect, it } from 'vitest';
 import { toReport } from '../src/report.js';

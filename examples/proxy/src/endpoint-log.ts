@@ -1,4 +1,5 @@
-import type { CancelCode, Direction, Endpoint, ProgressToken, RequestId } from '@mcp-inflight/core';
+import type { CancelCode, Endpoint, ProgressToken, RequestId } from '@mcp-inflight/core';
+import type { Direction } from '@mcp-inflight/core/adapter';
 
 /**
  * What one of the proxy's endpoints reported on its typed event stream (`endpoint.events`), as a log

@@ -2,7 +2,7 @@
 // or over HTTP at 127.0.0.1:PORT/mcp). See README.md for flags and behaviour.
 import { ProgressRelay, withTimeout } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
-import { LiveEndpoints } from '@mcp-inflight/example-server/stats';
+import { LiveEndpoints } from '@mcp-inflight/core/stats';
 import { logEndpointEvents } from './endpoint-log.js';
 import { formatEvent, type ProxyEvent } from './events.js';
 import { type Listener, listenHttp, listenStdio } from './listeners.js';

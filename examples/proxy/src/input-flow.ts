@@ -2,13 +2,13 @@ import {
   DeadlineController,
   type Endpoint,
   type InflightError,
-  isLegacy,
   JsonRpcError,
   JsonRpcErrorCode,
   type RequestContext,
   type Revision,
   type TimerHandle,
 } from '@mcp-inflight/core';
+import { isLegacy } from '@mcp-inflight/core/adapter';
 import {
   checkInputRequired,
   clientSupports,

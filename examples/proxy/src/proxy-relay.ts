@@ -3,13 +3,12 @@ import {
   DeadlineController,
   type Endpoint,
   InflightError,
-  isLegacy,
   type RequestContext,
   type RequestId,
-  relayedParams,
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
+import { isLegacy, relayedParams } from '@mcp-inflight/core/adapter';
 import { isInputRequired } from '@mcp-inflight/core/mrtr';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 import {

@@ -1,4 +1,5 @@
-import { isLegacy, type Revision } from '@mcp-inflight/core';
+import type { Revision } from '@mcp-inflight/core';
+import { isLegacy } from '@mcp-inflight/core/adapter';
 import { TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 

@@ -1,5 +1,5 @@
 import type { Endpoint } from '@mcp-inflight/core';
-import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/example-server/stats';
+import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/core/stats';
 import type { ProxyRelay } from './proxy-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 

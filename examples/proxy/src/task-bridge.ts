@@ -1,7 +1,8 @@
 // A 2025-11-25 host's task on a 2026-07-28 upstream: the proxy speaks each leg's shape. The upstream's
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
-import { type Clock, JsonRpcError, JsonRpcErrorCode, pause } from '@mcp-inflight/core';
+import { type Clock, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
+import { pause } from '@mcp-inflight/core/adapter';
 import { checkInputRequired, type InputRequest } from '@mcp-inflight/core/mrtr';
 import { isTerminalStatus, RELATED_TASK_META_KEY, type TaskStatus } from '@mcp-inflight/core/tasks';
 

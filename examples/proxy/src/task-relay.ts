@@ -1,15 +1,13 @@
 import {
   type Clock,
   type Endpoint,
-  hasTask,
-  isLegacy,
   JsonRpcError,
   JsonRpcErrorCode,
   type RequestContext,
   systemClock,
-  type TaskRouteHooks,
   type TimerHandle,
 } from '@mcp-inflight/core';
+import { hasTask, isLegacy, type TaskRouteHooks } from '@mcp-inflight/core/adapter';
 import type { InputRequest } from '@mcp-inflight/core/mrtr';
 import {
   declaresTasksExtension,

@@ -1,4 +1,5 @@
-import type { McpClient, ServerHandshake } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/core';
+import type { ServerHandshake } from '@mcp-inflight/core/adapter';
 import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
 import type { Publisher } from '@mcp-inflight/core/tools';
 import { HttpClient } from '@mcp-inflight/http';

@@ -5,10 +5,10 @@ import {
   type Endpoint,
   InflightError,
   JsonRpcError,
-  type JsonRpcMessage,
   type Revision,
   serveLifecycle,
 } from '@mcp-inflight/core';
+import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { type InputRequiredResult, requestWithInput } from '@mcp-inflight/core/mrtr';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';

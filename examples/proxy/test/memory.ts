@@ -4,12 +4,12 @@
 import {
   Endpoint,
   InflightError,
-  type JsonRpcMessage,
   ProgressRelay,
   type RequestId,
   type Revision,
   type TransportKind,
 } from '@mcp-inflight/core';
+import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import type { ManualClock } from '@mcp-inflight/core/testing';
 import type { UpstreamConnection } from '../src/upstream-link.js';
 

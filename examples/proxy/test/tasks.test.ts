@@ -1,7 +1,8 @@
 // Task-augmented calls through the relay, in memory on a manual clock: two hosts on one proxy in front of
 // one upstream that serves tasks (core's serveTasks). Each host sees, lists and cancels only its own
 // tasks under ids the proxy minted; progress and status reach the owning host; the table expires.
-import { JsonRpcError, type JsonRpcMessage, LifecycleClient, type RequestContext } from '@mcp-inflight/core';
+import { JsonRpcError, type RequestContext } from '@mcp-inflight/core';
+import { type JsonRpcMessage, LifecycleClient } from '@mcp-inflight/core/adapter';
 import { callTask, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';

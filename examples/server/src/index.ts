@@ -2,11 +2,11 @@
 // README.md.
 import type { Endpoint } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
+import { LiveEndpoints, serveStats } from '@mcp-inflight/core/stats';
 import { serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { conformanceServer } from './conformance.js';
-import { LiveEndpoints, serveStats } from './stats.js';
 import { exampleTaskStore, setupExampleServer, type WorkCounters } from './tools.js';
 
 let options: ServerOptions;

@@ -1,10 +1,5 @@
-import {
-  CANCEL_CODES,
-  type CancelCode,
-  InflightError,
-  inflightErrorFromJsonRpc,
-  type JsonRpcErrorObject,
-} from '@mcp-inflight/core';
+import { CANCEL_CODES, type CancelCode, InflightError, inflightErrorFromJsonRpc } from '@mcp-inflight/core';
+import type { JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
 
 const CODES = new Set<string>(CANCEL_CODES);
 // v1 McpError prefixes its message with "MCP error <code>: "; the cause's own text is what we keep.

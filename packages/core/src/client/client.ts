@@ -114,7 +114,7 @@ export interface McpClient {
  *
  * @example
  * ```ts
- * import type { ClientTransport } from '@mcp-inflight/core';
+ * import type { ClientTransport } from '@mcp-inflight/core/adapter';
  * const transport: ClientTransport = {
  *   notify: async () => {},
  *   close: async () => {},
@@ -141,7 +141,8 @@ export interface ClientTransport extends LifecycleHooks {
  *
  * @example
  * ```ts
- * import { Endpoint, LifecycleClient } from '@mcp-inflight/core';
+ * import { Endpoint } from '@mcp-inflight/core';
+ * import { LifecycleClient } from '@mcp-inflight/core/adapter';
  * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel: { write: () => {} } });
  * const client = new LifecycleClient(
  *   endpoint,

@@ -24,7 +24,8 @@ import {
  *
  * @example
  * ```ts
- * import { connectLifecycle, type Endpoint, type LifecycleHooks } from '@mcp-inflight/core';
+ * import { connectLifecycle, type Endpoint } from '@mcp-inflight/core';
+ * import { type LifecycleHooks } from '@mcp-inflight/core/adapter';
  * declare const endpoint: Endpoint;
  * const hooks: LifecycleHooks = {
  *   // HTTP: later requests carry the negotiated version in a header, so it must be known first.

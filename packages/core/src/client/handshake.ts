@@ -58,7 +58,8 @@ export interface ConnectOptions {
  *
  * @example
  * ```ts
- * import type { McpClient, ServerHandshake } from '@mcp-inflight/core';
+ * import type { McpClient } from '@mcp-inflight/core';
+ * import type { ServerHandshake } from '@mcp-inflight/core/adapter';
  * declare const client: McpClient;
  * const server: ServerHandshake = await client.connect();
  * if (server.era === 'legacy') console.error(`a legacy server: ${server.revision}, after initialize`);

@@ -38,7 +38,8 @@ export interface Clock {
  *
  * @example
  * ```ts
- * import { type Clock, MAX_TIMER_MS } from '@mcp-inflight/core';
+ * import { type Clock } from '@mcp-inflight/core';
+ * import { MAX_TIMER_MS } from '@mcp-inflight/core/adapter';
  * // A custom clock clamps too: setTimeout(fn, 2 ** 31) fires at once instead of in 24.8 days.
  * // A timer that comes due early is simply re-armed for the rest.
  * const wallClock: Clock = {
@@ -76,7 +77,7 @@ export const systemClock: Clock = {
  *
  * @example
  * ```ts
- * import { timersOf } from '@mcp-inflight/core';
+ * import { timersOf } from '@mcp-inflight/core/adapter';
  * import { ManualClock } from '@mcp-inflight/core/testing';
  * const clock = new ManualClock();
  * const timers = timersOf(clock); // p-timeout's `customTimers`

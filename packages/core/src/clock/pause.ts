@@ -6,7 +6,8 @@ import type { Clock } from './clock.js';
  *
  * @example
  * ```ts
- * import { pause, systemClock } from '@mcp-inflight/core';
+ * import { systemClock } from '@mcp-inflight/core';
+ * import { pause } from '@mcp-inflight/core/adapter';
  * const controller = new AbortController();
  * await pause(1_000, controller.signal, systemClock); // a retry's wait that a close ends at once
  * ```

@@ -7,7 +7,8 @@ import type { JsonRpcMessage } from './messages.js';
  *
  * @example
  * ```ts
- * import { type Channel, Endpoint, type JsonRpcMessage } from '@mcp-inflight/core';
+ * import { Endpoint } from '@mcp-inflight/core';
+ * import { type Channel, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
  * const written: (JsonRpcMessage | JsonRpcMessage[])[] = [];
  * // Like stdio: one stream for everything, so neither optional member is needed.
  * const channel: Channel = { write: (message) => void written.push(message) };

@@ -10,7 +10,8 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
  *
  * @example
  * ```ts
- * import type { Direction, Endpoint } from '@mcp-inflight/core';
+ * import type { Endpoint } from '@mcp-inflight/core';
+ * import type { Direction } from '@mcp-inflight/core/adapter';
  * declare const endpoint: Endpoint;
  * const started = new Map<Direction, number>([['inbound', 0], ['outbound', 0]]);
  * endpoint.events.on('request-started', (direction) => started.set(direction, (started.get(direction) ?? 0) + 1));
@@ -24,7 +25,8 @@ export type Direction = 'inbound' | 'outbound';
  *
  * @example
  * ```ts
- * import type { Endpoint, Outcome } from '@mcp-inflight/core';
+ * import type { Endpoint } from '@mcp-inflight/core';
+ * import type { Outcome } from '@mcp-inflight/core/adapter';
  * declare const endpoint: Endpoint;
  * const outcomes: Outcome[] = [];
  * endpoint.events.on('request-ended', (_direction, _id, _method, outcome) => outcomes.push(outcome));

@@ -36,7 +36,8 @@ export interface ServerIdentity {
  *
  * @example
  * ```ts
- * import { type Endpoint, SERVER_INFO_META_KEY } from '@mcp-inflight/core';
+ * import { type Endpoint } from '@mcp-inflight/core';
+ * import { SERVER_INFO_META_KEY } from '@mcp-inflight/core/adapter';
  * declare const client: Endpoint;
  * const discovered = (await client.request('server/discover')) as { _meta?: Record<string, unknown> };
  * // 2026-07-28 has no initialize: the server's name and version ride in the result's `_meta`.

@@ -8,7 +8,7 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
  *
  * @example
  * ```ts
- * import type { JsonRpcMessage } from '@mcp-inflight/core';
+ * import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
  * const ping: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
  * const initialized: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
  * const batch: JsonRpcMessage[] = [ping, initialized]; // batches: 2025-03-26 only
@@ -31,7 +31,7 @@ export interface MessageFields {
  *
  * @example
  * ```ts
- * import { type Classified, classify } from '@mcp-inflight/core';
+ * import { type Classified, classify } from '@mcp-inflight/core/adapter';
  * const seen: Classified = classify({ jsonrpc: '2.0', method: 'notifications/initialized' });
  * if (seen.kind === 'invalid' && seen.answerable) console.log(seen.code, seen.message);
  * ```
@@ -84,7 +84,7 @@ export type Classified =
  *
  * @example
  * ```ts
- * import { classify, errorResponse } from '@mcp-inflight/core';
+ * import { classify, errorResponse } from '@mcp-inflight/core/adapter';
  * const message = classify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: [1, 2] });
  * if (message.kind === 'invalid' && message.answerable) {
  *   errorResponse(message.id, message.code, message.message); // -32602: params must be an object
@@ -151,7 +151,8 @@ function isErrorObject(value: unknown): boolean {
  *
  * @example
  * ```ts
- * import { errorResponse, JsonRpcErrorCode } from '@mcp-inflight/core';
+ * import { JsonRpcErrorCode } from '@mcp-inflight/core';
+ * import { errorResponse } from '@mcp-inflight/core/adapter';
  * errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error'); // null: the id could not be read
  * errorResponse(4, JsonRpcErrorCode.MethodNotFound, 'Method not found', { method: 'tools/frobnicate' });
  * ```
@@ -171,7 +172,8 @@ export function errorResponse(
  *
  * @example
  * ```ts
- * import { type Endpoint, resultResponse } from '@mcp-inflight/core';
+ * import { type Endpoint } from '@mcp-inflight/core';
+ * import { resultResponse } from '@mcp-inflight/core/adapter';
  * declare const endpoint: Endpoint;
  * const response = resultResponse(3, { tools: [] }); // { jsonrpc: '2.0', id: 3, result: { tools: [] } }
  * endpoint.channel.write(response, 3); // related to request 3: on HTTP, this ends its stream
@@ -186,7 +188,7 @@ export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
  *
  * @example
  * ```ts
- * import { metaOf } from '@mcp-inflight/core';
+ * import { metaOf } from '@mcp-inflight/core/adapter';
  * metaOf({ _meta: { progressToken: 'abc' } })?.progressToken; // 'abc'
  * metaOf({ _meta: ['not', 'an', 'object'] }); // undefined
  * metaOf(undefined); // undefined
@@ -259,7 +261,7 @@ export interface ProgressFields {
  *
  * @example
  * ```ts
- * import { hasTask } from '@mcp-inflight/core';
+ * import { hasTask } from '@mcp-inflight/core/adapter';
  * hasTask({ name: 'work', task: { ttl: 60_000 } }); // true: a task-augmented tools/call
  * hasTask({ task: { taskId: 't1', status: 'working' } }); // true: a CreateTaskResult
  * hasTask({ content: [] }); // false
@@ -282,7 +284,7 @@ const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
  *
  * @example
  * ```ts
- * import { relayedParams } from '@mcp-inflight/core';
+ * import { relayedParams } from '@mcp-inflight/core/adapter';
  * relayedParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
  * // { name: 'work', _meta: { trace: 'x' } }
  * ```

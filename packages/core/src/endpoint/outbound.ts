@@ -68,7 +68,8 @@ export interface RequestOptions {
  *
  * @example
  * ```ts
- * import type { Endpoint, TaskRouteHooks } from '@mcp-inflight/core';
+ * import type { Endpoint } from '@mcp-inflight/core';
+ * import type { TaskRouteHooks } from '@mcp-inflight/core/adapter';
  * declare const endpoint: Endpoint;
  * let release = (): void => {};
  * const taskRoute: TaskRouteHooks = {

@@ -56,7 +56,7 @@ export const LATEST_LEGACY_REVISION: Revision = '2025-11-25';
  *
  * @example
  * ```ts
- * import { DEFAULT_HTTP_REVISION, revisionOfHeader } from '@mcp-inflight/core';
+ * import { DEFAULT_HTTP_REVISION, revisionOfHeader } from '@mcp-inflight/core/adapter';
  * revisionOfHeader(undefined) === DEFAULT_HTTP_REVISION; // true: no header reads as 2025-03-26
  * ```
  */
@@ -67,7 +67,8 @@ export const DEFAULT_HTTP_REVISION: Revision = '2025-03-26';
  *
  * @example
  * ```ts
- * import { MODERN_REVISION, PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core';
+ * import { MODERN_REVISION } from '@mcp-inflight/core';
+ * import { PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core/adapter';
  * const params = { name: 'work', arguments: {}, _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION } };
  * ```
  */
@@ -78,7 +79,8 @@ export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersio
  *
  * @example
  * ```ts
- * import { CLIENT_INFO_META_KEY, type Endpoint, metaOf } from '@mcp-inflight/core';
+ * import { type Endpoint } from '@mcp-inflight/core';
+ * import { CLIENT_INFO_META_KEY, metaOf } from '@mcp-inflight/core/adapter';
  * declare const server: Endpoint;
  * server.setRequestHandler('tools/list', (params) => {
  *   // 2026-07-28: no initialize told us who calls; every request says it.
@@ -95,7 +97,7 @@ export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
  *
  * @example
  * ```ts
- * import { CLIENT_CAPABILITIES_META_KEY, metaOf } from '@mcp-inflight/core';
+ * import { CLIENT_CAPABILITIES_META_KEY, metaOf } from '@mcp-inflight/core/adapter';
  * declare const params: Record<string, unknown> | undefined; // a 2026-07-28 request's params
  * // Read per request: there is no session to remember them in.
  * const capabilities = metaOf(params)?.[CLIENT_CAPABILITIES_META_KEY] as { sampling?: object } | undefined;
@@ -126,7 +128,7 @@ export function isRevision(value: unknown): value is Revision {
  *
  * @example
  * ```ts
- * import { isLegacy } from '@mcp-inflight/core';
+ * import { isLegacy } from '@mcp-inflight/core/adapter';
  * isLegacy('2025-11-25'); // true: initialize, a session, progress from either side
  * isLegacy('2026-07-28'); // false
  * ```
@@ -140,7 +142,8 @@ export function isLegacy(revision: Revision): boolean {
  *
  * @example
  * ```ts
- * import { hasProgressMessage, type ProgressParams, type Revision } from '@mcp-inflight/core';
+ * import { type ProgressParams, type Revision } from '@mcp-inflight/core';
+ * import { hasProgressMessage } from '@mcp-inflight/core/adapter';
  * function progressFor(revision: Revision, params: ProgressParams): ProgressParams {
  *   if (hasProgressMessage(revision)) return params;
  *   const { message: _dropped, ...rest } = params; // 2024-11-05 has no `message`
@@ -157,7 +160,7 @@ export function hasProgressMessage(revision: Revision): boolean {
  *
  * @example
  * ```ts
- * import { allowsBatches } from '@mcp-inflight/core';
+ * import { allowsBatches } from '@mcp-inflight/core/adapter';
  * allowsBatches('2025-03-26'); // true
  * allowsBatches('2025-06-18'); // false: a server answers a batch with -32600
  * ```
@@ -171,7 +174,7 @@ export function allowsBatches(revision: Revision): boolean {
  *
  * @example
  * ```ts
- * import { hasStreamableHttp } from '@mcp-inflight/core';
+ * import { hasStreamableHttp } from '@mcp-inflight/core/adapter';
  * hasStreamableHttp('2024-11-05'); // false: those clients reach us over stdio
  * hasStreamableHttp('2025-03-26'); // true
  * ```
@@ -205,7 +208,7 @@ export function revisionOf(message: unknown, sessionRevision?: Revision): Revisi
  *
  * @example
  * ```ts
- * import { metaVersionOf } from '@mcp-inflight/core';
+ * import { metaVersionOf } from '@mcp-inflight/core/adapter';
  * const future = { params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } };
  * metaVersionOf(future); // '2099-01-01': not checked against what we speak
  * metaVersionOf({ params: {} }); // undefined
@@ -226,7 +229,7 @@ export function metaVersionOf(message: unknown): unknown {
  *
  * @example
  * ```ts
- * import { revisionOfHeader } from '@mcp-inflight/core';
+ * import { revisionOfHeader } from '@mcp-inflight/core/adapter';
  * revisionOfHeader('2025-06-18'); // '2025-06-18'
  * revisionOfHeader(null); // '2025-03-26': no header
  * revisionOfHeader('1999-01-01'); // undefined: answer 400
@@ -244,7 +247,7 @@ export function revisionOfHeader(header: string | null | undefined): Revision | 
  *
  * @example
  * ```ts
- * import { negotiateLegacy } from '@mcp-inflight/core';
+ * import { negotiateLegacy } from '@mcp-inflight/core/adapter';
  * negotiateLegacy('2025-06-18'); // '2025-06-18': echoed
  * negotiateLegacy('2026-07-28'); // '2025-11-25': not legacy, so the newest legacy revision
  * negotiateLegacy('2024-11-05', 'http'); // '2025-03-26': 2024-11-05 has no Streamable HTTP

@@ -58,7 +58,7 @@ export const CANCEL_CODES: readonly CancelCode[] = [
  *
  * @example
  * ```ts
- * import { JSONRPC_CODE_BY_CAUSE } from '@mcp-inflight/core';
+ * import { JSONRPC_CODE_BY_CAUSE } from '@mcp-inflight/core/adapter';
  * JSONRPC_CODE_BY_CAUSE.IDLE_TIMEOUT; // -32001, and so is CEILING: read data.cause to tell them apart
  * JSONRPC_CODE_BY_CAUSE.CANCELLED; // -32800: a user's stop is not a timeout
  * ```

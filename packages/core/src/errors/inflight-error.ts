@@ -30,7 +30,8 @@ export interface InflightErrorDetails {
  *
  * @example
  * ```ts
- * import { InflightError, type JsonRpcErrorObject } from '@mcp-inflight/core';
+ * import { InflightError } from '@mcp-inflight/core';
+ * import { type JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
  * const wire: JsonRpcErrorObject = InflightError.cancelled('user pressed stop').toJsonRpc();
  * // { code: -32800, message: 'cancelled by the caller: user pressed stop', data: { cause: 'CANCELLED' } }
  * ```

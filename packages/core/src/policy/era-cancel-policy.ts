@@ -51,7 +51,8 @@ export type CancelMethod =
  *
  * @example
  * ```ts
- * import { eraCancelPolicy, type PolicyAnswer } from '@mcp-inflight/core';
+ * import { eraCancelPolicy } from '@mcp-inflight/core';
+ * import { type PolicyAnswer } from '@mcp-inflight/core/adapter';
  * const policy = eraCancelPolicy('2026-07-28', 'http');
  * const answer: PolicyAnswer<boolean> = policy.maySendCancelled('client', 'tools/call');
  * console.log(answer.value, answer.rule); // false 'CN22': log the rule with the decision
@@ -69,7 +70,8 @@ export interface PolicyAnswer<T> {
  *
  * @example
  * ```ts
- * import { eraCancelPolicy, type OutboundRequest } from '@mcp-inflight/core';
+ * import { eraCancelPolicy } from '@mcp-inflight/core';
+ * import { type OutboundRequest } from '@mcp-inflight/core/adapter';
  * const request: OutboundRequest = { method: 'tools/call', task: true };
  * eraCancelPolicy('2025-11-25', 'stdio').maySendCancelled('client', request).value; // false: tasks/cancel
  * ```

@@ -23,7 +23,8 @@ export const DEFAULT_MIN_INTERVAL_MS = 50;
  *
  * @example
  * ```ts
- * import { type DropReason, ProgressRelay } from '@mcp-inflight/core';
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * import { type DropReason } from '@mcp-inflight/core/adapter';
  * const relay = new ProgressRelay();
  * const drops = new Map<DropReason, number>();
  * relay.on('dropped', (reason) => drops.set(reason, (drops.get(reason) ?? 0) + 1));
@@ -36,7 +37,8 @@ export type DropReason = 'not-finite' | 'not-increasing' | 'bad-total' | 'bad-me
  *
  * @example
  * ```ts
- * import { ProgressRelay, type ProgressRelayEvents } from '@mcp-inflight/core';
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * import { type ProgressRelayEvents } from '@mcp-inflight/core/adapter';
  * const relay = new ProgressRelay();
  * // The work that reported the progress never sees this error; only listeners do.
  * const onSendError: ProgressRelayEvents['sendError'] = (error, token) =>
@@ -84,7 +86,8 @@ export interface ProgressRelayStats {
  *
  * @example
  * ```ts
- * import { ProgressRelay, type RouteOptions } from '@mcp-inflight/core';
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * import { type RouteOptions } from '@mcp-inflight/core/adapter';
  * declare function writeToHost(message: object): void;
  * const options: RouteOptions = {
  *   token: 'host-7', // the host's token, not the one upstream used

@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { isTokenOrId } from '@mcp-inflight/core';
+ * import { isTokenOrId } from '@mcp-inflight/core/adapter';
  * isTokenOrId('abc'); // true
  * isTokenOrId(0); // true: 0 is a real token
  * isTokenOrId(1.5); // false
@@ -34,7 +34,7 @@ function isOptionalMeta(value: unknown): boolean {
  *
  * @example
  * ```ts
- * import { isProgressParams } from '@mcp-inflight/core';
+ * import { isProgressParams } from '@mcp-inflight/core/adapter';
  * const numericMessage = { progressToken: 't', progress: 1, message: 42 };
  * isProgressParams(numericMessage, true); // false: message must be a string
  * isProgressParams(numericMessage, false); // true: 2024-11-05 has no message, so it is ignored
@@ -62,7 +62,7 @@ export function isProgressParams(params: unknown, withMessage: boolean): boolean
  *
  * @example
  * ```ts
- * import { isCancelledParams } from '@mcp-inflight/core';
+ * import { isCancelledParams } from '@mcp-inflight/core/adapter';
  * isCancelledParams({ requestId: 3, reason: 'user pressed stop' }, false); // true
  * isCancelledParams({ reason: 'task over' }, true); // true: 2025-11-25 lets a task cancel leave the id out
  * isCancelledParams({ reason: 'task over' }, false); // false

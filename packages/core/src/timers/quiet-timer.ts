@@ -8,7 +8,8 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
  *
  * @example
  * ```ts
- * import { QuietTimer, systemClock } from '@mcp-inflight/core';
+ * import { systemClock } from '@mcp-inflight/core';
+ * import { QuietTimer } from '@mcp-inflight/core/adapter';
  * const expiry = new QuietTimer(systemClock, 300_000, (quietMs) => console.log(`quiet for ${quietMs} ms`));
  * expiry.start();
  * expiry.touch(); // contact: the window starts again, no timer work

@@ -5,7 +5,8 @@ import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../clock/clock.js';
  *
  * @example
  * ```ts
- * import { type QueuedTimer, systemClock, TimerQueue } from '@mcp-inflight/core';
+ * import { systemClock } from '@mcp-inflight/core';
+ * import { type QueuedTimer, TimerQueue } from '@mcp-inflight/core/adapter';
  * const queue = TimerQueue.for(systemClock);
  * const timer: QueuedTimer = queue.schedule(systemClock.now() + 5_000, () => console.log('five seconds on'));
  * timer.dueAt; // an instant on the clock's scale, not a delay
@@ -57,7 +58,7 @@ export interface TouchRun {
  *
  * @example
  * ```ts
- * import { TimerQueue } from '@mcp-inflight/core';
+ * import { TimerQueue } from '@mcp-inflight/core/adapter';
  * import { ManualClock } from '@mcp-inflight/core/testing';
  * const clock = new ManualClock();
  * const queue = TimerQueue.for(clock); // the queue deadlines and relays on this clock share

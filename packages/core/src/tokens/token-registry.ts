@@ -33,7 +33,8 @@ export class DuplicateTokenError extends Error {
  *
  * @example
  * ```ts
- * import { type TokenLease, TokenRegistry } from '@mcp-inflight/core';
+ * import { TokenRegistry } from '@mcp-inflight/core';
+ * import { type TokenLease } from '@mcp-inflight/core/adapter';
  * const registry = new TokenRegistry<{ hostToken: string }>({ prefix: 'up-' });
  * {
  *   using lease: TokenLease<{ hostToken: string }> = registry.lease({ hostToken: 'h1' });

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { BoundedSet } from '@mcp-inflight/core';
+ * import { BoundedSet } from '@mcp-inflight/core/adapter';
  * const recentlyDone = new BoundedSet<string | number>(256);
  * recentlyDone.add(7);
  * recentlyDone.has(7); // true, until 256 newer ids push it out

@@ -1,14 +1,12 @@
 import {
-  type Channel,
   type Clock,
   type Endpoint,
   InflightError,
-  type JsonRpcMessage,
   MODERN_REVISION,
-  metaVersionOf,
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
+import { type Channel, type JsonRpcMessage, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';

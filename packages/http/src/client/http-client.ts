@@ -4,13 +4,12 @@ import {
   type ConnectOptions,
   connectLifecycle,
   Endpoint,
-  LifecycleClient,
   MODERN_REVISION,
   type ProgressRelay,
   type Revision,
-  type ServerHandshake,
   systemClock,
 } from '@mcp-inflight/core';
+import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { HttpChannel } from './http-channel.js';
 import { listen } from './listen.js';
 import { DEFAULT_MAX_EVENT_CHARS } from './sse-parser.js';

@@ -1,4 +1,5 @@
-import { type Clock, type Endpoint, pause } from '@mcp-inflight/core';
+import type { Clock, Endpoint } from '@mcp-inflight/core';
+import { pause } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
 

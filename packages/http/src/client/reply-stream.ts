@@ -1,4 +1,5 @@
-import { type Clock, pause } from '@mcp-inflight/core';
+import type { Clock } from '@mcp-inflight/core';
+import { pause } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, pumpSse } from './read-body.js';
 import { SseParser } from './sse-parser.js';
 

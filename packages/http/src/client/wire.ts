@@ -1,10 +1,5 @@
-import {
-  type JsonRpcErrorObject,
-  type JsonRpcMessage,
-  MODERN_REVISION,
-  metaVersionOf,
-  type Revision,
-} from '@mcp-inflight/core';
+import { MODERN_REVISION, type Revision } from '@mcp-inflight/core';
+import { type JsonRpcErrorObject, type JsonRpcMessage, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 

@@ -1,10 +1,5 @@
-import {
-  type Endpoint,
-  hasTask,
-  type JsonRpcMessage,
-  type RequestId,
-  type Revision,
-} from '@mcp-inflight/core';
+import type { Endpoint, RequestId, Revision } from '@mcp-inflight/core';
+import { hasTask, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
 

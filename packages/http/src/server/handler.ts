@@ -1,4 +1,5 @@
-import { DEFAULT_HTTP_REVISION, JsonRpcErrorCode, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core';
+import { JsonRpcErrorCode, MODERN_REVISION } from '@mcp-inflight/core';
+import { DEFAULT_HTTP_REVISION, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';

@@ -1,15 +1,12 @@
+import { isRevision, JsonRpcErrorCode, REVISIONS, type RequestId } from '@mcp-inflight/core';
 import {
   allowsBatches,
   classify,
   DEFAULT_HTTP_REVISION,
   hasStreamableHttp,
   isLegacy,
-  isRevision,
-  JsonRpcErrorCode,
   negotiateLegacy,
-  REVISIONS,
-  type RequestId,
-} from '@mcp-inflight/core';
+} from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, type ServeContext } from './context.js';
 import { accepted, errorReply, methodNotAllowed } from './replies.js';

@@ -1,10 +1,5 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  JsonRpcErrorCode,
-  MODERN_REVISION,
-  metaVersionOf,
-  type RequestId,
-} from '@mcp-inflight/core';
+import { JsonRpcErrorCode, MODERN_REVISION, type RequestId } from '@mcp-inflight/core';
+import { CLIENT_CAPABILITIES_META_KEY, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { decodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 import { errorReply } from './replies.js';
 

@@ -1,11 +1,11 @@
 import {
-  classify,
   Endpoint,
   eraCancelPolicy,
   InflightError,
   JsonRpcErrorCode,
   MODERN_REVISION,
 } from '@mcp-inflight/core';
+import { classify } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
 import { LEGACY_HTTP } from './legacy.js';

@@ -1,4 +1,5 @@
-import { errorResponse, type RequestId } from '@mcp-inflight/core';
+import type { RequestId } from '@mcp-inflight/core';
+import { errorResponse } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 
 /** A JSON body with a status. */

@@ -1,10 +1,5 @@
-import {
-  type Clock,
-  type JsonRpcMessage,
-  type ProgressToken,
-  QuietTimer,
-  type RequestId,
-} from '@mcp-inflight/core';
+import type { Clock, ProgressToken, RequestId } from '@mcp-inflight/core';
+import { type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**

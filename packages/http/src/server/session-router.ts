@@ -1,4 +1,5 @@
-import { BoundedSet, type Channel, type JsonRpcMessage, type RequestId } from '@mcp-inflight/core';
+import type { RequestId } from '@mcp-inflight/core';
+import { BoundedSet, type Channel, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { type HttpHandlerStats, isCreateTaskResult, isResponseTo } from './context.js';
 import type { ResponseStream } from './response-stream.js';
 

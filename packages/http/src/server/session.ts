@@ -1,12 +1,5 @@
-import {
-  DEFAULT_HTTP_REVISION,
-  Endpoint,
-  InflightError,
-  QuietTimer,
-  type RequestId,
-  type Revision,
-  type TimerHandle,
-} from '@mcp-inflight/core';
+import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
+import { DEFAULT_HTTP_REVISION, QuietTimer } from '@mcp-inflight/core/adapter';
 import type { Accepts, ServeContext } from './context.js';
 import { ResponseStream } from './response-stream.js';
 import { SessionRouter } from './session-router.js';

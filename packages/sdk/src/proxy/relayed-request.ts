@@ -1,4 +1,4 @@
-import { relayedParams } from '@mcp-inflight/core';
+import { relayedParams } from '@mcp-inflight/core/adapter';
 import type { RequestLike } from '../shapes.js';
 
 /**

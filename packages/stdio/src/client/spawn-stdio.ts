@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { type ClientIdentity, InflightError, LifecycleClient, type McpClient } from '@mcp-inflight/core';
+import { type ClientIdentity, InflightError, type McpClient } from '@mcp-inflight/core';
+import { LifecycleClient } from '@mcp-inflight/core/adapter';
 import {
   connectStdio,
   type StdioConnection,

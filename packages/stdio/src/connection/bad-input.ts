@@ -1,4 +1,5 @@
-import { errorResponse, JsonRpcErrorCode, type JsonRpcMessage } from '@mcp-inflight/core';
+import { JsonRpcErrorCode } from '@mcp-inflight/core';
+import { errorResponse, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
 
 /**
  * What was wrong with a line the peer wrote.

@@ -1,14 +1,13 @@
 import type { Writable } from 'node:stream';
 import {
-  type Channel,
   Endpoint,
   type EndpointOptions,
   InflightError,
-  type JsonRpcMessage,
   type RequestId,
   type Role,
   systemClock,
 } from '@mcp-inflight/core';
+import type { Channel, JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
 import {

@@ -1,13 +1,10 @@
+import { type Endpoint, type InflightError, JsonRpcErrorCode, type RequestId } from '@mcp-inflight/core';
 import {
-  type Endpoint,
   errorResponse,
-  type InflightError,
   isCancelledParams,
   isTokenOrId,
-  JsonRpcErrorCode,
   type JsonRpcMessage,
-  type RequestId,
-} from '@mcp-inflight/core';
+} from '@mcp-inflight/core/adapter';
 
 /**
  * Default bound on requests one connection runs at once: 1,000. Past it, requests wait their turn in a

@@ -1,4 +1,7 @@
-import { type Endpoint, type ProgressRelay, systemClock, TimerQueue } from '@mcp-inflight/core';
+import { systemClock } from '../clock/clock.js';
+import type { Endpoint } from '../endpoint/endpoint.js';
+import type { ProgressRelay } from '../relay/progress-relay.js';
+import { TimerQueue } from '../timers/timer-queue.js';
 
 /**
  * The method that asks a process for its tables and timers (see README, "Stats"). Its params are
@@ -7,7 +10,7 @@ import { type Endpoint, type ProgressRelay, systemClock, TimerQueue } from '@mcp
  *
  * @example
  * ```ts
- * import { STATS_METHOD } from './stats.js';
+ * import { STATS_METHOD } from '@mcp-inflight/core/stats';
  * STATS_METHOD; // 'inflight/stats'
  * ```
  */
@@ -20,7 +23,7 @@ export const STATS_METHOD = 'inflight/stats';
  *
  * @example
  * ```ts
- * import { LiveEndpoints } from './stats.js';
+ * import { LiveEndpoints } from '@mcp-inflight/core/stats';
  * declare const endpoint: import('@mcp-inflight/core').Endpoint;
  * const live = new LiveEndpoints();
  * live.add(endpoint);
@@ -69,7 +72,7 @@ export interface EndpointTables {
  *
  * @example
  * ```ts
- * import { tablesOf } from './stats.js';
+ * import { tablesOf } from '@mcp-inflight/core/stats';
  * tablesOf([]); // { endpoints: 0, inboundInFlight: 0, outboundInFlight: 0, outboundTokens: 0, progressRoutes: 0 }
  * ```
  */
@@ -100,6 +103,19 @@ export function tablesOf(
   return tables;
 }
 
+/** The part of Node's `process` these stats read; core imports no `node:*` module. */
+interface NodeLike {
+  pid: number;
+  memoryUsage(): { heapUsed: number };
+  getActiveResourcesInfo(): string[];
+}
+
+const NO_PROCESS: NodeLike = {
+  pid: 0,
+  memoryUsage: () => ({ heapUsed: 0 }),
+  getActiveResourcesInfo: () => [],
+};
+
 /** What every process reports about itself. */
 export interface ProcessStats {
   pid: number;
@@ -124,11 +140,13 @@ export interface ProcessStats {
  *
  * @example
  * ```ts
- * import { processStats } from './stats.js';
+ * import { processStats } from '@mcp-inflight/core/stats';
  * processStats(false).timers.queued; // 0 when nothing has a deadline
  * ```
  */
 export function processStats(gc: boolean): ProcessStats {
+  // Core is platform-neutral: outside Node (no `process`) the heap and Node timers read as 0.
+  const process = (globalThis as { process?: NodeLike }).process ?? NO_PROCESS;
   const collect = (globalThis as { gc?: () => void }).gc;
   const collected = gc && typeof collect === 'function';
   const before = collected ? process.memoryUsage().heapUsed : undefined;
@@ -156,12 +174,12 @@ export function processStats(gc: boolean): ProcessStats {
  *
  * @example
  * ```ts
- * import { wantsGc } from './stats.js';
+ * import { wantsGc } from '@mcp-inflight/core/stats';
  * wantsGc({ gc: true }); // true
  * ```
  */
 export function wantsGc(params: Record<string, unknown> | undefined): boolean {
-  return params?.gc === true;
+  return params?.['gc'] === true;
 }
 
 /**
@@ -172,7 +190,7 @@ export function wantsGc(params: Record<string, unknown> | undefined): boolean {
  *
  * @example
  * ```ts
- * import { LiveEndpoints, serveStats } from './stats.js';
+ * import { LiveEndpoints, serveStats } from '@mcp-inflight/core/stats';
  * declare const endpoint: import('@mcp-inflight/core').Endpoint;
  * const live = new LiveEndpoints();
  * live.add(endpoint);
