@@ -65,13 +65,13 @@ function inflightPass() {
   const server = new Endpoint({
     role: 'server',
     transport: 'stdio',
-    relay,
+    progressRelay: relay,
     channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
   });
   client = new Endpoint({
     role: 'client',
     transport: 'stdio',
-    relay,
+    progressRelay: relay,
     channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
   });
   server.setRequestHandler('tools/call', (_p, ctx) => {

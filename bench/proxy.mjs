@@ -16,7 +16,7 @@ function link(serverSetup, serverRelay) {
   b = new Endpoint({
     role: 'server',
     transport: 'stdio',
-    relay: serverRelay,
+    progressRelay: serverRelay,
     channel: { write: (m) => a.receiveText(JSON.stringify(m)) },
   });
   a = new Endpoint({

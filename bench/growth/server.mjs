@@ -41,5 +41,5 @@ serveStdio(
       return { heapUsedBytes: process.memoryUsage().heapUsed, running };
     });
   },
-  { relay: new ProgressRelay({ minIntervalMs: 0 }), maxInFlight: 1_000_000 },
+  { progressRelay: new ProgressRelay({ minIntervalMs: 0 }), maxInFlight: 1_000_000 },
 );

@@ -11,7 +11,7 @@ import {
   LOG_ARGUMENTS_MAX_CHARS,
   type ProxyEvent,
 } from '../src/events.js';
-import { ProxyRelay } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/proxy-relay.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';

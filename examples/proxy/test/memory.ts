@@ -69,7 +69,7 @@ export function wire(options: WireOptions): Wire {
     transport,
     clock,
     revision: revision === '2026-07-28' ? undefined : revision,
-    relay: new ProgressRelay({ clock, minIntervalMs: options.serverMinIntervalMs ?? 50 }),
+    progressRelay: new ProgressRelay({ clock, minIntervalMs: options.serverMinIntervalMs ?? 50 }),
     channel: { write: (message) => deliver(() => client, toClient, message) },
   });
   return { client, server, toServer, toClient, closedStreams };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/forward.js';
+import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
 import { parseProxyArgs } from '../src/options.js';
 
 describe('parseProxyArgs', () => {

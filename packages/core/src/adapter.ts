@@ -51,5 +51,4 @@ export { IdleWindow } from './tasks/idle-window.js';
 export { createdTaskOf, taskStateOf } from './tasks/task-state.js';
 export { QuietTimer } from './timers/quiet-timer.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
-export type { TokenLease } from './tokens/token-registry.js';
 export { BoundedSet } from './util/bounded-set.js';

@@ -113,7 +113,6 @@ const REVIEWED: Record<string, string[]> = {
     'taskStateOf',
     'TimerQueue',
     'timersOf',
-    'type TokenLease',
   ],
   stats: [
     'type EndpointTables',

@@ -21,7 +21,7 @@ beforeAll(async () => {
         return { task: { taskId: `T-${ctx.id}`, status: 'working', ttl: 60_000 } };
       });
     },
-    { port: 0, keepAliveMs: 60_000, relay: new ProgressRelay({ minIntervalMs: 0 }) },
+    { port: 0, keepAliveMs: 60_000, progressRelay: new ProgressRelay({ minIntervalMs: 0 }) },
   );
   raw = new RawHttp(server.url);
 });

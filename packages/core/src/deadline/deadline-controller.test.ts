@@ -184,7 +184,7 @@ describe('DeadlineController: parent and child', () => {
     for (const other of others) other.dispose();
   });
 
-  it('a child touch is a touch on its parent', () => {
+  it('a child touch keeps its parent alive, and its updates count once on the parent', () => {
     const clock = new ManualClock();
     const parent = new DeadlineController({ clock, idleMs: 100 });
     const child = new DeadlineController({ parent, idleMs: 1_000 });
@@ -193,10 +193,56 @@ describe('DeadlineController: parent and child', () => {
       child.touch();
     }
     expect(parent.signal.aborted).toBe(false);
-    expect(parent.touches).toBe(5);
+    // One update is one update: the parent reports what its sub-call saw, not a second count of it.
+    expect([parent.touches, child.touches]).toEqual([5, 5]);
     clock.advance(100);
     expect((parent.signal.reason as InflightError).code).toBe('IDLE_TIMEOUT');
     expect(child.signal.reason).toBe(parent.signal.reason);
+  });
+
+  it("a relayed update reaching the parent by the child and by the parent's own touch counts once", () => {
+    const clock = new ManualClock();
+    const request = new DeadlineController({ clock, ceilingMs: 3_000 });
+    const upstream = new DeadlineController({ parent: request, ceilingMs: 3_000 });
+    for (let i = 0; i < 29; i++) {
+      clock.advance(100);
+      upstream.touch(); // the upstream's progress
+      request.touch(); // the relay's ctx.progress to the host
+    }
+    clock.advance(200);
+    expect((request.signal.reason as InflightError).message).toContain('(29 updates before)');
+    expect((upstream.signal.reason as InflightError).message).toContain('(29 updates before)');
+  });
+
+  it('a relayed call whose ceiling is a parent over two sub-deadlines, each touched per update, counts each update once', () => {
+    const clock = new ManualClock();
+    const call = new DeadlineController({ clock, ceilingMs: 3_000 });
+    const roundIdle = new DeadlineController({ parent: call, idleMs: 800 });
+    const upstream = new DeadlineController({ parent: call });
+    for (let i = 0; i < 28; i++) {
+      clock.advance(100);
+      roundIdle.touch();
+      upstream.touch();
+    }
+    clock.advance(200);
+    expect((call.signal.reason as InflightError).message).toBe(
+      'hard ceiling of 3000 ms reached (28 updates before)',
+    );
+  });
+
+  it("a scope (updates: 'parent') counts its parent's updates, and its own touches count there once", () => {
+    const clock = new ManualClock();
+    const request = new DeadlineController({ clock });
+    const scope = new DeadlineController({ parent: request, ceilingMs: 300, updates: 'parent' });
+    for (let i = 0; i < 5; i++) request.touch(); // the handler's ctx.progress on the request
+    scope.touch(); // and one through the scoped ctx
+    expect([request.touches, scope.touches]).toEqual([6, 6]);
+    clock.advance(300);
+    expect((scope.signal.reason as InflightError).message).toBe(
+      'hard ceiling of 300 ms reached (6 updates before)',
+    );
+    expect(request.signal.aborted).toBe(false);
+    request.dispose();
   });
 
   it('remainingMs of a child counts its parent limits', () => {

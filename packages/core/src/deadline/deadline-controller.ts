@@ -37,6 +37,12 @@ export interface DeadlineOptions {
    * signal's AbortController is only made when `signal` is read.
    */
   onAbort?: ((reason: unknown, deadline: DeadlineController) => void) | undefined;
+  /**
+   * `'parent'`: this deadline is a scope over part of its parent's work (a handler's `ctx.limit`), with no
+   * progress of its own, so its messages count the parent's updates. `'own'`: a sub-call with its own
+   * progress, counted on its own. @default 'own'
+   */
+  updates?: 'own' | 'parent' | undefined;
 }
 
 /** What few deadlines need, kept off the object most deadlines are. */
@@ -49,6 +55,8 @@ interface Rare {
   /** A parent's ceiling that is earlier than our own, as an instant, and what was left of it. */
   ceilingAt: number | undefined;
   ceilingLimitMs: number | undefined;
+  /** Set for a scope: the deadline whose updates its messages count. */
+  countsOf: DeadlineController | undefined;
 }
 
 /**
@@ -163,6 +171,7 @@ export class DeadlineController implements QueueEntry {
         rare.ceilingLimitMs = Math.round(parentCeilingAt - startedAt);
         this.dueAt = Math.min(startedAt + idleMs, parentCeilingAt);
       }
+      if (options.updates === 'parent') this.#rareOf().countsOf = parent;
       const siblings = parent.#rareOf();
       siblings.children ??= new Set();
       siblings.children.add(this);
@@ -214,13 +223,35 @@ export class DeadlineController implements QueueEntry {
     this.#touches++;
     const queue = this.#queue;
     this.#touchRun = queue.run ?? queue.openTouchRun();
-    // Progress on a sub-call is progress on the call that waits for it.
-    this.#parent?.touch();
+    // A scope's update is its parent's update: counted there, once.
+    const countsOf = this.#rare?.countsOf;
+    if (countsOf !== undefined) return countsOf.touch();
+    // Progress on a sub-call keeps the call that waits for it alive, but is not an update of its own: a
+    // relayed update that also reaches the parent through `ctx.progress` counts once.
+    if (this.#parent !== undefined) this.#parent.#keepAlive();
   }
 
-  /** Accepted touches so far. */
+  /** A descendant's touch: the idle window starts again; the update count is the descendant's. */
+  #keepAlive(): void {
+    if (this.#state !== LIVE) return;
+    const queue = this.#queue;
+    this.#touchRun = queue.run ?? queue.openTouchRun();
+    if (this.#parent !== undefined) this.#parent.#keepAlive();
+  }
+
+  /**
+   * Accepted updates so far: this deadline's own touches, or the most any live sub-call has seen (an update
+   * that reaches it both ways counts once); for a scope (`updates: 'parent'`), its parent's.
+   */
   get touches(): number {
-    return this.#touches;
+    const rare = this.#rare;
+    if (rare === undefined) return this.#touches;
+    if (rare.countsOf !== undefined) return rare.countsOf.touches;
+    let touches = this.#touches;
+    if (rare.children)
+      for (const child of rare.children)
+        if (child.#rare?.countsOf !== this) touches = Math.max(touches, child.touches);
+    return touches;
   }
 
   /**
@@ -292,6 +323,7 @@ export class DeadlineController implements QueueEntry {
       onParentSignal: undefined,
       ceilingAt: undefined,
       ceilingLimitMs: undefined,
+      countsOf: undefined,
     };
     return this.#rare;
   }
@@ -337,7 +369,7 @@ export class DeadlineController implements QueueEntry {
   }
 
   #facts(now: number): { elapsedMs: number; progressCount: number } {
-    return { elapsedMs: Math.round(now - this.startedAt), progressCount: this.#touches };
+    return { elapsedMs: Math.round(now - this.startedAt), progressCount: this.touches };
   }
 
   #abort(reason: unknown): void {

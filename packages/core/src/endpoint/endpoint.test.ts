@@ -165,6 +165,26 @@ describe('Endpoint', () => {
     expect((cancel?.params as { reason: string } | undefined)?.reason).toContain('user pressed stop');
   });
 
+  it('a handler that ends on its cancel (a relayed call rejecting with the reason) is no late result', async () => {
+    const w = pair();
+    w.server.setRequestHandler(
+      'tools/call',
+      (_params, ctx) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        ),
+    );
+    const controller = new AbortController();
+    const outcome = w.client
+      .request('tools/call', {}, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    await drain();
+    controller.abort('user pressed stop');
+    expect(((await outcome) as InflightError).code).toBe('CANCELLED');
+    await drain();
+    expect(w.server.stats).toMatchObject({ inboundInFlight: 0, lateResults: 0 });
+  });
+
   it('never cancels initialize (rule 6)', async () => {
     const w = pair();
     w.server.setRequestHandler('initialize', () => new Promise(() => {}));

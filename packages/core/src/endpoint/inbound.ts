@@ -160,6 +160,7 @@ export class InboundRequests {
           idleMs: scopeLimits.idleMs ?? Number.POSITIVE_INFINITY,
           ceilingMs: scopeLimits.ceilingMs ?? Number.POSITIVE_INFINITY,
           parent: scope,
+          updates: 'parent', // the handler's updates are the request's: its message counts those
         });
         if (entry.done) child.dispose();
         else if (entry.scopes) entry.scopes.push(child);
@@ -211,7 +212,9 @@ export class InboundRequests {
           this.#reply(batch, id, resultResponse(id, withResultType(result, revision)));
         },
         (error: unknown) => {
-          if (entry.done) return this.#noteLate(id);
+          // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
+          // its parent's reason): only a result after the end is a late result.
+          if (entry.done) return;
           this.#finish(entry);
           hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
           entry.route?.close();

@@ -15,7 +15,7 @@ function client(): { clock: ManualClock; endpoint: Endpoint; sent: JsonRpcMessag
     role: 'client',
     transport: 'stdio',
     clock,
-    relay: new ProgressRelay({ clock, minIntervalMs: 0 }),
+    progressRelay: new ProgressRelay({ clock, minIntervalMs: 0 }),
     revision: '2025-06-18',
     channel: { write: (m) => void sent.push(m as JsonRpcMessage) },
   });
@@ -25,8 +25,8 @@ function client(): { clock: ManualClock; endpoint: Endpoint; sent: JsonRpcMessag
 const tokenOf = (m: JsonRpcMessage | undefined): unknown =>
   (m?.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken;
 
-describe('an outbound call: its progress token is its id, matched exactly', () => {
-  it('sends its id as its token, routes progress by that exact value, and not by a string that looks like it', async () => {
+describe("an outbound call: its progress token is minted in the endpoint's TokenRegistry, matched exactly", () => {
+  it('sends a minted token, routes progress by that exact value, and not by a string that looks like it', async () => {
     const { endpoint, sent } = client();
     const seen: ProgressParams[] = [];
     const first = endpoint.request('tools/call', { name: 'a' }, { onprogress: (p) => seen.push(p) });
@@ -57,6 +57,59 @@ describe('an outbound call: its progress token is its id, matched exactly', () =
       params: { progressToken: 0, progress: 3 },
     });
     expect(seen).toHaveLength(1);
+    expect(endpoint.stats).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
+  });
+
+  it('mints tokens apart from ids: a call sent without a token takes an id but no token', async () => {
+    const { endpoint, sent } = client();
+    const quiet = endpoint.request('tools/call', { name: 'a' }, { progress: false });
+    const seen: number[] = [];
+    const loud = endpoint.request('tools/call', { name: 'b' }, { onprogress: (p) => seen.push(p.progress) });
+    expect(sent.map((m) => [m.id, tokenOf(m)])).toEqual([
+      [0, undefined],
+      [1, 0],
+    ]);
+    endpoint.receive({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 0, progress: 1 },
+    });
+    expect(seen).toEqual([1]);
+    expect(endpoint.stats.outboundTokens).toBe(1);
+    endpoint.receive({ jsonrpc: '2.0', id: 0, result: { content: [] } });
+    endpoint.receive({ jsonrpc: '2.0', id: 1, result: { content: [] } });
+    await Promise.all([quiet, loud]);
+    expect(endpoint.stats.outboundTokens).toBe(0);
+  });
+
+  it("sends a caller's own token, routes by it, and refuses a duplicate active one with DuplicateTokenError [PG4]", async () => {
+    const { endpoint, sent } = client();
+    const seen: number[] = [];
+    const first = endpoint.request(
+      'tools/call',
+      { name: 'a' },
+      { progressToken: 'job-1', onprogress: (p) => seen.push(p.progress) },
+    );
+    await expect(
+      endpoint.request('tools/call', { name: 'b' }, { progressToken: 'job-1' }),
+    ).rejects.toMatchObject({
+      name: 'DuplicateTokenError',
+      token: 'job-1',
+    });
+    expect(sent.map((m) => tokenOf(m))).toEqual(['job-1']); // the refused call wrote nothing
+    endpoint.receive({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'job-1', progress: 3 },
+    });
+    expect(seen).toEqual([3]);
+    endpoint.receive({ jsonrpc: '2.0', id: 0, result: { content: [] } });
+    await first;
+    // Released with its call: the token can be used again.
+    const again = endpoint.request('tools/call', { name: 'c' }, { progressToken: 'job-1' });
+    expect(tokenOf(sent.at(-1))).toBe('job-1');
+    endpoint.receive({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+    await again;
     expect(endpoint.stats).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
   });
 

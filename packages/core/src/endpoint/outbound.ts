@@ -13,6 +13,7 @@ import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
+import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
 import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
@@ -45,6 +46,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** An enclosing deadline this request's deadline is a child of. */
   parent?: DeadlineController;
+  /**
+   * The progress token to send, when the caller has one of its own (unique among this endpoint's calls in
+   * flight: a duplicate rejects with `DuplicateTokenError` [PG4]). @default one minted for the call
+   */
+  progressToken?: ProgressToken;
   /** The revision to send under. @default the session's */
   revision?: Revision;
   /** The inbound request this one belongs to (legacy server-to-client requests on HTTP). */
@@ -95,8 +101,8 @@ const LATE_TASK_HOOKS = 64;
 
 /**
  * A request in flight. It is its own deadline (a subclass, not a field): one object per call and no
- * closure, which is most of what an in-flight call costs in memory. Its progress token is its id (unique
- * among the requests in flight, as a token must be [PG4]).
+ * closure, which is most of what an in-flight call costs in memory. Its progress token is minted (or
+ * registered, when the caller brings one) in the endpoint's `TokenRegistry`, which routes its progress.
  */
 class Pending extends DeadlineController {
   id!: RequestId;
@@ -111,10 +117,8 @@ class Pending extends DeadlineController {
   /** Set by the tasks entry: how a task this call starts is kept (see {@link TaskRouteHooks}). */
   taskRoute: TaskRouteHooks | undefined;
   done!: boolean;
-
-  get token(): ProgressToken {
-    return this.id;
-  }
+  /** Its progress token in the registry; `undefined` for a call sent without one. */
+  token!: ProgressToken | undefined;
 
   get deadline(): DeadlineController {
     return this;
@@ -143,6 +147,8 @@ export interface OutboundSettings {
  */
 export class OutboundRequests {
   #byId = new Map<RequestId, Pending>();
+  /** The token side of the table: every outbound progress token is minted, looked up and released here. */
+  #tokens = new TokenRegistry<Pending>();
   #nextId = 0;
   /** Every call's deadline reports here: one function for all of them, none per call. */
   #onDeadline = (_reason: unknown, deadline: DeadlineController): void => {
@@ -169,7 +175,7 @@ export class OutboundRequests {
 
   /** Progress tokens still routed: one per request in flight and per task not yet ended (or a leak). */
   get tokens(): number {
-    return this.#byId.size + this.#held.size;
+    return this.#tokens.size;
   }
 
   send(
@@ -198,16 +204,30 @@ export class OutboundRequests {
       pending.onprogress = options.onprogress;
       pending.taskRoute = options.taskRoute;
       pending.done = false;
+      pending.token = undefined;
       // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
       pending.unlink = options.parent && options.signal ? linkSignal(options.signal, pending) : noop;
       pending.resolve = resolve;
       pending.reject = reject;
       const deadline = pending.deadline;
+      if (options.progress !== false) {
+        const own = options.progressToken;
+        if (own === undefined) pending.token = this.#tokens.mint(pending);
+        else {
+          try {
+            this.#tokens.register(own, pending); // a duplicate active token is refused [PG4]
+          } catch (error) {
+            this.#settle(pending);
+            return reject(error);
+          }
+          pending.token = own;
+        }
+      }
       this.#byId.set(id, pending);
       s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
       const meta: Record<string, unknown> =
-        options.progress === false
+        pending.token === undefined
           ? { ...metaOf(params) }
           : { ...metaOf(params), progressToken: pending.token };
       if (isLegacy(revision)) {
@@ -240,10 +260,8 @@ export class OutboundRequests {
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
   progress(params: ProgressFields): void {
-    // Exact match: a token is our own id, so `"1"` never finds request 1.
-    const token = params.progressToken as RequestId;
-    // A task's token outlives its request [PG14]; the second lookup costs nothing while no task is held.
-    const pending = this.#byId.get(token) ?? (this.#held.size === 0 ? undefined : this.#held.get(token));
+    // Exact match (`"1"` never finds `1`); a held task's token stays registered until its task ends [PG14].
+    const pending = this.#tokens.resolve(params.progressToken);
     const s = this.settings;
     const relay = s.progressRelay;
     if (!pending) {
@@ -252,7 +270,7 @@ export class OutboundRequests {
     }
     // Delivery to the caller: strictly increasing, nothing after the end; no coalescing in-process.
     pending.route ??= relay.open({
-      token: pending.token,
+      token: params.progressToken,
       revision: pending.revision,
       minIntervalMs: 0,
       send: pending.onprogress ?? noop,
@@ -425,6 +443,7 @@ export class OutboundRequests {
   #settle(pending: Pending): void {
     pending.done = true;
     this.#byId.delete(pending.id);
+    if (pending.token !== undefined) this.#tokens.release(pending.token);
     pending.route?.close();
     pending.deadline.dispose();
     pending.unlink();

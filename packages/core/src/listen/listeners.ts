@@ -4,6 +4,7 @@ import { JsonRpcError, resultResponse } from '../endpoint/messages.js';
 import { isLegacy, MODERN_REVISION } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
+import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { RequestId } from '../schemas/types.js';
 import {
   filterWants,
@@ -184,7 +185,12 @@ export class Listeners {
       if (target.closed) continue;
       const meta = { [SUBSCRIPTION_ID_META_KEY]: stream.id };
       target.channel.write(resultResponse(stream.id, { resultType: 'complete', _meta: meta }), stream.id);
-      target.notify('notifications/cancelled', { requestId: stream.id, reason: why }, stream.id);
+      // A 2026-07-28 server sends notifications/cancelled only to end a listen stream [CN6]: the policy says so.
+      if (
+        eraCancelPolicy(MODERN_REVISION, target.transport).maySendCancelled('server', 'subscriptions/listen')
+          .value
+      )
+        target.notify('notifications/cancelled', { requestId: stream.id, reason: why }, stream.id);
       // The handler ends with no response of its own (it was written above); HTTP closes the stream here.
       target.abortInbound(stream.id, new InflightError('SHUTDOWN', why), true);
     }

@@ -22,7 +22,7 @@ function pair(revision: Revision, clock = new ManualClock()) {
     role: 'server',
     transport: 'stdio',
     clock,
-    relay,
+    progressRelay: relay,
     revision: revision === '2026-07-28' ? undefined : revision,
     channel: { write: (m) => queueMicrotask(() => client.receiveText(JSON.stringify(m))) },
   });
@@ -30,7 +30,7 @@ function pair(revision: Revision, clock = new ManualClock()) {
     role: 'client',
     transport: 'stdio',
     clock,
-    relay,
+    progressRelay: relay,
     revision,
     clientCapabilities: { elicitation: {} },
     channel: { write: (m) => queueMicrotask(() => server.receiveText(JSON.stringify(m))) },

@@ -119,11 +119,6 @@ export class EraCancelPolicy {
     return this.transport === 'http' ? answer('close-stream', 'CN24') : answer('notification', 'CN25');
   }
 
-  /** Whether `role` may cancel a request it issued with this method. */
-  mayCancel(role: Role, request: OutboundRequest): boolean {
-    return this.outboundCancel(role, request).value !== 'none';
-  }
-
   /**
    * Whether `role` may send `notifications/cancelled` that references `referenced` (a request it issued,
    * or for a 2026-07-28 server, a `subscriptions/listen` it is ending). Pass the request itself to say it

@@ -134,7 +134,7 @@ export async function callTask(
     finish();
     return first;
   }
-  const run = new TaskRun(client, endpoint, created, deadline, window, options, modern, capabilities);
+  const run = new TaskRun(client, endpoint, created, deadline, window, options, revision, capabilities);
   const ending = run.toEnd(() => finish());
   ending.catch(noop); // when the deadline wins the race, the loop stops on its own
   try {

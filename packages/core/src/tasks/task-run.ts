@@ -3,9 +3,11 @@ import { type Nap, nap } from '../clock/pause.js';
 import type { DeadlineController } from '../deadline/deadline-controller.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
 import { registeredHandlers } from '../mrtr/request-with-input.js';
 import { checkInputRequired, type InputRequests } from '../mrtr/types.js';
+import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { TaskCallOptions, TaskErrorDetails } from './call-options.js';
 import type { IdleWindow } from './idle-window.js';
 import {
@@ -24,6 +26,7 @@ export class TaskRun {
   readonly #window: IdleWindow;
   readonly #endpoint: Endpoint;
   readonly #options: TaskCallOptions;
+  readonly #revision: Revision;
   readonly #modern: boolean;
   readonly #capabilities: Record<string, unknown>;
   #state: TaskState;
@@ -44,7 +47,7 @@ export class TaskRun {
     deadline: DeadlineController,
     window: IdleWindow,
     options: TaskCallOptions,
-    modern: boolean,
+    revision: Revision,
     capabilities: Record<string, unknown>,
   ) {
     this.#client = client;
@@ -52,12 +55,13 @@ export class TaskRun {
     this.#window = window;
     this.#endpoint = endpoint;
     this.#options = options;
-    this.#modern = modern;
+    this.#revision = revision;
+    this.#modern = !isLegacy(revision);
     this.#capabilities = capabilities;
     this.#state = created;
     window.open();
     options.onstatus?.(created);
-    const method = modern ? 'notifications/tasks' : 'notifications/tasks/status';
+    const method = this.#modern ? 'notifications/tasks' : 'notifications/tasks/status';
     this.#unwatch = watchTask(endpoint, method, created.taskId, (params) => {
       const state = taskStateOf(params);
       if (state) this.#observe(state);
@@ -112,6 +116,13 @@ export class TaskRun {
         { ...details, taskCancelled: cancelled } as TaskErrorDetails,
         { cause, origin: cause.origin },
       );
+    // How a task is cancelled is the policy's answer, as for every other cancel [CN16 T11].
+    const how = eraCancelPolicy(this.#revision, this.#endpoint.transport).outboundCancel('client', {
+      method: 'tools/call',
+      task: true,
+    });
+    if (how.value !== 'tasks/cancel')
+      return say(false, `${this.#revision} has no tasks/cancel (${how.rule})`);
     if (!this.#modern && !has(this.#capabilities, 'tasks', 'cancel'))
       return say(false, 'the server does not offer tasks/cancel');
     try {
