@@ -46,7 +46,11 @@ async function serve() {
 function post(url, body, headers = {}) {
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
@@ -74,8 +78,7 @@ async function readEvents(response) {
   try {
     for await (const chunk of response.body) {
       text += decoder.decode(chunk, { stream: true });
-      let at;
-      while ((at = text.indexOf('\n\n')) !== -1) {
+      for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n')) {
         const event = text.slice(0, at);
         text = text.slice(at + 2);
         const data = event.split('\n').find((line) => line.startsWith('data: '));
@@ -92,7 +95,12 @@ async function readingClient(url, mb) {
   const bytes = Math.round(mb * 2 ** 20); // MB here is MiB, as sseBudgetBytes counts
   const rows = [];
   for (const revision of [MODERN, '2025-06-18']) {
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big', arguments: { bytes } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'big', arguments: { bytes } },
+    };
     let headers;
     if (revision === MODERN) {
       call.params._meta = {
@@ -107,7 +115,14 @@ async function readingClient(url, mb) {
     }
     const response = await post(url, call, headers);
     const { messages, error } = await readEvents(response);
-    rows.push({ revision, progressMB: mb, resultMB: mb, status: response.status, delivered: `${messages}/2`, error });
+    rows.push({
+      revision,
+      progressMB: mb,
+      resultMB: mb,
+      status: response.status,
+      delivered: `${messages}/2`,
+      error,
+    });
   }
   return rows;
 }
@@ -134,7 +149,9 @@ async function batch(url, server) {
 }
 
 async function main() {
-  const server = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { url } = await new Promise((resolve) => server.once('message', resolve));
   try {
     for (const mb of argOf('--mb', '1,1.5,2').split(',').map(Number))

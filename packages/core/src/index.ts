@@ -29,7 +29,13 @@ export type {
   RequestHandler,
   TaskContext,
 } from './endpoint/context.js';
-export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
+export {
+  batchTooLarge,
+  DEFAULT_MAX_BATCH_ELEMENTS,
+  Endpoint,
+  type EndpointOptions,
+  type EndpointStats,
+} from './endpoint/endpoint.js';
 export type { Direction, EndpointEvents, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export { SERVER_INFO_META_KEY, type ServerIdentity, serveLifecycle } from './endpoint/lifecycle.js';

@@ -88,7 +88,16 @@ export interface EndpointOptions {
    * the channel could not write. The endpoint keeps serving either way. @default ignore (counted in stats)
    */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * The most elements a 2025-03-26 batch may have; a larger one is refused whole with one `-32600`
+   * (`id: null`) naming the limit, since every element's answer would go out in one message (a 2 MB body
+   * of a million invalid elements asked for a 113 MB answer). @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
+   */
+  maxBatchElements?: number;
 }
+
+/** The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}). */
+export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
 
 /**
  * Counters for one endpoint.
@@ -158,6 +167,8 @@ export class Endpoint {
   readonly relay: ProgressRelay;
   /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
   revision: Revision | undefined;
+  /** The most elements a 2025-03-26 batch may have ({@link EndpointOptions.maxBatchElements}). */
+  readonly maxBatchElements: number;
   #handlers = new Map<string, RequestHandler>();
   #handlerLimits = new Map<string, HandlerLimits>();
   #notificationHandlers = new Map<string, NotificationHandler>();
@@ -177,6 +188,7 @@ export class Endpoint {
     this.clock = options.clock ?? options.relay?.clock ?? systemClock;
     this.relay = options.relay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
+    this.maxBatchElements = options.maxBatchElements ?? DEFAULT_MAX_BATCH_ELEMENTS;
     const errors = this.#errors;
     const onError = options.onError;
     const hub = this.#hub;
@@ -423,6 +435,12 @@ export class Endpoint {
       this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
       return;
     }
+    if (values.length > this.maxBatchElements) {
+      // The spec names no error for this; refusing the whole batch keeps the answer one small line.
+      if (this.role === 'client') return void this.#badInput++;
+      this.channel.write(batchTooLarge(values.length, this.maxBatchElements));
+      return;
+    }
     const batch = new BatchCollector(this.channel);
     for (const value of values) this.#receiveOne(value, batch);
     batch.seal();
@@ -537,4 +555,14 @@ export class Endpoint {
       this.#onError(error, `notification handler for ${method}`);
     }
   }
+}
+
+/** The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit. */
+export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
+  return errorResponse(
+    null,
+    JsonRpcErrorCode.InvalidRequest,
+    `Invalid Request: a batch of ${elements} elements passes the limit of ${maxBatchElements} (maxBatchElements)`,
+    { elements, maxBatchElements },
+  );
 }

@@ -83,6 +83,11 @@ export interface HttpServerOptions {
   idleMs?: number;
   /** Hard ceiling for requests the server sends (legacy only). @default 600_000 */
   ceilingMs?: number;
+  /**
+   * The most elements a 2025-03-26 batch may have: a larger one gets `400` with one `-32600` (`id: null`)
+   * naming the limit. @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
+   */
+  maxBatchElements?: number;
   /** Time source for every timer here. @default systemClock */
   clock?: Clock;
   /** One relay shared by every endpoint (sessions and stateless requests). @default a new one */
@@ -152,7 +157,13 @@ export interface ResolvedServerOptions {
   modern: boolean;
   clock: Clock;
   relay: ProgressRelay;
-  endpoint: { handlerIdleMs?: number; handlerCeilingMs?: number; idleMs?: number; ceilingMs?: number };
+  endpoint: {
+    handlerIdleMs?: number;
+    handlerCeilingMs?: number;
+    idleMs?: number;
+    ceilingMs?: number;
+    maxBatchElements?: number;
+  };
   onError: (error: unknown) => void;
   listeners: ListenersLike | undefined;
 }
@@ -181,6 +192,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
       handlerCeilingMs: options.handlerCeilingMs,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
+      maxBatchElements: options.maxBatchElements,
     },
     onError: options.onError ?? (() => {}),
     listeners: options.listeners,
