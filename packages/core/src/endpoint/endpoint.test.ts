@@ -309,8 +309,7 @@ describe('Endpoint', () => {
       id: null,
       error: {
         code: -32600,
-        message: 'Invalid Request: a batch of 3 elements passes the limit of 2 (maxBatchElements)',
-        data: { elements: 3, maxBatchElements: 2 },
+        message: 'Invalid Request: a batch of more than maxBatchElements (2)',
       },
     });
     expect(replies[1]).toEqual([

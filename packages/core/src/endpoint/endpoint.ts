@@ -129,7 +129,7 @@ export interface EndpointStats {
   ignoredNotifications: number;
   /** Input that was not JSON, when we are the client (a client does not answer it). */
   badInput: number;
-  /** Errors passed to `onError` (thrown by callbacks or by the channel). */
+  /** Errors passed to `onError` (thrown by callbacks or by the channel, invalid answers to our calls). */
   errors: number;
 }
 
@@ -428,17 +428,21 @@ export class Endpoint {
   }
 
   #receiveBatch(values: unknown[]): void {
-    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid.
-    if (values.length === 0 || !(this.revision && allowsBatches(this.revision))) {
+    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid. The spec names no error for one
+    // over maxBatchElements: it is refused whole, so its answer stays one small message.
+    const n = values.length;
+    const max = this.maxBatchElements;
+    const why =
+      n === 0
+        ? 'an empty batch'
+        : !(this.revision && allowsBatches(this.revision))
+          ? 'batches are not part of this revision'
+          : n > max
+            ? batchTooLargeWhy(max)
+            : undefined;
+    if (why) {
       if (this.role === 'client') return void this.#badInput++; // a client answers no batch it did not send
-      const why = values.length === 0 ? 'an empty batch' : 'batches are not part of this revision';
       this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
-      return;
-    }
-    if (values.length > this.maxBatchElements) {
-      // The spec names no error for this; refusing the whole batch keeps the answer one small line.
-      if (this.role === 'client') return void this.#badInput++;
-      this.channel.write(batchTooLarge(values.length, this.maxBatchElements));
       return;
     }
     const batch = new BatchCollector(this.channel);
@@ -469,7 +473,11 @@ export class Endpoint {
         // answer each other's errors forever), never a notification [CN15], and never by a 2026-07-28
         // client, which writes no responses [S5].
         if (!c.answerable || (this.role === 'client' && this.revision === MODERN_REVISION)) {
-          this.#ignoredNotifications++;
+          // A broken answer to a call of ours (both result and error, a malformed error) is reported and
+          // dropped: the call stays pending, to end by a valid answer or its deadline. Others are counted.
+          if (this.#outbound.has(c.id)) {
+            this.#onError(new Error(`invalid response ${JSON.stringify(c.id)}: ${c.message}`), 'response');
+          } else this.#ignoredNotifications++;
           return;
         }
         this.#write(errorResponse(c.id, c.code, `Invalid Request: ${c.message}`), batch, undefined);
@@ -557,12 +565,14 @@ export class Endpoint {
   }
 }
 
+const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatchElements (${max})`;
+
 /** The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit. */
 export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
   return errorResponse(
     null,
     JsonRpcErrorCode.InvalidRequest,
-    `Invalid Request: a batch of ${elements} elements passes the limit of ${maxBatchElements} (maxBatchElements)`,
+    `Invalid Request: ${batchTooLargeWhy(maxBatchElements)}`,
     { elements, maxBatchElements },
   );
 }
