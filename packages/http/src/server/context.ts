@@ -15,7 +15,7 @@ import type { ResponseStream } from './response-stream.js';
  * ```ts
  * import { createHttpHandler, type HttpSetupInfo } from '@mcp-inflight/http';
  * createHttpHandler((endpoint, info: HttpSetupInfo) => {
- *   console.log(info.sessionId ? `legacy session ${info.sessionId} (${info.revision})` : 'one 2026-07-28 request');
+ *   console.log(info.sessionId ? `legacy session ${info.sessionId.slice(0, 8)} (${info.revision})` : 'one 2026-07-28 request');
  * });
  * ```
  */

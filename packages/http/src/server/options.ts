@@ -126,7 +126,7 @@ export interface ListenersLike {
  * @example
  * ```ts
  * import { createHttpHandler, type SessionExpiry } from '@mcp-inflight/http';
- * const log = (e: SessionExpiry) => console.error(`session ${e.sessionId} expired; ${e.inFlight} call(s) cancelled`);
+ * const log = (e: SessionExpiry) => console.error(`session ${e.sessionId.slice(0, 8)} expired; ${e.inFlight} call(s) cancelled`);
  * createHttpHandler(() => {}, { sessionIdleMs: 60_000, onSessionExpired: log });
  * ```
  */
