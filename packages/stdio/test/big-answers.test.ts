@@ -51,3 +51,24 @@ describe('a 2025-03-26 batch over maxBatchElements', () => {
     expect(peer.child.exitCode).toBeNull();
   });
 });
+
+describe('one answer larger than maxUnsentBytes, to a peer that reads', () => {
+  it('arrives whole, and the connection keeps serving', async () => {
+    // A 4 MiB budget and a 16 MiB result: before, the one write passed the budget at once and the server
+    // said "the peer stopped reading" (it was reading), closed, and exited.
+    const peer = start({ MAX_UNSENT_BYTES: String(4 << 20) });
+    await initialize(peer, '2025-06-18');
+    peer.send({
+      jsonrpc: '2.0',
+      id: 'big',
+      method: 'tools/call',
+      params: { name: 'blob', arguments: { bytes: 16 << 20 } },
+    });
+    const answer = (await peer.response('big', 20_000)) as { result: { content: { text: string }[] } };
+    expect(answer.result.content[0]!.text.length).toBe(16 << 20);
+    peer.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await peer.response('after')).toMatchObject({ result: {} });
+    expect(peer.stderr).not.toMatch(/stopped reading/);
+    expect(peer.child.exitCode).toBeNull();
+  });
+});
