@@ -96,7 +96,16 @@ export interface EndpointOptions {
   maxBatchElements?: number;
 }
 
-/** The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}). */
+/**
+ * The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_BATCH_ELEMENTS, Endpoint } from '@mcp-inflight/core';
+ * // A peer known to batch large: allow ten times the default.
+ * new Endpoint({ role: 'server', transport: 'stdio', channel: { write() {} }, maxBatchElements: DEFAULT_MAX_BATCH_ELEMENTS * 10 });
+ * ```
+ */
 export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
 
 /**
@@ -567,7 +576,17 @@ export class Endpoint {
 
 const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatchElements (${max})`;
 
-/** The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit. */
+/**
+ * The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit, with
+ * `data: { elements, maxBatchElements }`. For transports that refuse a batch before it reaches an endpoint.
+ *
+ * @example
+ * ```ts
+ * import { batchTooLarge } from '@mcp-inflight/core';
+ * const answer = batchTooLarge(1_000_000, 1_000); // one small message instead of a million errors
+ * console.log(JSON.stringify(answer));
+ * ```
+ */
 export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
   return errorResponse(
     null,
