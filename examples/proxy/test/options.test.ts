@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
 import { parseProxyArgs } from '../src/options.js';
+import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
 
 describe('parseProxyArgs', () => {
   it('has the documented defaults', () => {

@@ -6,8 +6,8 @@ import { type JsonRpcMessage, LifecycleClient } from '@mcp-inflight/core/adapter
 import { callTask, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
-import { capabilitiesForHosts } from '../src/relayed-methods.js';
 import { ProxyRelay } from '../src/proxy-relay.js';
+import { capabilitiesForHosts } from '../src/relayed-methods.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
 

@@ -51,10 +51,11 @@ if (options.httpPort !== undefined) {
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,
       listeners,
-      // The one place an expiry shows: its calls end with SESSION_EXPIRED on the server side.
+      // The one place an expiry shows: its calls end with SESSION_EXPIRED on the server side. A session id
+      // is a bearer credential, so the log names only its first 8 characters.
       onSessionExpired: ({ sessionId, idleMs, inFlight }) =>
         process.stderr.write(
-          `example server: session ${sessionId} expired after ${idleMs} ms without contact; ` +
+          `example server: session ${sessionId.slice(0, 8)}… expired after ${idleMs} ms without contact; ` +
             `${inFlight} call(s) cancelled (SESSION_EXPIRED)\n`,
         ),
     });
@@ -83,4 +84,7 @@ if (options.httpPort !== undefined) {
   });
   transportStats = () => ({ kind: 'stdio', ...server.stats });
   await server.closed;
+  // The connection is over (stdin ended, or stdout broke while stdin stays open): nothing can be answered
+  // any more, so exit rather than linger on open handles, as examples/proxy does.
+  process.exit(0);
 }

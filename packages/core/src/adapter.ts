@@ -14,6 +14,7 @@ export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
 export { pause } from './clock/pause.js';
 export type { Channel } from './endpoint/channel.js';
 export type { TaskContext } from './endpoint/context.js';
+export { batchTooLarge } from './endpoint/endpoint.js';
 export type { Direction, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';

@@ -19,7 +19,12 @@ export type {
   RequestContext,
   RequestHandler,
 } from './endpoint/context.js';
-export { Endpoint, type EndpointOptions, type EndpointStats } from './endpoint/endpoint.js';
+export {
+  DEFAULT_MAX_BATCH_ELEMENTS,
+  Endpoint,
+  type EndpointOptions,
+  type EndpointStats,
+} from './endpoint/endpoint.js';
 export type { EndpointEvents } from './endpoint/events.js';
 export { type ServerIdentity, serveLifecycle } from './endpoint/lifecycle.js';
 export { JsonRpcError } from './endpoint/messages.js';

@@ -19,6 +19,7 @@ const REVIEWED: Record<string, string[]> = {
     'type ConnectOptions',
     'DeadlineController',
     'type DeadlineOptions',
+    'DEFAULT_MAX_BATCH_ELEMENTS',
     'DEFAULT_MIN_INTERVAL_MS',
     'DuplicateTokenError',
     'Endpoint',
@@ -63,6 +64,7 @@ const REVIEWED: Record<string, string[]> = {
   ],
   adapter: [
     'allowsBatches',
+    'batchTooLarge',
     'BoundedSet',
     'type CancelledParams',
     'type Channel',

@@ -46,7 +46,13 @@ beforeAll(async () => {
         return { content: [{ type: 'text', text: 'y'.repeat(args.resultBytes ?? 10) }] };
       });
     },
-    { port: 0, sseBudgetBytes: BUDGET_BYTES, maxBufferedBytes: BUDGET_BYTES, resumeWindowMs: 5_000 },
+    {
+      port: 0,
+      sseBudgetBytes: BUDGET_BYTES,
+      sseStallMs: 300, // a backlog over the budget that has not shrunk in 300 ms: the client stopped reading
+      maxBufferedBytes: BUDGET_BYTES,
+      resumeWindowMs: 5_000,
+    },
   );
   raw = new RawHttp(server.url);
   port = Number(new URL(server.url).port);

@@ -29,6 +29,7 @@ export {
 } from './framing/line-framer.js';
 export {
   DEFAULT_MAX_UNSENT_BYTES,
+  DEFAULT_UNSENT_STALL_MS,
   LineWriter,
   type LineWriterOptions,
   type LineWriterStats,

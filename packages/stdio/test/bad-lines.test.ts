@@ -76,4 +76,22 @@ describe('lines that are JSON but not JSON-RPC messages', () => {
     expect(received.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized', 'ping']);
     expect(client.connection.stats.notMessages).toBe(STRAY.length);
   });
+
+  it('a response line with both result and error (or a broken error) is reported and dropped; the call stays pending', async () => {
+    const errors: unknown[] = [];
+    const client = spawnFixture('stray-lines-server.mjs', {}, { onError: (error) => errors.push(error) });
+    open.push(client);
+    await client.connect({ revision: '2025-06-18' });
+    let settled = false;
+    const call = client.request('ping', { broken: true }).finally(() => {
+      settled = true;
+    });
+    await expect.poll(() => errors.length).toBe(2);
+    expect(String(errors[0])).toMatch(/invalid response 1: both result and error/);
+    // A round trip after the broken lines: had one settled the call, it would have by now.
+    await expect(client.request('ping')).resolves.toEqual({});
+    expect(settled).toBe(false);
+    await client.notify('test/answer');
+    await expect(call).resolves.toEqual({ answer: 'valid' });
+  });
 });

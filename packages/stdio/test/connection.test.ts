@@ -230,6 +230,7 @@ describe('connectStdio', () => {
       output: stuck,
       role: 'server',
       maxUnsentBytes: 50_000,
+      unsentStallMs: 50, // a backlog over the bound that has not shrunk in 50 ms: the peer stopped reading
       onClose: (reason) => {
         closedWith = reason;
       },
@@ -243,7 +244,9 @@ describe('connectStdio', () => {
     await server.closed;
     expect(server.closeReason).toBeInstanceOf(InflightError);
     expect(server.closeReason?.code).toBe('DISCONNECTED');
-    expect(server.closeReason?.message).toMatch(/stopped reading: \d+ bytes .*maxUnsentBytes 50000/);
+    expect(server.closeReason?.message).toMatch(
+      /stopped reading: \d+ bytes .*maxUnsentBytes 50000 for 50 ms/,
+    );
     expect(server.stats.drainWaits).toBe(1);
     expect(closedWith).toBe(server.closeReason); // reported once, as it happened
     expect(stuck.destroyed).toBe(true); // our output ended: the peer sees the end, not silence

@@ -174,7 +174,8 @@ describe('serveStdio under floods', () => {
   }, 120_000);
 
   it('closes a connection whose peer never reads once the write budget is spent: output ended, handlers aborted, close reported', async () => {
-    const peer = start({}, 0, false);
+    // The stall window is 10 s by default; 300 ms keeps the test short (over budget and not shrinking).
+    const peer = start({ UNSENT_STALL_MS: '300' }, 0, false);
     peer.write(`${work('w1', 1_000, 50)}\n${work('w2', 1_000, 50)}\n`);
     // 72 MiB of results for a peer that reads none of them: past the 64 MiB default budget.
     const started = performance.now();

@@ -324,6 +324,34 @@ describe('Endpoint', () => {
     ]);
   });
 
+  it('refuses a batch over maxBatchElements whole, with one -32600 naming the limit', async () => {
+    const replies: unknown[] = [];
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      revision: '2025-03-26',
+      maxBatchElements: 2,
+      channel: { write: (m) => replies.push(m) },
+    });
+    server.setRequestHandler('echo', (params) => ({ got: params?.x }));
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'echo', params: { x: id } });
+    server.receive([call(1), call(2), call(3)]);
+    server.receive([call(4), call(5)]);
+    await drain();
+    expect(replies[0]).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: a batch of more than maxBatchElements (2)',
+      },
+    });
+    expect(replies[1]).toEqual([
+      { jsonrpc: '2.0', id: 4, result: { got: 4 } },
+      { jsonrpc: '2.0', id: 5, result: { got: 5 } },
+    ]);
+  });
+
   it('closing fails every outbound call with UPSTREAM_CLOSED and aborts every handler', async () => {
     const w = pair();
     let handlerSignal!: AbortSignal;

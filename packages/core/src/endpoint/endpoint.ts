@@ -88,7 +88,25 @@ export interface EndpointOptions {
    * the channel could not write. The endpoint keeps serving either way. @default ignore (counted in stats)
    */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * The most elements a 2025-03-26 batch may have; a larger one is refused whole with one `-32600`
+   * (`id: null`) naming the limit, since every element's answer would go out in one message (a 2 MB body
+   * of a million invalid elements asked for a 113 MB answer). @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
+   */
+  maxBatchElements?: number;
 }
+
+/**
+ * The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_BATCH_ELEMENTS, Endpoint } from '@mcp-inflight/core';
+ * // A peer known to batch large: allow ten times the default.
+ * new Endpoint({ role: 'server', transport: 'stdio', channel: { write() {} }, maxBatchElements: DEFAULT_MAX_BATCH_ELEMENTS * 10 });
+ * ```
+ */
+export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
 
 /**
  * Counters for one endpoint.
@@ -120,7 +138,7 @@ export interface EndpointStats {
   ignoredNotifications: number;
   /** Input that was not JSON, when we are the client (a client does not answer it). */
   badInput: number;
-  /** Errors passed to `onError` (thrown by callbacks or by the channel). */
+  /** Errors passed to `onError` (thrown by callbacks or by the channel, invalid answers to our calls). */
   errors: number;
 }
 
@@ -158,6 +176,8 @@ export class Endpoint {
   readonly progressRelay: ProgressRelay;
   /** The session's negotiated revision (legacy), if any; 2026-07-28 requests carry their own. */
   revision: Revision | undefined;
+  /** The most elements a 2025-03-26 batch may have ({@link EndpointOptions.maxBatchElements}). */
+  readonly maxBatchElements: number;
   #handlers = new Map<string, RequestHandler>();
   #handlerLimits = new Map<string, HandlerLimits>();
   #notificationHandlers = new Map<string, NotificationHandler>();
@@ -177,6 +197,7 @@ export class Endpoint {
     this.clock = options.clock ?? options.progressRelay?.clock ?? systemClock;
     this.progressRelay = options.progressRelay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
+    this.maxBatchElements = options.maxBatchElements ?? DEFAULT_MAX_BATCH_ELEMENTS;
     const errors = this.#errors;
     const onError = options.onError;
     const hub = this.#hub;
@@ -416,10 +437,20 @@ export class Endpoint {
   }
 
   #receiveBatch(values: unknown[]): void {
-    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid.
-    if (values.length === 0 || !(this.revision && allowsBatches(this.revision))) {
+    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid. The spec names no error for one
+    // over maxBatchElements: it is refused whole, so its answer stays one small message.
+    const n = values.length;
+    const max = this.maxBatchElements;
+    const why =
+      n === 0
+        ? 'an empty batch'
+        : !(this.revision && allowsBatches(this.revision))
+          ? 'batches are not part of this revision'
+          : n > max
+            ? batchTooLargeWhy(max)
+            : undefined;
+    if (why) {
       if (this.role === 'client') return void this.#badInput++; // a client answers no batch it did not send
-      const why = values.length === 0 ? 'an empty batch' : 'batches are not part of this revision';
       this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
       return;
     }
@@ -451,7 +482,11 @@ export class Endpoint {
         // answer each other's errors forever), never a notification [CN15], and never by a 2026-07-28
         // client, which writes no responses [S5].
         if (!c.answerable || (this.role === 'client' && this.revision === MODERN_REVISION)) {
-          this.#ignoredNotifications++;
+          // A broken answer to a call of ours (both result and error, a malformed error) is reported and
+          // dropped: the call stays pending, to end by a valid answer or its deadline. Others are counted.
+          if (this.#outbound.has(c.id)) {
+            this.#onError(new Error(`invalid response ${JSON.stringify(c.id)}: ${c.message}`), 'response');
+          } else this.#ignoredNotifications++;
           return;
         }
         this.#write(errorResponse(c.id, c.code, `Invalid Request: ${c.message}`), batch, undefined);
@@ -537,4 +572,26 @@ export class Endpoint {
       this.#onError(error, `notification handler for ${method}`);
     }
   }
+}
+
+const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatchElements (${max})`;
+
+/**
+ * The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit, with
+ * `data: { elements, maxBatchElements }`. For transports that refuse a batch before it reaches an endpoint.
+ *
+ * @example
+ * ```ts
+ * import { batchTooLarge } from '@mcp-inflight/core/adapter';
+ * const answer = batchTooLarge(1_000_000, 1_000); // one small message instead of a million errors
+ * console.log(JSON.stringify(answer));
+ * ```
+ */
+export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
+  return errorResponse(
+    null,
+    JsonRpcErrorCode.InvalidRequest,
+    `Invalid Request: ${batchTooLargeWhy(maxBatchElements)}`,
+    { elements, maxBatchElements },
+  );
 }

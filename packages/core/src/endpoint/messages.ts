@@ -126,6 +126,8 @@ export function classify(value: unknown): Classified {
       : { kind: 'notification', method, params: p };
   }
   if (idOk && ('result' in m || isErrorObject(m.error))) {
+    // JSON-RPC 2.0 §5: exactly one of `result` and `error`; a line with both is no answer to trust.
+    if ('result' in m && 'error' in m) return invalid(rawId as RequestId, 'both result and error', false);
     return {
       kind: 'response',
       id: rawId as RequestId,

@@ -173,6 +173,11 @@ export class OutboundRequests {
     return this.#byId.size;
   }
 
+  /** Whether request `id` of ours is waiting for its answer. */
+  has(id: RequestId | null): boolean {
+    return this.#byId.has(id as RequestId);
+  }
+
   /** Progress tokens still routed: one per request in flight and per task not yet ended (or a leak). */
   get tokens(): number {
     return this.#tokens.size;

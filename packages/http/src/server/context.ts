@@ -10,7 +10,7 @@ import type { ResponseStream } from './response-stream.js';
  * ```ts
  * import { createHttpHandler, type HttpSetupInfo } from '@mcp-inflight/http';
  * createHttpHandler((endpoint, info: HttpSetupInfo) => {
- *   console.log(info.sessionId ? `legacy session ${info.sessionId} (${info.revision})` : 'one 2026-07-28 request');
+ *   console.log(info.sessionId ? `legacy session ${info.sessionId.slice(0, 8)} (${info.revision})` : 'one 2026-07-28 request');
  * });
  * ```
  */
@@ -65,8 +65,10 @@ export interface HttpHandlerStats {
   droppedMessages: number;
   /** Notifications accepted with 202 and ignored (2026-07-28 defines none over HTTP [H34]). */
   ignoredNotifications: number;
-  /** SSE streams cut because their client stopped reading and the backlog passed `sseBudgetBytes`. */
+  /** SSE streams cut because their client stopped reading: a backlog over `sseBudgetBytes` for `sseStallMs`. */
   slowReaderEnds: number;
+  /** Messages over `sseMaxMessageBytes`: responses replaced by an error, others dropped. */
+  oversizeMessages: number;
   /** Legacy sessions ended by `sessionIdleMs` with no contact from their client. */
   expiredSessions: number;
   /** Bytes waiting for clients that are not reading: queued in live SSE responses, or held progress. */

@@ -92,6 +92,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       droppedMessages: 0,
       ignoredNotifications: 0,
       slowReaderEnds: 0,
+      oversizeMessages: 0,
       expiredSessions: 0,
     },
   };

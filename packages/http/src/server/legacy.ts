@@ -1,6 +1,7 @@
 import { isRevision, JsonRpcErrorCode, REVISIONS, type RequestId } from '@mcp-inflight/core';
 import {
   allowsBatches,
+  batchTooLarge,
   classify,
   DEFAULT_HTTP_REVISION,
   hasStreamableHttp,
@@ -9,7 +10,7 @@ import {
 } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, type ServeContext } from './context.js';
-import { accepted, errorReply, methodNotAllowed } from './replies.js';
+import { accepted, errorReply, jsonReply, methodNotAllowed } from './replies.js';
 import { LegacySession } from './session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -188,6 +189,9 @@ export class LegacyServer {
     }
     if (values.length === 0)
       return errorReply(400, HTTP_ERROR_CODES.InvalidRequest, 'Invalid Request: an empty batch', { headers });
+    // Before classifying a million elements: the one answer names the limit (the endpoint's option).
+    const limit = session.endpoint.maxBatchElements;
+    if (values.length > limit) return jsonReply(400, batchTooLarge(values.length, limit), headers);
     const parts = values.map(classify);
     if (parts.some((p) => p.kind === 'request' && p.method === 'initialize')) {
       return errorReply(

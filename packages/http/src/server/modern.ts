@@ -69,6 +69,9 @@ export async function serveModern(
     clock: options.clock,
     keepAliveMs: options.keepAliveMs,
     budgetBytes: options.sseBudgetBytes,
+    stallMs: options.sseStallMs,
+    maxMessageBytes: options.sseMaxMessageBytes,
+    stats,
     live: context.streams,
     acceptsJson: accepts.json,
     acceptsSse: accepts.sse,
@@ -82,7 +85,7 @@ export async function serveModern(
       const cause = new InflightError(
         'DISCONNECTED',
         why === 'slow'
-          ? `the client stopped reading: its stream passed ${options.sseBudgetBytes} bytes and was closed (the 2026-07-28 cancel)`
+          ? `the client stopped reading: its stream stayed over ${options.sseBudgetBytes} bytes for ${options.sseStallMs} ms without shrinking and was closed (the 2026-07-28 cancel)`
           : 'the client closed the response stream (the 2026-07-28 cancel)',
         { requestId: id, method },
       );

@@ -54,13 +54,25 @@ export interface HttpServerOptions {
    */
   maxBufferedBytes?: number;
   /**
-   * Per SSE response: bytes that may wait for a client that is not reading. Meanwhile its progress is
-   * held back to the latest value per token instead of queued; anything else that passes the budget
-   * ends the stream: a 2026-07-28 request is cancelled (`DISCONNECTED`), a legacy stream's connection is
-   * cut and its result waits for a `Last-Event-ID` resume. One message is always accepted when nothing
-   * waits, however large. @default 4_194_304 (4 MiB)
+   * Per SSE response: bytes that may wait for a client that is not reading. Past 64 KiB its progress is
+   * held back to the latest value per token instead of queued; anything else is queued, whatever its
+   * size. A backlog over the budget that does not shrink for `sseStallMs` means the client stopped
+   * reading, and ends the stream: a 2026-07-28 request is cancelled (`DISCONNECTED`), a legacy stream's
+   * connection is cut and its result waits for a `Last-Event-ID` resume. A client that reads is never
+   * cut, however large one message (rule 13). @default 4_194_304 (4 MiB)
    */
   sseBudgetBytes?: number;
+  /**
+   * How long an SSE backlog over `sseBudgetBytes` may go without shrinking before its client counts as
+   * stalled and is cut. @default 10_000
+   */
+  sseStallMs?: number;
+  /**
+   * The largest SSE or JSON message the server writes, in bytes. A response over it is replaced by a
+   * `-32603` error for its request (`data: { responseBytes, maxMessageBytes }`); progress or any other
+   * message over it is dropped. Both count in `stats.oversizeMessages`. @default 16_777_216 (16 MiB)
+   */
+  sseMaxMessageBytes?: number;
   /**
    * A legacy session ends after this long without contact from its client (a request or notification, an
    * open GET stream, or a reply stream the client is draining), even with work in flight: that work is
@@ -83,6 +95,11 @@ export interface HttpServerOptions {
   idleMs?: number;
   /** Hard ceiling for requests the server sends (legacy only). @default 600_000 */
   ceilingMs?: number;
+  /**
+   * The most elements a 2025-03-26 batch may have: a larger one gets `400` with one `-32600` (`id: null`)
+   * naming the limit. @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
+   */
+  maxBatchElements?: number;
   /** Time source for every timer here. @default systemClock */
   clock?: Clock;
   /** One relay shared by every endpoint (sessions and stateless requests). @default a new one */
@@ -121,7 +138,7 @@ export interface ListenersLike {
  * @example
  * ```ts
  * import { createHttpHandler, type SessionExpiry } from '@mcp-inflight/http';
- * const log = (e: SessionExpiry) => console.error(`session ${e.sessionId} expired; ${e.inFlight} call(s) cancelled`);
+ * const log = (e: SessionExpiry) => console.error(`session ${e.sessionId.slice(0, 8)} expired; ${e.inFlight} call(s) cancelled`);
  * createHttpHandler(() => {}, { sessionIdleMs: 60_000, onSessionExpired: log });
  * ```
  */
@@ -145,6 +162,8 @@ export interface ResolvedServerOptions {
   maxBufferedEvents: number;
   maxBufferedBytes: number;
   sseBudgetBytes: number;
+  sseStallMs: number;
+  sseMaxMessageBytes: number;
   sessionIdleMs: number;
   onSessionExpired: (expired: SessionExpiry) => void;
   maxSessions: number;
@@ -152,7 +171,13 @@ export interface ResolvedServerOptions {
   modern: boolean;
   clock: Clock;
   progressRelay: ProgressRelay;
-  endpoint: { handlerIdleMs?: number; handlerCeilingMs?: number; idleMs?: number; ceilingMs?: number };
+  endpoint: {
+    handlerIdleMs?: number;
+    handlerCeilingMs?: number;
+    idleMs?: number;
+    ceilingMs?: number;
+    maxBatchElements?: number;
+  };
   onError: (error: unknown) => void;
   listeners: ListenersLike | undefined;
 }
@@ -169,6 +194,8 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     maxBufferedEvents: options.maxBufferedEvents ?? 256,
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
     sseBudgetBytes: options.sseBudgetBytes ?? 4 * 1024 * 1024,
+    sseStallMs: options.sseStallMs ?? 10_000,
+    sseMaxMessageBytes: options.sseMaxMessageBytes ?? 16 * 1024 * 1024,
     sessionIdleMs: options.sessionIdleMs ?? 300_000,
     onSessionExpired: options.onSessionExpired ?? (() => {}),
     maxSessions: options.maxSessions ?? 10_000,
@@ -181,6 +208,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
       handlerCeilingMs: options.handlerCeilingMs,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
+      maxBatchElements: options.maxBatchElements,
     },
     onError: options.onError ?? (() => {}),
     listeners: options.listeners,

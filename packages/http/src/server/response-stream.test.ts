@@ -16,6 +16,8 @@ function make(overrides: Partial<ResponseStreamOptions> = {}) {
     clock,
     keepAliveMs: 1_000,
     budgetBytes: 1024 * 1024,
+    stallMs: 1_000,
+    maxMessageBytes: 1024 * 1024,
     // Most tests hold progress as soon as a byte waits; the default threshold has a test of its own.
     holdProgressAfterBytes: 0,
     acceptsJson: true,
@@ -273,29 +275,71 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     expect(log.outcomes).toEqual(['delivered']);
   });
 
-  it('2026-07-28: a response that passes the budget behind a backlog ends the stream as a slow disconnect', async () => {
+  it('2026-07-28: a backlog over the budget that does not shrink for stallMs ends the stream as a slow disconnect', async () => {
     const whys: string[] = [];
-    const { stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
+    const { clock, stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
     stream.send(progress(1), false);
     const big = { jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } };
     stream.send(big, true);
+    // One write over the budget is no verdict (rule 13): only a backlog that stays there is.
+    expect(whys).toEqual([]);
+    clock.advance(999);
+    expect(whys).toEqual([]);
+    clock.advance(1);
     expect(whys).toEqual(['slow']);
-    expect(log.outcomes).toEqual(['closed']);
+    expect(log.outcomes).toEqual(['dropped']); // the result was written, and lost with the connection
     expect(stream.bufferedBytes).toBe(0);
     await expect((await stream.response).text()).rejects.toThrow(/byte budget/);
   });
 
-  it('one message is always accepted when nothing waits, however large', async () => {
-    const { stream, log } = make({ budgetBytes: 100 });
-    stream.send(progress(1), false);
-    await drain((await stream.response).body!);
+  it('a client that reads a backlog over the budget is never cut, and gets the result', async () => {
+    const whys: string[] = [];
+    const { clock, stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
+    stream.send(progress(1, 'p'.repeat(400)), false);
+    const response = await stream.response;
     stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);
+    const reader = response.body!.getReader();
+    await reader.read(); // one event read in the first window: the backlog shrank
+    clock.advance(1_000);
+    expect(whys).toEqual([]);
+    let text = '';
+    for (let next = await reader.read(); !next.done; next = await reader.read())
+      text += new TextDecoder().decode(next.value);
+    clock.advance(5_000);
+    expect(whys).toEqual([]);
+    expect(text).toContain('x'.repeat(400));
     expect(log.outcomes).toEqual(['delivered']);
   });
 
-  it('legacy: the result that passes the budget waits for a resume; the replay log is bounded in bytes', async () => {
+  it('a response over maxMessageBytes becomes an error for its request; other messages over it are dropped', async () => {
+    const counters = { oversizeMessages: 0 };
+    const { stream, log } = make({ maxMessageBytes: 200, stats: counters });
+    stream.send(progress(1, 'p'.repeat(300)), false);
+    stream.send(progress(2), false);
+    stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(300) } }, true);
+    const text = await (await stream.response).text();
+    expect(progressOf(text)).toEqual([2]);
+    expect(text).toContain('"code":-32603');
+    expect(text).toContain('"maxMessageBytes":200');
+    expect(text).not.toContain('x'.repeat(300));
+    expect(counters.oversizeMessages).toBe(2);
+    expect(stream.droppedMessages).toBe(1);
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('one message is always accepted, however large; the stream ends once the client has read it', async () => {
+    const { stream, log } = make({ budgetBytes: 100 });
+    stream.send(progress(1), false);
+    const body = (await stream.response).body!;
+    await drain(body);
+    stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);
+    expect(await drain(body)).toContain('x'.repeat(400));
+    expect(log.outcomes).toEqual(['delivered']);
+  });
+
+  it('legacy: the result of a stalled client waits for a resume; the replay log is bounded in bytes', async () => {
     const whys: string[] = [];
-    const { stream, log } = make({
+    const { clock, stream, log } = make({
       budgetBytes: 300,
       eventIds: { ...legacyIds(true), maxBuffered: 100, maxBufferedBytes: 500 },
       onDisconnect: (why) => void whys.push(why),
@@ -304,6 +348,8 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     stream.send(progress(2), false); // held
     const big = { jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } };
     stream.send(big, true);
+    expect(log.parked).toBe(0);
+    clock.advance(1_000);
     expect(whys).toEqual(['slow']);
     expect(log.parked).toBe(1);
     expect(stream.replayBytes).toBeLessThanOrEqual(500);

@@ -1,5 +1,11 @@
-import type { Clock, ProgressToken, RequestId } from '@mcp-inflight/core';
-import { type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
+import {
+  type Clock,
+  JsonRpcErrorCode,
+  type ProgressToken,
+  type RequestId,
+  type TimerHandle,
+} from '@mcp-inflight/core';
+import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**
@@ -42,11 +48,20 @@ export interface ResponseStreamOptions {
   /** HTTP status for a final message sent as JSON. @default 200 */
   statusOf?: (final: JsonRpcMessage | JsonRpcMessage[]) => number;
   /**
-   * Bytes that may wait for a client that is not reading, beyond the one message always accepted into an
-   * empty backlog. Progress is held back (latest value per token) rather than queued; anything else
-   * passing it ends the connection (rule 8).
+   * Bytes that may wait for a client that is not reading. Progress past a small backlog is held back
+   * (latest value per token) rather than queued; anything else is queued, and a backlog over this that
+   * does not shrink for `stallMs` ends the connection (rules 8 and 13).
    */
   budgetBytes: number;
+  /** How long a backlog over `budgetBytes` may go without shrinking before the client counts as stalled. */
+  stallMs: number;
+  /**
+   * The largest message written: a response over it is replaced by an error for its request, any other
+   * message over it is dropped (counted in `oversizeMessages`).
+   */
+  maxMessageBytes: number;
+  /** The handler's counters, for `oversizeMessages`. */
+  stats?: { oversizeMessages: number };
   /** Bytes waiting for the client past which progress is held, not queued. @default HOLD_PROGRESS_AFTER_BYTES */
   holdProgressAfterBytes?: number;
   /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
@@ -91,6 +106,8 @@ export class ResponseStream {
   #quiet: QuietTimer;
   /** Size of the last progress frame written, to count held ones in stats without serialising them. */
   #heldEstimateBytes = 0;
+  /** Armed while the backlog is over budget: the backlog then, which the client must shrink by the check. */
+  #stall: { timer: TimerHandle; backlogBytes: number } | undefined;
 
   constructor(options: ResponseStreamOptions) {
     this.#options = options;
@@ -192,21 +209,76 @@ export class ResponseStream {
   /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
   #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
     const ids = this.#options.eventIds;
+    let frame = messageFrame(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+    if (frame.byteLength > this.#options.maxMessageBytes) {
+      const replaced = this.#oversize(message, frame.byteLength);
+      if (replaced === undefined) return true;
+      frame = messageFrame(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+    }
     const seq = ++this.#seq;
-    const frame = messageFrame(message, ids ? `${ids.key}-${seq}` : undefined);
     if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frame.byteLength;
     if (ids) this.#remember(seq, frame, ids);
     const sink = this.#sink;
     if (!sink) return true;
-    const backlog = sink.queuedBytes;
-    if (backlog > 0 && backlog + frame.byteLength > this.#options.budgetBytes) {
-      this.#overBudget();
-      return this.#state !== 'ended';
-    }
+    // Rule 13: one write never cuts the client, whatever its size; only a backlog that stays over the
+    // budget without shrinking (a client that stopped reading) does, at the stall check.
     sink.write(frame);
     if (ids) this.#sawEventId = true;
     this.#quiet.touch();
+    if (!this.#stall && sink.queuedBytes > this.#options.budgetBytes) this.#armStall(sink.queuedBytes);
     return true;
+  }
+
+  /**
+   * A message over `maxMessageBytes`: a response becomes an error for its request (a batch's, per
+   * element), anything else is dropped. Returns what to write instead, or `undefined` for nothing.
+   */
+  #oversize(
+    message: JsonRpcMessage | JsonRpcMessage[],
+    bytes: number,
+  ): JsonRpcMessage | JsonRpcMessage[] | undefined {
+    if (this.#options.stats) this.#options.stats.oversizeMessages++;
+    const max = this.#options.maxMessageBytes;
+    const tooLarge = (m: JsonRpcMessage, size: number): JsonRpcMessage =>
+      'id' in m && m.method === undefined && m.id !== undefined
+        ? errorResponse(
+            m.id as RequestId,
+            JsonRpcErrorCode.InternalError,
+            `Internal error: the response is ${size} bytes, over the server's limit of ${max} (maxMessageBytes)`,
+            { responseBytes: size, maxMessageBytes: max },
+          )
+        : m;
+    if (Array.isArray(message)) {
+      return message.map((m) => {
+        const size = JSON.stringify(m).length;
+        return size > max ? tooLarge(m, size) : m;
+      });
+    }
+    if (message.method !== undefined || message.id === undefined) {
+      this.droppedMessages++; // progress, a notification or a request: nothing waits for it by id
+      return undefined;
+    }
+    return tooLarge(message, bytes);
+  }
+
+  /** The backlog passed the budget: from now on it must shrink by every check, or the client is stalled. */
+  #armStall(backlogBytes: number): void {
+    const timer = this.#options.clock.setTimer(() => this.#checkStall(), this.#options.stallMs);
+    this.#stall = { timer, backlogBytes };
+  }
+
+  #checkStall(): void {
+    const backlog = this.#sink?.queuedBytes ?? 0;
+    const before = this.#stall?.backlogBytes ?? 0;
+    this.#stall = undefined;
+    if (backlog <= this.#options.budgetBytes) return;
+    if (backlog >= before) return this.#overBudget();
+    this.#armStall(backlog); // it read something: judge the next window
+  }
+
+  #clearStall(): void {
+    this.#stall?.timer.clear();
+    this.#stall = undefined;
   }
 
   /** Keeps a frame for replay within both bounds; the newest one always stays. */
@@ -230,7 +302,7 @@ export class ResponseStream {
   }
 
   /**
-   * What cannot be dropped no longer fits behind the backlog of a client that is not reading. The
+   * The client stopped reading: its backlog stayed over the budget for a whole stall window. The
    * connection is cut (its queued bytes freed); then the era decides, as for a disconnect: 2026-07-28
    * cancels the request, a legacy stream keeps its events for a `Last-Event-ID` resume [H22].
    */
@@ -238,7 +310,7 @@ export class ResponseStream {
     const sink = this.#sink;
     this.#sink = undefined;
     this.#quiet.stop();
-    sink?.abort(new Error('the client stopped reading: the stream passed its byte budget'));
+    sink?.abort(new Error('the client stopped reading: the stream stayed over its byte budget'));
     this.#disconnect('slow');
   }
 
@@ -269,7 +341,7 @@ export class ResponseStream {
     if (this.#state === 'waiting') this.#resolve(new Response(null, { status: 503 }));
     if (!this.#options.eventIds) {
       this.#options.onDisconnect(why); // first, so the owner's abort carries its own cause
-      this.#finish('closed');
+      this.#finish(this.#complete ? 'dropped' : 'closed');
       return;
     }
     this.#state = 'sse';
@@ -277,6 +349,8 @@ export class ResponseStream {
     // What was held for the client goes to the replay log: a resume gets the latest progress.
     this.#flushHeld();
     this.#options.onDisconnect(why);
+    // A final written but not yet read when the client went: it waits for a resume, as a parked one does.
+    if (this.#complete) this.#completeStream();
   }
 
   /**
@@ -331,7 +405,10 @@ export class ResponseStream {
           if (this.#sink === sink) this.disconnect();
         },
         onDrained: () => {
-          if (this.#sink === sink) this.#flushHeld();
+          if (this.#sink !== sink) return;
+          this.#clearStall(); // nothing waits: whatever was over the budget has been read
+          if (this.#complete) this.#completeStream();
+          else this.#flushHeld();
         },
       },
       this.#options.budgetBytes,
@@ -340,6 +417,7 @@ export class ResponseStream {
   }
 
   #detach(): void {
+    this.#clearStall();
     const sink = this.#sink;
     this.#sink = undefined;
     sink?.close();
@@ -349,11 +427,18 @@ export class ResponseStream {
   #resolveJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
     const status = this.#options.statusOf?.(message) ?? 200;
     const headers = { 'content-type': 'application/json', ...this.#options.headers };
-    this.#resolve(new Response(JSON.stringify(message), { status, headers }));
+    let body = JSON.stringify(message);
+    // UTF-16 length: at most the UTF-8 size for ASCII JSON, a close bound otherwise.
+    if (body.length > this.#options.maxMessageBytes)
+      body = JSON.stringify(this.#oversize(message, body.length) ?? message);
+    this.#resolve(new Response(body, { status, headers }));
   }
 
   #completeStream(): void {
     this.#complete = true;
+    // Over budget, the final is delivered only once the client has read it all (the drain ends the stream
+    // then); a client that stalls meanwhile is cut at the stall check and the result counts as lost.
+    if (this.#sink && this.#stall) return;
     if (this.#sink) {
       this.#sink.close();
       this.#sink = undefined;
@@ -368,6 +453,7 @@ export class ResponseStream {
   #finish(outcome: StreamOutcome): void {
     if (this.#state === 'ended') return;
     this.#state = 'ended';
+    this.#clearStall();
     this.#sink?.close();
     this.#sink = undefined;
     this.#quiet.stop();

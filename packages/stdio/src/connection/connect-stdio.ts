@@ -54,6 +54,8 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
 
   const writer = new LineWriter(output, {
     ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
+    ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     onOverflow: (bytes) => peerStoppedReading(bytes),
   });
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
@@ -190,7 +192,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     if (reason) return;
     const cause = lostPeer(
       role,
-      `the peer stopped reading: ${bytes} bytes waited to be written (budget maxUnsentBytes ${writer.maxUnsentBytes})`,
+      `the peer stopped reading: ${bytes} bytes waited to be written, over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`,
     );
     finish(cause);
     destroyOutput(output);
@@ -285,8 +287,9 @@ function endpointOptions(
   options: StdioConnectionOptions,
 ): Omit<EndpointOptions, 'role' | 'transport' | 'channel'> {
   const { clock, progressRelay, revision, idleMs, ceilingMs, handlerIdleMs, handlerCeilingMs } = options;
-  const { clientInfo, clientCapabilities } = options;
+  const { clientInfo, clientCapabilities, maxBatchElements } = options;
   const picked = {
+    maxBatchElements,
     clock,
     progressRelay,
     revision,

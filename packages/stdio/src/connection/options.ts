@@ -44,11 +44,17 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
    */
   maxQueuedBytes?: number;
   /**
-   * Write budget: bytes written but not yet read by the peer. Passing it means the peer stopped reading;
-   * the connection closes: output ended, handlers aborted (`DISCONNECTED` for a server), `onClose` told.
+   * Write budget: bytes written but not yet read by the peer. A backlog over it that does not shrink for
+   * `unsentStallMs` means the peer stopped reading; the connection closes: output ended, handlers aborted
+   * (`DISCONNECTED` for a server), `onClose` told. One large answer to a peer that reads never closes it.
    * @default 64 MiB
    */
   maxUnsentBytes?: number;
+  /**
+   * How long a backlog over `maxUnsentBytes` may go without shrinking before the peer counts as stalled.
+   * @default 10_000 (`DEFAULT_UNSENT_STALL_MS`)
+   */
+  unsentStallMs?: number;
   /**
    * How long a response waits after the same request's last progress line was handed to the OS, when it
    * comes less than this after it; every other line goes out at once. A reader decides where its reads

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { LineWriter } from './line-writer.js';
 
@@ -74,16 +75,21 @@ describe('LineWriter', () => {
     expect(writer.stats.peakUnsentBytes).toBe(peak);
   });
 
-  it('stops and reports once when a peer that does not read lets the queue pass its bound', async () => {
+  it('stops and reports once when a peer that does not read leaves the queue over its bound for stallMs', async () => {
     const { sink, chunks } = slowSink(16);
     const overflows: number[] = [];
+    const clock = new ManualClock();
     const writer = new LineWriter(sink, {
       maxUnsentBytes: 1_000,
+      stallMs: 500,
+      clock,
       onOverflow: (bytes) => overflows.push(bytes),
     });
     writer.writeLine('x'.repeat(32));
     await tick();
     for (let i = 0; i < 200; i++) writer.writeLine('y'.repeat(20));
+    expect(overflows).toHaveLength(0); // over the bound is no verdict yet (rule 13)
+    clock.advance(500);
     expect(overflows).toHaveLength(1);
     expect(overflows[0]).toBeGreaterThan(1_000);
     expect(writer.stopped).toBe(true);
@@ -92,18 +98,43 @@ describe('LineWriter', () => {
     expect(chunks).toHaveLength(1);
   });
 
-  it('stops and reports when one flush alone carries the queue past its bound', async () => {
+  it('stops and reports when one flush alone carries the queue past its bound and the peer reads none of it', async () => {
     const { sink } = slowSink(16);
     const overflows: number[] = [];
+    const clock = new ManualClock();
     const writer = new LineWriter(sink, {
       maxUnsentBytes: 1_000,
+      stallMs: 500,
+      clock,
       onOverflow: (bytes) => overflows.push(bytes),
     });
     for (let i = 0; i < 10; i++) writer.writeLine('r'.repeat(200)); // one tick: one write of 2,010 bytes
     await tick();
     expect(writer.stats.writeCalls).toBe(1);
+    expect(overflows).toEqual([]);
+    clock.advance(500);
     expect(overflows).toEqual([2_010]);
     expect(writer.stopped).toBe(true);
+  });
+
+  it('never stops for one large write to a peer that reads it (rule 13)', async () => {
+    const { sink, release, text } = slowSink(16);
+    const overflows: number[] = [];
+    const clock = new ManualClock();
+    const writer = new LineWriter(sink, {
+      maxUnsentBytes: 1_000,
+      stallMs: 500,
+      clock,
+      onOverflow: (bytes) => overflows.push(bytes),
+    });
+    writer.writeLine('r'.repeat(5_000)); // five times the budget in one line
+    await tick();
+    clock.advance(499);
+    await release(); // the peer reads it all
+    clock.advance(10_000);
+    expect(overflows).toEqual([]);
+    expect(writer.stopped).toBe(false);
+    expect(text()).toBe(`${'r'.repeat(5_000)}\n`);
   });
 
   it('hands everything over at close even under backpressure', async () => {

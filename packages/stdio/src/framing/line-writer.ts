@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
 
 /**
  * Default write budget: bytes written but not yet taken by the peer (ours plus the stream's own buffer),
@@ -11,6 +12,18 @@ import type { Writable } from 'node:stream';
  * ```
  */
 export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Default stall window: a backlog over `maxUnsentBytes` that has not shrunk for this long (10 s) means the
+ * peer stopped reading. One large write to a peer that reads never closes the connection (rule 13).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_UNSENT_STALL_MS, serveStdio } from '@mcp-inflight/stdio';
+ * serveStdio(() => {}, { unsentStallMs: DEFAULT_UNSENT_STALL_MS * 3 }); // a peer on a slow link
+ * ```
+ */
+export const DEFAULT_UNSENT_STALL_MS = 10_000;
 
 /**
  * Options for a {@link LineWriter}.
@@ -30,9 +43,16 @@ export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
  * ```
  */
 export interface LineWriterOptions {
-  /** Bound on bytes waiting for a slow reader (ours plus the stream's buffer). @default 64 MiB */
+  /**
+   * Bytes that may wait for a slow reader (ours plus the stream's buffer). Past it the peer must shrink
+   * the backlog within every `stallMs`, or it has stopped reading. @default 64 MiB
+   */
   maxUnsentBytes?: number;
-  /** Called once when the bound is passed; the writer stops writing (the caller should close). */
+  /** How long a backlog over `maxUnsentBytes` may go without shrinking. @default 10_000 (`DEFAULT_UNSENT_STALL_MS`) */
+  stallMs?: number;
+  /** Time source for the stall check. @default systemClock */
+  clock?: Clock;
+  /** Called once when the peer stopped reading; the writer stops writing (the caller should close). */
   onOverflow?: (queuedBytes: number) => void;
 }
 
@@ -83,6 +103,14 @@ export class LineWriter {
   readonly output: Writable;
   /** Bound on bytes waiting for a slow reader (ours plus the stream's buffer). */
   readonly maxUnsentBytes: number;
+  /** How long a backlog over the budget may go without shrinking before the peer counts as stalled. */
+  readonly stallMs: number;
+  #clock: Clock;
+  /** Armed while the backlog is over budget: the backlog then, which the peer must shrink by the check. */
+  #stall: { timer: TimerHandle; unsentBytes: number } | undefined;
+  /** When the peer last read (its buffer shrank, or drained), or bytes started waiting for it. */
+  #lastReadMs = 0;
+  #lastWritableBytes = 0;
   #onOverflow: ((queuedBytes: number) => void) | undefined;
   /** Lines not yet handed to the stream, in order. */
   #queue: string[] = [];
@@ -101,6 +129,8 @@ export class LineWriter {
   constructor(output: Writable, options: LineWriterOptions = {}) {
     this.output = output;
     this.maxUnsentBytes = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
+    this.stallMs = options.stallMs ?? DEFAULT_UNSENT_STALL_MS;
+    this.#clock = options.clock ?? systemClock;
     this.#onOverflow = options.onOverflow;
     output.on('drain', this.#onDrain);
   }
@@ -130,7 +160,8 @@ export class LineWriter {
       // Measure only under backpressure, where it matters; the fast path counts nothing.
       this.#queuedBytes += Buffer.byteLength(line) + 1;
       if (this.#queuedBytes > this.#peakQueuedBytes) this.#peakQueuedBytes = this.#queuedBytes;
-      if (this.#queuedBytes + this.output.writableLength > this.maxUnsentBytes) this.#overflow();
+      this.#sampleProgress();
+      if (!this.#stall && this.#unsentBytes() > this.maxUnsentBytes) this.#overBudget();
       return;
     }
     if (!this.#flushScheduled) {
@@ -173,6 +204,8 @@ export class LineWriter {
     this.#stopped = true;
     this.#queue = [];
     this.#queuedBytes = 0;
+    this.#stall?.timer.clear();
+    this.#stall = undefined;
     this.output.off('drain', this.#onDrain);
   }
 
@@ -194,21 +227,64 @@ export class LineWriter {
     }
     if (!accepted) {
       this.#waitingForDrain = true;
+      this.#lastReadMs = this.#clock.now(); // bytes start waiting now: the peer's silence counts from here
+      this.#lastWritableBytes = this.output.writableLength;
       this.#drainWaits++;
-      // One flush can carry a whole tick of large results past the budget by itself.
-      if (this.output.writableLength > this.maxUnsentBytes) this.#overflow();
+      // One flush can carry a whole tick of large results past the budget by itself: that alone is no
+      // verdict, only a backlog that then does not shrink is (rule 13).
+      if (!this.#stall && this.output.writableLength > this.maxUnsentBytes) this.#overBudget();
     }
   };
 
   #onDrain = (): void => {
+    this.#lastReadMs = this.#clock.now();
+    // The peer read everything the stream held: no stall to judge (and no timer to hold the process).
+    this.#stall?.timer.clear();
+    this.#stall = undefined;
     if (!this.#waitingForDrain) return;
     this.#waitingForDrain = false;
     if (this.#queue.length > 0) this.#flush();
   };
 
-  #overflow(): void {
-    const queued = this.#queuedBytes + this.output.writableLength;
-    this.stop();
-    this.#onOverflow?.(queued);
+  #unsentBytes(): number {
+    return this.#queuedBytes + this.output.writableLength;
   }
+
+  /** Under backpressure: the stream's buffer shrinking since the last look means the peer read. */
+  #sampleProgress(): void {
+    const writable = this.output.writableLength;
+    if (writable < this.#lastWritableBytes) this.#lastReadMs = this.#clock.now();
+    this.#lastWritableBytes = writable;
+  }
+
+  /**
+   * The backlog passed the budget. A peer silent for a whole stall window already has stopped reading;
+   * otherwise the window runs out from its last read, and by then the backlog must have shrunk.
+   */
+  #overBudget(): void {
+    const silentMs = this.#clock.now() - this.#lastReadMs;
+    if (silentMs >= this.stallMs) return this.#overflow(this.#unsentBytes());
+    this.#armStall(this.stallMs - silentMs);
+  }
+
+  #armStall(ms = this.stallMs): void {
+    const unsentBytes = this.#unsentBytes();
+    this.#stall = { timer: this.#clock.setTimer(this.#checkStall, ms), unsentBytes };
+  }
+
+  #overflow(unsentBytes: number): void {
+    this.stop();
+    this.#onOverflow?.(unsentBytes);
+  }
+
+  /** A stall window passed: a backlog still over budget that did not shrink means the peer stopped reading. */
+  #checkStall = (): void => {
+    const before = this.#stall?.unsentBytes ?? 0;
+    this.#stall = undefined;
+    if (this.#stopped) return;
+    const unsent = this.#unsentBytes();
+    if (unsent <= this.maxUnsentBytes) return;
+    if (unsent < before) return this.#armStall(); // it read something: judge the next window
+    this.#overflow(unsent);
+  };
 }

@@ -1,0 +1,119 @@
+// Issue 21 over real sockets: a 2025-03-26 batch is bounded in elements; a client that reads never
+// loses a message to the SSE budget, whatever the size of one write.
+import { serveLifecycle } from '@mcp-inflight/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningHttpServer, serveHttp } from '../src/index.js';
+import { EventReader, modernHeaders, modernRequest, RawHttp } from './fixtures/raw-http.js';
+
+const MIB = 2 ** 20;
+const MAX_MESSAGE_BYTES = 8 * MIB;
+
+let server: RunningHttpServer;
+let raw: RawHttp;
+
+beforeAll(async () => {
+  server = await serveHttp(
+    (endpoint) => {
+      serveLifecycle(endpoint, { serverInfo: { name: 'big', version: '1' }, capabilities: { tools: {} } });
+      endpoint.setRequestHandler('tools/call', async (params, ctx) => {
+        const args = params?.arguments as { progressBytes?: number; resultBytes: number };
+        if (args.progressBytes !== undefined) ctx.progress(1, 1, 'p'.repeat(args.progressBytes));
+        return { content: [{ type: 'text', text: 'r'.repeat(args.resultBytes) }] };
+      });
+    },
+    { port: 0, sseMaxMessageBytes: MAX_MESSAGE_BYTES },
+  );
+  raw = new RawHttp(server.url);
+});
+afterAll(() => server.close());
+
+describe('a 2025-03-26 batch over maxBatchElements', () => {
+  it('gets one -32600 (id null) naming the limit, and the session keeps serving', async () => {
+    const session = await raw.initialize('2025-03-26');
+    const headers = raw.legacy(session, '2025-03-26');
+    // 2 MB of invalid elements: before the bound, a 113 MB answer after seconds, the server at 721 MB.
+    const response = await raw.post(`[${new Array(1_000_000).fill('1').join(',')}]`, headers);
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(1_000);
+    expect(JSON.parse(text)).toMatchObject({
+      id: null,
+      error: { code: -32600, data: { elements: 1_000_000, maxBatchElements: 1_000 } },
+    });
+    const pings = await raw.post(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ],
+      headers,
+    );
+    expect(pings.status).toBe(200);
+    const answers = (await pings.json()) as { id: number }[];
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2]);
+  });
+});
+
+/** One call on either era, read as fast as the client can; every event it carried. */
+async function readCall(
+  modern: boolean,
+  args: { progressBytes?: number; resultBytes: number },
+): Promise<Record<string, unknown>[]> {
+  let response: Response;
+  if (modern) {
+    const call = modernRequest(1, 'tools/call', { name: 'big', arguments: args }, { progressToken: 'p1' });
+    response = await raw.post(call, modernHeaders('tools/call', 'big'));
+  } else {
+    const session = await raw.initialize('2025-06-18');
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'big', arguments: args, _meta: { progressToken: 'p1' } },
+    };
+    response = await raw.post(call, raw.legacy(session, '2025-06-18'));
+  }
+  expect(response.status).toBe(200);
+  // A call that wrote nothing before its result is answered with JSON.
+  if (response.headers.get('content-type')?.startsWith('application/json'))
+    return [(await response.json()) as Record<string, unknown>];
+  const events = await new EventReader(response.body!).rest();
+  return events.map((e) => e.message!).filter(Boolean);
+}
+
+describe('a client that reads as fast as it can (rule 13)', () => {
+  it.each([
+    ['2026-07-28', true],
+    ['2025-06-18', false],
+  ])('%s: a 2 MiB progress then a 2 MiB result both arrive (4 MiB budget)', async (_revision, modern) => {
+    const before = server.handler.stats.slowReaderEnds;
+    // Before the fix: the result met the progress still queued, passed the budget at that instant, and
+    // the connection was reset with 0 messages delivered.
+    const messages = await readCall(modern, { progressBytes: 2 * MIB, resultBytes: 2 * MIB });
+    expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'result']);
+    const result = messages[1] as { result: { content: { text: string }[] } };
+    expect(result.result.content[0]!.text.length).toBe(2 * MIB);
+    expect(server.handler.stats.slowReaderEnds).toBe(before);
+  });
+
+  it.each([
+    ['2026-07-28', true],
+    ['2025-06-18', false],
+  ])(
+    '%s: a result over sseMaxMessageBytes becomes an error for its request; an oversize progress is dropped and counted',
+    async (_revision, modern) => {
+      const before = server.handler.stats.oversizeMessages;
+      const messages = await readCall(modern, { progressBytes: 9 * MIB, resultBytes: 9 * MIB });
+      expect(messages).toHaveLength(1); // the progress was dropped
+      expect(messages[0]).toMatchObject({
+        id: 1,
+        error: { code: -32603, data: { maxMessageBytes: MAX_MESSAGE_BYTES } },
+      });
+      expect(server.handler.stats.oversizeMessages).toBe(before + 2);
+      // A 6 MiB result, over the budget but under the per-message limit, arrives whole.
+      const big = await readCall(modern, { resultBytes: 6 * MIB });
+      expect((big[0] as { result: { content: { text: string }[] } }).result.content[0]!.text.length).toBe(
+        6 * MIB,
+      );
+    },
+  );
+});
