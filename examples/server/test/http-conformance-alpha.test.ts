@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
 import { commandLine, startProxy, V1_FIXTURE } from '../../proxy/test/procs.js';
+import { spawnExampleServer } from './fixtures/spawn-example.js';
 
 const CLI = createRequire(import.meta.url).resolve('conformance-alpha/dist/index.js');
 const PRELOAD = fileURLToPath(

@@ -8,10 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 const HTTP_PACKAGE = fileURLToPath(new URL('../../../packages/http/', import.meta.url));
 const CLI = createRequire(join(HTTP_PACKAGE, 'package.json')).resolve(

@@ -12,10 +12,7 @@ import {
   postedMethods,
   recordingFetch,
 } from '../../../packages/http/test/fixtures/recording-fetch.js';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 interface Counts {
   running: number;

@@ -9,10 +9,7 @@ import { spawnStdio } from '@mcp-inflight/stdio';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 const SERVER = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const SDK_V2_SERVER = fileURLToPath(

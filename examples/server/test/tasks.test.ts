@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
+import { spawnExampleServer } from './fixtures/spawn-example.js';
 
 // `node examples/server/dist/index.js --tasks` as a task receiver, driven by the official SDK v1 Client's
 // experimental tasks and by our callTask, on both task revisions (run `pnpm build` first).
