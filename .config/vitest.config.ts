@@ -10,6 +10,9 @@ export function lane(include: string[], exclude: string[], env: Record<string, s
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       env,
+      // expect.poll and its like wait for a condition; the bound only ends a broken test, so it is one that
+      // load cannot reach (vitest's default is 1 s, which a child process starting on a busy machine can).
+      expect: { poll: { timeout: 20_000 } },
       testTimeout: 30_000,
       hookTimeout: 30_000,
       pool: 'forks',
@@ -17,7 +20,7 @@ export function lane(include: string[], exclude: string[], env: Record<string, s
       // once on two cores (vitest's default would be one). No test may depend on a core to itself.
       maxWorkers: 3,
       // FC_SEED / FC_PATH replay a failing property test from the seed fast-check printed.
-      setupFiles: ['.config/fast-check.setup.ts'],
+      setupFiles: ['.config/fast-check.setup.ts', '.config/wait.setup.ts'],
     },
   });
 }

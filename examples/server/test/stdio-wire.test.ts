@@ -41,7 +41,7 @@ describe('examples/server on stdio', () => {
     for (let written = 0; written < huge; written += pad.length) child.stdin!.write(pad);
     child.stdin!.write('"}}\n');
     child.stdin!.write('{"jsonrpc":"2.0","id":"valid","method":"tools/call","params":{"name":"status"}}\n');
-    await vi.waitFor(() => expect(messages.some((m) => m.id === 'valid')).toBe(true), { timeout: 5_000 });
+    await vi.waitFor(() => expect(messages.some((m) => m.id === 'valid')).toBe(true), { timeout: 20_000 });
     const errors = messages.filter((m) => 'error' in m);
     expect(errors.map((m) => [m.id, (m.error as { code: number }).code])).toEqual([
       [null, -32700],

@@ -96,7 +96,9 @@ describe('the example server with --tasks', () => {
     );
     expect(error).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
     await expect
-      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
+      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, {
+        timeout: 20_000,
+      })
       .toBe(1);
   });
 
@@ -117,7 +119,7 @@ describe('the example server with --tasks', () => {
             () => 'kept',
             (e: unknown) => (e instanceof JsonRpcError ? e.code : 'other'),
           ),
-        { timeout: 3_000, interval: 50 },
+        { timeout: 20_000, interval: 50 },
       )
       .toBe(-32602);
   });
@@ -135,7 +137,9 @@ describe('the example server with --tasks', () => {
     );
     expect(error).toMatchObject({ code: 'CEILING', details: { taskCancelled: true } });
     await expect
-      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, { timeout: 3_000 })
+      .poll(async () => JSON.parse(textOf(await client.callTool('status', {}))).cancelled, {
+        timeout: 20_000,
+      })
       .toBe(1);
   });
 

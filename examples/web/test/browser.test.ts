@@ -111,7 +111,7 @@ async function run(
 }
 
 async function endingOf(call: Locator): Promise<string | undefined> {
-  await call.locator('.ended:not(:empty)').waitFor({ timeout: 10_000 });
+  await call.locator('.ended:not(:empty)').waitFor({ timeout: 20_000 });
   return (await call.getAttribute('data-ended')) ?? undefined;
 }
 
@@ -120,7 +120,7 @@ async function serverStatus(page: Page): Promise<{ running: number; completed: n
     document.querySelector('#status')!.textContent = '';
   });
   await page.click('#refresh-status');
-  await page.locator('#status:not(:empty)').waitFor({ timeout: 5_000 });
+  await page.locator('#status:not(:empty)').waitFor({ timeout: 20_000 });
   return JSON.parse((await page.textContent('#status')) ?? '');
 }
 
@@ -132,20 +132,20 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
     try {
       await page.goto(`${pageUrl}?revision=${revision}`);
       await expect.poll(() => page.textContent('#connected')).toBe(`connected, ${revision}`);
-      await page.locator('#tools .tool').nth(1).waitFor({ timeout: 10_000 }); // tools/list answered
+      await page.locator('#tools .tool').nth(1).waitFor({ timeout: 20_000 }); // tools/list answered
       expect(await page.locator('#tools .tool').allTextContents()).toEqual([
         expect.stringMatching(/^work: /),
         expect.stringMatching(/^status: /),
         expect.stringMatching(/^confirm: /),
       ]);
       // Nothing left running from an earlier test, so the counts below are this test's alone.
-      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 10_000 }).toBe(0);
+      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 20_000 }).toBe(0);
       const start = await serverStatus(page);
 
       // Progress reaches the page: the bar's width is progress / total of what was reported.
       const long = await run(page, { steps: 100, intervalMs: 100 });
       await expect
-        .poll(async () => Number(await long.getAttribute('data-progress')), { timeout: 10_000 })
+        .poll(async () => Number(await long.getAttribute('data-progress')), { timeout: 20_000 })
         .toBeGreaterThanOrEqual(3);
       const shown = await long.evaluate((item) => {
         const fill = item.querySelector('.fill')!.getBoundingClientRect().width;
@@ -162,7 +162,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       await long.locator('.stop').click();
       expect(await endingOf(long)).toBe('cancelled by you');
       await expect
-        .poll(async () => (await serverStatus(page)).cancelled, { timeout: 5_000 })
+        .poll(async () => (await serverStatus(page)).cancelled, { timeout: 20_000 })
         .toBe(start.cancelled + 1);
 
       const done = await run(page, { steps: 3, intervalMs: 20 });
@@ -177,7 +177,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       expect(Number(await ceiling.getAttribute('data-progress'))).toBeGreaterThan(0);
       // The server saw every one end: Stop, the idle limit and the ceiling as cancels (on 2026-07-28 the
       // client closed the streams; on 2025-11-25 it POSTed notifications/cancelled), one completed.
-      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 10_000 }).toBe(0);
+      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 20_000 }).toBe(0);
       expect(await serverStatus(page)).toEqual({
         running: 0,
         completed: start.completed + 1,
@@ -199,7 +199,7 @@ it('a page from an origin outside --allowed-origins is refused, and says so', as
   try {
     await page.goto(pageUrl.replace('127.0.0.1', 'localhost'));
     await expect
-      .poll(() => page.textContent('#connected'), { timeout: 10_000 })
+      .poll(() => page.textContent('#connected'), { timeout: 20_000 })
       .toBe('refused (network/CORS)');
     expect(await page.locator('#tools .tool').count()).toBe(0);
     await page.screenshot({ path: join(shots, 'refused.png') });

@@ -225,6 +225,6 @@ it(`${CASES} mutated requests, both eras: valid answers with the right codes, st
         bufferedBytes: 0,
         replayBytes: 0,
       }),
-    { timeout: 5_000, interval: 50 },
+    { timeout: 20_000, interval: 50 },
   );
 }, 120_000); // 10,000 round trips take 10-30 s on two busy cores

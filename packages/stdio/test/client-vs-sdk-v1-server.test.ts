@@ -39,7 +39,7 @@ async function receivedAfterAborts(client: StdioClient, n = 1): Promise<Received
         record = await received(client);
         return record.aborts.length;
       },
-      { timeout: 3_000, interval: 20 },
+      { timeout: 20_000, interval: 20 },
     )
     .toBe(n);
   return record;
@@ -144,7 +144,7 @@ describe('stdio client against the SDK v1 McpServer', () => {
     const error = await connecting;
     expect(error).toMatchObject({ name: 'InflightError', code: 'CANCELLED' });
     expect(client.endpoint.stats.lateResponses).toBe(0); // it stopped waiting before the answer came
-    await expect.poll(() => client.endpoint.stats.lateResponses, { timeout: 3_000 }).toBe(1);
+    await expect.poll(() => client.endpoint.stats.lateResponses, { timeout: 20_000 }).toBe(1);
     const record = await received(client);
     // The next request connects afresh (request() connects when nobody has); nothing was ever cancelled.
     expect(record.methods[0]).toBe('initialize');

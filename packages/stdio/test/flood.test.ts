@@ -202,7 +202,7 @@ describe('serveStdio under floods', () => {
   it('lets a cancel written behind a 200,000-request burst reach its handler promptly', async () => {
     const peer = start();
     peer.write(`${work('long', 1_000, 50, 'long')}\n`);
-    await expect.poll(() => peer.notifications, { timeout: 5_000 }).toBeGreaterThan(0); // it is running
+    await expect.poll(() => peer.notifications, { timeout: 20_000 }).toBeGreaterThan(0); // it is running
     const lines: string[] = [];
     for (let id = 0; id < 200_000; id++) lines.push(work(id, 1, 60_000));
     lines.push(

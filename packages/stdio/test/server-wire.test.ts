@@ -233,7 +233,7 @@ describe('serveStdio on the wire', () => {
       batch += `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { i, pad } } })}\n`;
     }
     peer.write(batch);
-    await expect.poll(() => peer.stderr, { timeout: 5_000 }).toMatch(/BACKPRESSURE \d+/); // the server waits for drain
+    await expect.poll(() => peer.stderr, { timeout: 20_000 }).toMatch(/BACKPRESSURE \d+/); // the server waits for drain
     expect(peer.messages).toHaveLength(0);
     peer.child.stdout!.resume();
     await peer.response(count - 1, 5_000);
