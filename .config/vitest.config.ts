@@ -13,8 +13,8 @@ export function lane(include: string[], exclude: string[], env: Record<string, s
       // expect.poll and its like wait for a condition; the bound only ends a broken test, so it is one that
       // load cannot reach (vitest's default is 1 s, which a child process starting on a busy machine can).
       expect: { poll: { timeout: 20_000 } },
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
       pool: 'forks',
       // Most end-to-end files wait on child processes, sockets and timers, not on a CPU: three files at
       // once on two cores (vitest's default would be one). No test may depend on a core to itself.

@@ -91,7 +91,8 @@ describe('examples/server on stdio', () => {
     const started = performance.now();
     client.child.stdin!.end();
     const exit = await client.exited;
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Well before the 50 s of work left (a bound load cannot reach): the server did not wait for it.
+    expect(performance.now() - started).toBeLessThan(25_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(await call).toMatchObject({
       code: 'UPSTREAM_CLOSED',
