@@ -31,7 +31,7 @@ async function status(): Promise<Counts> {
   return JSON.parse(result.content[0]!.text) as Counts;
 }
 
-async function waitFor(check: (counts: Counts) => boolean, timeoutMs = 4_000): Promise<Counts> {
+async function waitFor(check: (counts: Counts) => boolean, timeoutMs = 20_000): Promise<Counts> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const counts = await status();
