@@ -29,6 +29,10 @@ function stdioClient(args: string[] = [SERVER]): McpClient {
     { stderr: 'ignore', capabilities: ELICITATION },
   );
   open.push(client);
+  // Every connect here probes server/discover, which waits 5 s by default; a child starting beside other
+  // suites can take that long to answer its first request, so the probe gets a bound load cannot reach.
+  const connect = client.connect.bind(client);
+  client.connect = (options = {}) => connect({ probeTimeoutMs: 60_000, ...options });
   return client;
 }
 

@@ -10,6 +10,12 @@ import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnExampleServer } from './fixtures/spawn-example.js';
 
+/**
+ * The auto connect's server/discover probe waits 5 s by default before it reads silence as a legacy
+ * server; a child process starting beside other suites can take that long to answer its first request.
+ */
+const SLOW_START = { probeTimeoutMs: 60_000 };
+
 // `node examples/server/dist/index.js --tasks` as a task receiver, driven by the official SDK v1 Client's
 // experimental tasks and by our callTask, on both task revisions (run `pnpm build` first).
 
@@ -75,7 +81,7 @@ describe('the example server with --tasks', () => {
 
   it('2026-07-28 with our callTask: the extension, status messages instead of progress, the inline result', async () => {
     const client = ours();
-    expect((await client.connect()).revision).toBe('2026-07-28');
+    expect((await client.connect(SLOW_START)).revision).toBe('2026-07-28');
     const progress: number[] = [];
     const messages: string[] = [];
     const result = await callTask(client, 'tools/call', work(3, 250), {
@@ -105,10 +111,11 @@ describe('the example server with --tasks', () => {
   it('a task expires with its TTL: afterwards tasks/get answers -32602', async () => {
     const client = ours();
     await client.connect({ revision: '2025-11-25' });
-    const created = (await client.request('tools/call', { ...work(1, 0), task: { ttl: 200 } })) as {
+    const created = (await client.request('tools/call', { ...work(1, 0), task: { ttl: 3_000 } })) as {
       task: { taskId: string; ttl: number };
     };
-    expect(created.task.ttl).toBe(200);
+    // 3 s: long enough that the first tasks/get finds it on a busy machine (200 ms was not).
+    expect(created.task.ttl).toBe(3_000);
     await expect(client.request('tasks/get', { taskId: created.task.taskId })).resolves.toMatchObject({
       status: expect.any(String),
     });
@@ -129,7 +136,7 @@ describe('the example server with --tasks', () => {
     closers.push(() => server.stop());
     const client = new HttpClient({ url: server.url });
     closers.push(() => client.close());
-    expect((await client.connect()).revision).toBe('2026-07-28');
+    expect((await client.connect(SLOW_START)).revision).toBe('2026-07-28');
     const result = await callTask(client, 'tools/call', work(2, 50));
     expect(textOf(result)).toBe('done 2 steps');
     const error = await callTask(client, 'tools/call', work(100, 100), { ceilingMs: 400 }).catch(
@@ -158,7 +165,7 @@ describe('the example server with --tasks', () => {
         content: { confirm: (params as { message?: string }).message !== undefined },
       };
     });
-    expect((await client.connect()).revision).toBe('2026-07-28');
+    expect((await client.connect(SLOW_START)).revision).toBe('2026-07-28');
     const statuses: string[] = [];
     const result = await callTask(
       client,
@@ -181,7 +188,7 @@ describe('the example server with --tasks', () => {
     closers.push(() => server.stop());
     const client = new HttpClient({ url: server.url, capabilities: { elicitation: {} } });
     closers.push(() => client.close());
-    await client.connect();
+    await client.connect(SLOW_START);
     const asked: string[] = [];
     const declined = await callTask(
       client,
