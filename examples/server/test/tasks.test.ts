@@ -159,7 +159,9 @@ describe('the example server with --tasks', () => {
     );
     closers.push(() => client.close());
     client.onRequest('elicitation/create', async (params) => {
-      await new Promise((resolve) => setTimeout(resolve, 600)); // a person answering, no progress meanwhile
+      // A person answering, no progress meanwhile: twice the idle window. The window is 1.5 s, not 300 ms:
+      // between status changes the work itself must fit in it, and on a busy machine 300 ms did not.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
       return {
         action: 'accept',
         content: { confirm: (params as { message?: string }).message !== undefined },
@@ -172,7 +174,7 @@ describe('the example server with --tasks', () => {
       'tools/call',
       { name: 'confirm', arguments: { action: 'deploy' } },
       {
-        idleMs: 300,
+        idleMs: 1_500,
         pollMs: 50,
         onstatus: (task: TaskState) => statuses.push(task.status),
       },
