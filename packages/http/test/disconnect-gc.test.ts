@@ -12,7 +12,10 @@ import { forceGc, quantile } from './fixtures/gc.js';
 import { modernRequest } from './fixtures/raw-http.js';
 
 const CALLS = 1_000;
-const DISCONNECT_BOUND_MS = 100;
+// Measured 1-30 ms on a quiet machine, 166 ms with two busy loops beside other suites. What it must tell
+// apart is a handler aborted by the close from one left to run until some limit of its own (60 s by
+// default), so the bound is one load cannot reach; the printed p50 and max show the real latency.
+const DISCONNECT_BOUND_MS = 5_000;
 
 const startedAt = new Map<number, number>();
 const closedAt = new Map<number, number>();
