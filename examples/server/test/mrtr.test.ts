@@ -129,13 +129,15 @@ describe('the library client and examples/server confirm, over stdio', () => {
     const error = await callToolWithInput(
       client,
       'confirm',
-      // 100 steps of 20 ms: the tool would run 2 s, well past the ceiling, so only a limit can end it.
-      { action: 'deploy', steps: 100, intervalMs: 20 },
+      // 200 steps of 20 ms: the tool would run 4 s after the answer, past the ceiling, so only a limit ends it.
+      { action: 'deploy', steps: 200, intervalMs: 20 },
       {
-        idleMs: 150,
-        ceilingMs: 700,
+        // Progress every 20 ms against a 1 s idle window (a step would have to stall 50-fold for load to
+        // fire it); 150 ms was reached on a busy machine.
+        idleMs: 1_000,
+        ceilingMs: 3_500,
         onInputRequired: async (_requests, round) => {
-          await sleep(300, round.signal); // twice the idle window: no idle fire while the user answers
+          await sleep(2_000, round.signal); // twice the idle window: no idle fire while the user answers
           rounds.push(round.round);
           return { confirm: YES };
         },
@@ -143,12 +145,12 @@ describe('the library client and examples/server confirm, over stdio', () => {
     ).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     // The outcome, not a time: the idle window never fired (gathering is not idleness), the one round of
-    // input was answered, and the call ended at its 700 ms ceiling (never before it) while round two ran.
+    // input was answered, and the call ended at its 3.5 s ceiling (never before it) while round two ran.
     expect(error).toBeInstanceOf(InflightError);
     expect((error as InflightError).code).toBe('CEILING');
-    expect((error as InflightError).message).toMatch(/hard ceiling of (699\.9\d*|700(\.\d+)?) ms/);
+    expect((error as InflightError).message).toMatch(/hard ceiling of (3499\.9\d*|3500(\.\d+)?) ms/);
     expect(rounds).toEqual([1]);
-    expect(elapsed).toBeGreaterThanOrEqual(690);
+    expect(elapsed).toBeGreaterThanOrEqual(3_490);
   });
 
   it("a caller's abort while input is gathered ends the call and tells the handler", async () => {
@@ -201,12 +203,12 @@ describe('the library client and examples/server confirm, over loopback HTTP', (
     const error = await callToolWithInput(
       client,
       'confirm',
-      { action: 'ship', steps: 100, intervalMs: 20 },
+      { action: 'ship', steps: 200, intervalMs: 20 },
       {
-        idleMs: 150,
-        ceilingMs: 600,
+        idleMs: 1_000, // 150 ms was reached on a busy machine, with progress every 20 ms
+        ceilingMs: 3_000,
         onInputRequired: async () => {
-          await sleep(250);
+          await sleep(1_500);
           return { confirm: YES };
         },
       },
