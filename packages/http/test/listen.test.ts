@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { recordingFetch } from './fixtures/recording-fetch.js';
 
-const LIMIT_MS = 80; // every idle limit in play, short so the stream visibly outlives them
+// Every idle limit in play, short so the stream visibly outlives them, yet long enough that load cannot
+// end a session before its GET stream is open (80 ms could, beside busy loops).
+const LIMIT_MS = 400;
 
 const running: RunningHttpServer[] = [];
 afterEach(async () => {
