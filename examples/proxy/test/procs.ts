@@ -78,7 +78,7 @@ export function startHttpServer(
 }
 
 /** Waits until `check` passes or `ms` pass (then throws what it last threw). */
-export async function eventually<T>(check: () => T | Promise<T>, ms = 3_000): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, ms = 20_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     try {

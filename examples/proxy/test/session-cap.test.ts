@@ -40,7 +40,7 @@ it('--max-sessions caps legacy host sessions; --session-idle frees a quiet one',
   expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32010);
   // The first host says nothing more: its session expires and a new host gets the slot.
   await expect
-    .poll(async () => (await initialize(proxy!.url)).status, { timeout: 5_000, interval: 200 })
+    .poll(async () => (await initialize(proxy!.url)).status, { timeout: 20_000, interval: 200 })
     .toBe(200);
   await first.close();
 });

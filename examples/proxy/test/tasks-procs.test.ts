@@ -192,7 +192,7 @@ describe('tasks through the proxy process', () => {
         taskId = task.taskId;
       },
     });
-    await expect.poll(() => taskId, { timeout: 5_000 }).not.toBe('');
+    await expect.poll(() => taskId, { timeout: 20_000 }).not.toBe('');
     const codeOf = (p: Promise<unknown>) =>
       p.then(
         () => 'answered',

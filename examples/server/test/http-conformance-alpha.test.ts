@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnExampleServer } from '../../../packages/http/test/fixtures/spawn-example.js';
 import { commandLine, startProxy, V1_FIXTURE } from '../../proxy/test/procs.js';
+import { spawnExampleServer } from './fixtures/spawn-example.js';
 
 const CLI = createRequire(import.meta.url).resolve('conformance-alpha/dist/index.js');
 const PRELOAD = fileURLToPath(
@@ -279,24 +279,52 @@ const THROUGH_PROXY: Record<string, Expectation> = {
   ...COMMON,
 };
 
-/** Runs one scenario and returns the checks it wrote. */
-async function runScenario(url: string, scenario: string, extraArgs: string[] = []): Promise<Check[]> {
+/** Checks by scenario, read from the directories one CLI run wrote (`server-<scenario>-<timestamp>`). */
+async function runCli(url: string, args: string[]): Promise<Map<string, Check[]>> {
   const outputDir = await mkdtemp(join(tmpdir(), 'mcp-inflight-conformance-alpha-'));
   try {
-    const args = ['--import', PRELOAD, CLI, 'server', '--url', url, '--scenario', scenario];
-    args.push('--spec-version', SPEC_VERSION, '-o', outputDir, ...extraArgs);
+    const argv = ['--import', PRELOAD, CLI, 'server', '--url', url, ...args];
+    argv.push('--spec-version', SPEC_VERSION, '-o', outputDir);
     const output = await new Promise<string>((resolve) =>
       // The CLI exits non-zero when any check fails; checks.json says which.
-      execFile(process.execPath, args, { timeout: 30_000 }, (_error, stdout, stderr) =>
+      execFile(process.execPath, argv, { timeout: 120_000 }, (_error, stdout, stderr) =>
         resolve(`${stdout}\n${stderr}`),
       ),
     );
-    const [dir] = await readdir(outputDir);
-    if (!dir) throw new Error(`no checks.json for ${scenario}:\n${output}`);
-    return JSON.parse(await readFile(join(outputDir, dir, 'checks.json'), 'utf8')) as Check[];
+    const found = new Map<string, Check[]>();
+    for (const dir of await readdir(outputDir)) {
+      const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\dZ-]+$/.exec(dir)?.[1];
+      if (!scenario) throw new Error(`unexpected output ${dir}:\n${output}`);
+      found.set(scenario, JSON.parse(await readFile(join(outputDir, dir, 'checks.json'), 'utf8')) as Check[]);
+    }
+    if (found.size === 0) throw new Error(`no checks.json from ${argv.join(' ')}:\n${output}`);
+    return found;
   } finally {
     await rm(outputDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs the scenarios against one long-lived target. `suite`: one CLI process runs the whole suite (its
+ * scenarios in parallel) and the listed ones are read from its output; scenarios no suite lists (the
+ * tasks extension) run one CLI process each, three at a time.
+ */
+async function runScenarios(
+  url: string,
+  scenarios: string[],
+  how: { suite: boolean; extraArgs: string[] },
+): Promise<Map<string, Check[]>> {
+  if (how.suite) return runCli(url, ['--suite', 'all', ...how.extraArgs]);
+  const found = new Map<string, Check[]>();
+  const queue = [...scenarios];
+  const worker = async (): Promise<void> => {
+    for (let scenario = queue.shift(); scenario; scenario = queue.shift()) {
+      const checks = await runCli(url, ['--scenario', scenario, ...how.extraArgs]);
+      for (const [name, list] of checks) found.set(name, list);
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  return found;
 }
 
 function expectChecks(checks: Check[], expectation: Expectation): void {
@@ -315,32 +343,41 @@ function describeTarget(
   name: string,
   start: () => Promise<{ url: string; stop(): Promise<unknown> }>,
   scenarios: Record<string, Expectation>,
-  extraArgs: string[] = [],
+  how: { suite: boolean; extraArgs: string[] },
 ): void {
   describe(`conformance 0.2.0-alpha.12 on ${SPEC_VERSION}: ${name}`, () => {
-    let target: { url: string; stop(): Promise<unknown> };
+    let target: { url: string; stop(): Promise<unknown> } | undefined;
+    let results: Map<string, Check[]>;
     beforeAll(async () => {
       target = await start();
-    });
+      const startedMs = performance.now();
+      results = await runScenarios(target.url, Object.keys(scenarios), how);
+      console.info(`${name}: ${results.size} scenarios in ${Math.round(performance.now() - startedMs)} ms`);
+    }, 180_000);
     afterAll(async () => {
       await target?.stop();
     });
 
     for (const [scenario, expectation] of Object.entries(scenarios)) {
-      it(scenario, async () => {
-        expectChecks(await runScenario(target.url, scenario, extraArgs), expectation);
-      }, 40_000);
+      it(scenario, () => {
+        const checks = results.get(scenario);
+        expect(checks, `${scenario} was not run (ran: ${[...results.keys()].join(', ')})`).toBeDefined();
+        expectChecks(checks!, expectation);
+      });
     }
   });
 }
 
-describeTarget('examples/server', () => spawnExampleServer(['--conformance']), DIRECT);
+describeTarget('examples/server', () => spawnExampleServer(['--conformance']), DIRECT, {
+  suite: true,
+  extraArgs: [],
+});
 
 describeTarget(
   'examples/server --tasks, the tasks extension',
   () => spawnExampleServer(['--conformance', '--tasks']),
   TASKS,
-  ['--force'],
+  { suite: false, extraArgs: ['--force'] },
 );
 
 describeTarget(
@@ -350,4 +387,5 @@ describeTarget(
     return { url: proxy.url, stop: () => proxy.kill() };
   },
   THROUGH_PROXY,
+  { suite: true, extraArgs: [] },
 );

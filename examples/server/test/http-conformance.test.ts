@@ -8,10 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 const HTTP_PACKAGE = fileURLToPath(new URL('../../../packages/http/', import.meta.url));
 const CLI = createRequire(join(HTTP_PACKAGE, 'package.json')).resolve(
@@ -36,7 +33,8 @@ function runScenario(
 ): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const args = ['--import', PRELOAD, CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir];
-    execFile(process.execPath, args, { timeout: 20_000 }, (error, stdout, stderr) => {
+    // 120 s: a hung CLI, not a slow one (20 s was reached beside other suites on a 2-core machine).
+    execFile(process.execPath, args, { timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}\n${stderr}` });
     });
@@ -62,6 +60,6 @@ describe('@modelcontextprotocol/conformance 0.1.16 server scenarios', () => {
       const { code, output } = await runScenario(server.url, scenario, outputDir);
       expect(output).toMatch(/Passed: (\d+)\/\1, 0 failed/);
       expect(code, output).toBe(0);
-    });
+    }, 150_000);
   }
 });

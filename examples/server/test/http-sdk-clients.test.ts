@@ -12,10 +12,7 @@ import {
   postedMethods,
   recordingFetch,
 } from '../../../packages/http/test/fixtures/recording-fetch.js';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 interface Counts {
   running: number;
@@ -34,7 +31,7 @@ async function status(): Promise<Counts> {
   return JSON.parse(result.content[0]!.text) as Counts;
 }
 
-async function waitFor(check: (counts: Counts) => boolean, timeoutMs = 4_000): Promise<Counts> {
+async function waitFor(check: (counts: Counts) => boolean, timeoutMs = 20_000): Promise<Counts> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const counts = await status();

@@ -5,11 +5,7 @@ import { type CallToolResult, InflightError, type McpClient, type Revision } fro
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EXAMPLE_SERVER,
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { EXAMPLE_SERVER, type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 /** The server cancels any handler still running after this long: the "remote limit". */
 const SERVER_CEILING_MS = 1_500;

@@ -3,10 +3,7 @@
 // end [rule 8]. Over stdio it is exercised through the proxy (examples/proxy/test/stats.test.ts).
 import { HttpClient } from '@mcp-inflight/http';
 import { afterEach, expect, it } from 'vitest';
-import {
-  type SpawnedServer,
-  spawnExampleServer,
-} from '../../../packages/http/test/fixtures/spawn-example.js';
+import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 interface Stats {
   tables: { endpoints: number; inboundInFlight: number; outboundTokens: number; progressRoutes: number };

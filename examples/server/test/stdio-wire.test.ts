@@ -41,7 +41,7 @@ describe('examples/server on stdio', () => {
     for (let written = 0; written < huge; written += pad.length) child.stdin!.write(pad);
     child.stdin!.write('"}}\n');
     child.stdin!.write('{"jsonrpc":"2.0","id":"valid","method":"tools/call","params":{"name":"status"}}\n');
-    await vi.waitFor(() => expect(messages.some((m) => m.id === 'valid')).toBe(true), { timeout: 5_000 });
+    await vi.waitFor(() => expect(messages.some((m) => m.id === 'valid')).toBe(true), { timeout: 20_000 });
     const errors = messages.filter((m) => 'error' in m);
     expect(errors.map((m) => [m.id, (m.error as { code: number }).code])).toEqual([
       [null, -32700],
@@ -91,7 +91,8 @@ describe('examples/server on stdio', () => {
     const started = performance.now();
     client.child.stdin!.end();
     const exit = await client.exited;
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Well before the 50 s of work left (a bound load cannot reach): the server did not wait for it.
+    expect(performance.now() - started).toBeLessThan(25_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(await call).toMatchObject({
       code: 'UPSTREAM_CLOSED',

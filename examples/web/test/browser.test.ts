@@ -1,16 +1,36 @@
-// examples/web in a real browser: Debian's Chromium, headless, driven by playwright-core (no browser
-// download). The page (one origin) calls examples/server (another origin, whose --allowed-origins names
+// examples/web in a real browser: a headless Chromium driven by playwright-core (which never downloads a
+// browser). The page (one origin) calls examples/server (another origin, whose --allowed-origins names
 // the page's) with the bundled @mcp-inflight/http/fetch client, for both eras; the assertions read the DOM.
+// The browser is CHROMIUM_PATH, else a system Chromium, else the one @sparticuz/chromium ships in its npm
+// tarball (unpacked to the temp directory on first use), so a machine with only Node and the npm registry
+// runs this test too; it never skips.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where the browser comes from, in order: the environment, the system, the npm package. */
+async function findChromium(): Promise<{ path: string; from: string }> {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH is ${fromEnv}, which does not exist`);
+    return { path: fromEnv, from: 'CHROMIUM_PATH' };
+  }
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const dir of dirs)
+    for (const name of ['chromium', 'chromium-browser'])
+      if (existsSync(join(dir, name))) return { path: join(dir, name), from: 'PATH' };
+  if (existsSync('/usr/bin/chromium')) return { path: '/usr/bin/chromium', from: 'system' };
+  // @sparticuz/chromium 153 declares Node 22 in `engines`, but runs on Node 20 (checked on Node 20.20 with
+  // Debian): executablePath() unpacks its brotli-compressed Chromium once and returns the binary's path.
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return { path: await packaged.executablePath(), from: '@sparticuz/chromium' };
+}
+
 const SERVE = fileURLToPath(new URL('../serve.mjs', import.meta.url));
 
 let serve: ChildProcess | undefined;
@@ -21,13 +41,9 @@ let pageUrl: string;
 let mcpUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y --no-install-recommends chromium), ` +
-        'or point CHROMIUM_PATH at a Chromium binary. This test never downloads a browser and never skips.',
-    );
-  }
-  console.log(`browser: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim()}`);
+  const browser = await findChromium();
+  const version = execFileSync(browser.path, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`browser: ${version} at ${browser.path} (from ${browser.from})`);
   shots = await mkdtemp(join(tmpdir(), 'mcp-inflight-web-shots-'));
   console.log(`screenshots: ${shots}`);
   profile = await mkdtemp(join(tmpdir(), 'mcp-inflight-web-profile-'));
@@ -54,10 +70,11 @@ beforeAll(async () => {
   });
 
   context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: browser.path,
     headless: true,
+    // `profile` is a new empty directory: playwright passes it as --user-data-dir.
     args: [
-      '--headless=new',
+      '--headless',
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -67,7 +84,7 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-});
+}, 120_000); // unpacking the packaged Chromium the first time takes a few seconds, more under load
 
 afterAll(async () => {
   await context?.close();
@@ -94,7 +111,7 @@ async function run(
 }
 
 async function endingOf(call: Locator): Promise<string | undefined> {
-  await call.locator('.ended:not(:empty)').waitFor({ timeout: 10_000 });
+  await call.locator('.ended:not(:empty)').waitFor({ timeout: 20_000 });
   return (await call.getAttribute('data-ended')) ?? undefined;
 }
 
@@ -103,7 +120,7 @@ async function serverStatus(page: Page): Promise<{ running: number; completed: n
     document.querySelector('#status')!.textContent = '';
   });
   await page.click('#refresh-status');
-  await page.locator('#status:not(:empty)').waitFor({ timeout: 5_000 });
+  await page.locator('#status:not(:empty)').waitFor({ timeout: 20_000 });
   return JSON.parse((await page.textContent('#status')) ?? '');
 }
 
@@ -115,20 +132,20 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
     try {
       await page.goto(`${pageUrl}?revision=${revision}`);
       await expect.poll(() => page.textContent('#connected')).toBe(`connected, ${revision}`);
-      await page.locator('#tools .tool').nth(1).waitFor({ timeout: 10_000 }); // tools/list answered
+      await page.locator('#tools .tool').nth(1).waitFor({ timeout: 20_000 }); // tools/list answered
       expect(await page.locator('#tools .tool').allTextContents()).toEqual([
         expect.stringMatching(/^work: /),
         expect.stringMatching(/^status: /),
         expect.stringMatching(/^confirm: /),
       ]);
       // Nothing left running from an earlier test, so the counts below are this test's alone.
-      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 10_000 }).toBe(0);
+      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 20_000 }).toBe(0);
       const start = await serverStatus(page);
 
       // Progress reaches the page: the bar's width is progress / total of what was reported.
       const long = await run(page, { steps: 100, intervalMs: 100 });
       await expect
-        .poll(async () => Number(await long.getAttribute('data-progress')), { timeout: 10_000 })
+        .poll(async () => Number(await long.getAttribute('data-progress')), { timeout: 20_000 })
         .toBeGreaterThanOrEqual(3);
       const shown = await long.evaluate((item) => {
         const fill = item.querySelector('.fill')!.getBoundingClientRect().width;
@@ -145,7 +162,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       await long.locator('.stop').click();
       expect(await endingOf(long)).toBe('cancelled by you');
       await expect
-        .poll(async () => (await serverStatus(page)).cancelled, { timeout: 5_000 })
+        .poll(async () => (await serverStatus(page)).cancelled, { timeout: 20_000 })
         .toBe(start.cancelled + 1);
 
       const done = await run(page, { steps: 3, intervalMs: 20 });
@@ -160,7 +177,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       expect(Number(await ceiling.getAttribute('data-progress'))).toBeGreaterThan(0);
       // The server saw every one end: Stop, the idle limit and the ceiling as cancels (on 2026-07-28 the
       // client closed the streams; on 2025-11-25 it POSTed notifications/cancelled), one completed.
-      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 10_000 }).toBe(0);
+      await expect.poll(async () => (await serverStatus(page)).running, { timeout: 20_000 }).toBe(0);
       expect(await serverStatus(page)).toEqual({
         running: 0,
         completed: start.completed + 1,
@@ -182,7 +199,7 @@ it('a page from an origin outside --allowed-origins is refused, and says so', as
   try {
     await page.goto(pageUrl.replace('127.0.0.1', 'localhost'));
     await expect
-      .poll(() => page.textContent('#connected'), { timeout: 10_000 })
+      .poll(() => page.textContent('#connected'), { timeout: 20_000 })
       .toBe('refused (network/CORS)');
     expect(await page.locator('#tools .tool').count()).toBe(0);
     await page.screenshot({ path: join(shots, 'refused.png') });

@@ -173,7 +173,9 @@ describe('deadlines', () => {
       onprogress: () => updates++,
     });
     await expect(call).rejects.toMatchObject({ code: 'CEILING' });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // CEILING, with progress flowing: the ceiling's own timer ended it (the 2 s of work would be a result,
+    // the 1 s idle window an IDLE_TIMEOUT); how soon is load's business, never before the 250 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(245);
     expect(updates).toBeGreaterThan(2);
     await client.close();
   });

@@ -12,7 +12,10 @@ import { forceGc, quantile } from './fixtures/gc.js';
 import { modernRequest } from './fixtures/raw-http.js';
 
 const CALLS = 1_000;
-const DISCONNECT_BOUND_MS = 100;
+// Measured 1-30 ms on a quiet machine, 166 ms with two busy loops beside other suites. What it must tell
+// apart is a handler aborted by the close from one left to run until some limit of its own (60 s by
+// default), so the bound is one load cannot reach; the printed p50 and max show the real latency.
+const DISCONNECT_BOUND_MS = 5_000;
 
 const startedAt = new Map<number, number>();
 const closedAt = new Map<number, number>();
@@ -86,7 +89,7 @@ it(`aborts all ${CALLS} dropped 2026-07-28 handlers within ${DISCONNECT_BOUND_MS
   for (let batch = 0; batch < CALLS; batch += 100) {
     sockets.push(...(await Promise.all(Array.from({ length: 100 }, (_, i) => call(port, batch + i)))));
   }
-  await vi.waitFor(() => expect(startedAt.size).toBe(CALLS), { timeout: 10_000, interval: 20 });
+  await vi.waitFor(() => expect(startedAt.size).toBe(CALLS), { timeout: 20_000, interval: 20 });
   await tick();
   forceGc();
   await tick();
@@ -96,7 +99,7 @@ it(`aborts all ${CALLS} dropped 2026-07-28 handlers within ${DISCONNECT_BOUND_MS
     socket.destroy();
   });
   await vi
-    .waitFor(() => expect(abortedAt.size).toBe(CALLS), { timeout: 3_000, interval: 20 })
+    .waitFor(() => expect(abortedAt.size).toBe(CALLS), { timeout: 20_000, interval: 20 })
     .catch(() => {
       throw new Error(
         `only ${abortedAt.size} of ${CALLS} handlers were aborted after their client went away`,

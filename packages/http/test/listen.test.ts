@@ -3,13 +3,15 @@
 // closes it (the handler is aborted and every table is back to 0), and a server's graceful end is the listen
 // response then `notifications/cancelled`. A default client (no flag) gets what belongs to no call.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Endpoint, serveLifecycle } from '@mcp-inflight/core';
+import { type Clock, type Endpoint, serveLifecycle, systemClock } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { recordingFetch } from './fixtures/recording-fetch.js';
 
-const LIMIT_MS = 80; // every idle limit in play, short so the stream visibly outlives them
+// Every idle limit in play, short so the stream visibly outlives them, yet long enough that load cannot
+// end a session before its GET stream is open (80 ms could, beside busy loops).
+const LIMIT_MS = 400;
 
 const running: RunningHttpServer[] = [];
 afterEach(async () => {
@@ -38,8 +40,10 @@ async function start(listeners: Listeners, sessions: Endpoint[] = []): Promise<R
   return server;
 }
 
+/** Waits for a condition; the 20 s bound only ends a test that is broken, load cannot reach it. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await sleep(5);
+  const giveUpAt = performance.now() + 20_000;
+  while (!check() && performance.now() < giveUpAt) await sleep(5);
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 }
 
@@ -214,13 +218,22 @@ describe('HttpClient, with no listen option', () => {
       });
       return new Response(body, { status: 200, headers: response.headers });
     }) as typeof fetch;
-    const client = new HttpClient({ url: server.url, fetch: cutting });
+    // The pause is read off the client's clock, not the wall: load can delay a timer, not change its delay.
+    const delays: number[] = [];
+    const clock: Clock = {
+      now: () => systemClock.now(),
+      setTimer: (fn, ms) => {
+        delays.push(ms);
+        return systemClock.setTimer(fn, ms);
+      },
+    };
+    const client = new HttpClient({ url: server.url, fetch: cutting, clock });
     const seen: unknown[] = [];
     client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
-    const started = Date.now();
     await client.connect();
     await until(() => listens === 2 && listeners.stats.streams === 1, 'a second listen');
-    expect(Date.now() - started).toBeLessThan(900); // 50 ms, not the 1 s default
+    expect(delays).toContain(50); // the advised retry, not the 1 s default
+    expect(delays).not.toContain(1_000);
     expect(listeners.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
     listeners.notify('notifications/tools/list_changed');
     await until(() => seen.length === 1, 'the change on the new stream');

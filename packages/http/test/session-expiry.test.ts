@@ -207,7 +207,8 @@ describe('on real sockets, with the session cap', () => {
             ),
         );
       },
-      { port: 0, maxSessions: 1, sessionIdleMs: 300, onSessionExpired: (e) => void expired.push(e) },
+      // 2 s, not 300 ms: the cap must still hold at the second initialize, which load can delay.
+      { port: 0, maxSessions: 1, sessionIdleMs: 2_000, onSessionExpired: (e) => void expired.push(e) },
     );
     try {
       const raw = new RawHttp(server.url);
@@ -226,10 +227,14 @@ describe('on real sockets, with the session cap', () => {
       });
       expect(full.status).toBe(503); // the cap holds while the first session lives
       await full.text();
-      await vi.waitFor(() => expect(server.handler.stats.sessions).toBe(0), { timeout: 3_000, interval: 10 });
+      await vi.waitFor(() => expect(server.handler.stats.sessions).toBe(0), {
+        timeout: 20_000,
+        interval: 10,
+      });
       const expiredAfterMs = Date.now() - started;
-      console.log(`pinned session: expired ${expiredAfterMs} ms after its last contact (sessionIdleMs 300)`);
-      expect(expiredAfterMs).toBeLessThan(2 * 300 + 200);
+      console.log(`pinned session: expired ${expiredAfterMs} ms after its last contact (sessionIdleMs 2000)`);
+      // Expired by idleness (SESSION_EXPIRED, with its call in flight), not by the call's own 100 s of work.
+      expect(expiredAfterMs).toBeGreaterThanOrEqual(1_995);
       expect(aborted?.code).toBe('SESSION_EXPIRED');
       expect(expired[0]?.inFlight).toBe(1);
       await raw.initialize(REVISION); // a new client gets the slot

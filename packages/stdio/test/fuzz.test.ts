@@ -300,7 +300,7 @@ describe('serveStdio under fuzz', () => {
             stats = line ? (JSON.parse(line) as { result: typeof stats }).result : undefined;
             return stats?.endpoint?.inboundInFlight;
           },
-          { timeout: 5_000, interval: 50 },
+          { timeout: 20_000, interval: 50 },
         )
         .toBe(0);
       expect(stats!.endpoint).toMatchObject({ inboundInFlight: 0, outboundInFlight: 0 });

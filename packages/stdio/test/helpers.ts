@@ -73,7 +73,7 @@ export class RawPeer {
   /** Waits for the first message that matches. */
   async next(
     match: (m: Record<string, unknown>) => boolean,
-    timeoutMs = 3_000,
+    timeoutMs = 20_000,
   ): Promise<Record<string, unknown>> {
     let found: Record<string, unknown> | undefined;
     await vi.waitFor(

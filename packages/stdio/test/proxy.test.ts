@@ -45,7 +45,7 @@ describe('stdio inside a proxy', () => {
       },
     );
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
-    await expect.poll(() => host.stderrText(), { timeout: 3_000 }).toMatch(/ABORTED \d+ CANCELLED/);
+    await expect.poll(() => host.stderrText(), { timeout: 20_000 }).toMatch(/ABORTED \d+ CANCELLED/);
   });
 
   it('turns the host leaving into an upstream cancel, and the proxy exits cleanly', async () => {
@@ -57,7 +57,7 @@ describe('stdio inside a proxy', () => {
         { onprogress: () => {} },
       )
       .catch(() => {});
-    await expect.poll(() => host.endpoint.progressRelay.stats.passed, { timeout: 3_000 }).toBeGreaterThan(0);
+    await expect.poll(() => host.endpoint.progressRelay.stats.passed, { timeout: 20_000 }).toBeGreaterThan(0);
     host.child.stdin!.end(); // the host goes away without a word
     expect(await host.exited).toEqual({ code: 0, signal: null });
     // The proxy's handler saw DISCONNECTED; on the upstream leg that is a cancel (reason "DISCONNECTED: ...").

@@ -217,7 +217,8 @@ describe('serveStdio on the wire', () => {
     expect(peer.stderr).not.toMatch(/ABORTED/);
     const started = performance.now();
     expect(await peer.end()).toBe(0);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Well before the 50 s of work left: the handlers were aborted, not waited for (a bound load cannot reach).
+    expect(performance.now() - started).toBeLessThan(25_000);
     expect(peer.stderr).toMatch(/ABORTED w1 DISCONNECTED/);
     expect(peer.stderr).toMatch(/ABORTED w2 DISCONNECTED/);
     expect(peer.stderr).toMatch(/CLOSED DISCONNECTED/);
@@ -233,7 +234,7 @@ describe('serveStdio on the wire', () => {
       batch += `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { i, pad } } })}\n`;
     }
     peer.write(batch);
-    await expect.poll(() => peer.stderr, { timeout: 5_000 }).toMatch(/BACKPRESSURE \d+/); // the server waits for drain
+    await expect.poll(() => peer.stderr, { timeout: 20_000 }).toMatch(/BACKPRESSURE \d+/); // the server waits for drain
     expect(peer.messages).toHaveLength(0);
     peer.child.stdout!.resume();
     await peer.response(count - 1, 5_000);

@@ -108,14 +108,16 @@ describe('a tool asking for input through the tool layer', () => {
     const clock = new ManualClock();
     const { client, server } = pair('2025-06-18', clock);
     serveTools(server, [confirm]);
-    let answer!: (value: unknown) => void;
+    let answer: ((value: unknown) => void) | undefined;
     client.setRequestHandler('elicitation/create', () => new Promise((resolve) => (answer = resolve)));
     const call = client.request(
       'tools/call',
       { name: 'confirm', arguments: { action: 'wait' } },
       { idleMs: Number.POSITIVE_INFINITY },
     );
-    for (let i = 0; i < 50; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    // Until the request is being answered, not a count of turns (the first tool call loads the tool
+    // layer's schemas, which can take any number of turns on a busy machine).
+    while (!answer) await new Promise<void>((resolve) => setImmediate(resolve));
     clock.advance(120_000); // two default idle windows (60 s) while the person answers
     answer({ action: 'accept' });
     await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'accept: wait' }] });

@@ -174,7 +174,7 @@ export async function status(client: ClientV1 | ClientV2): Promise<FixtureState>
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 2_000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const started = Date.now();
   for (;;) {

@@ -1,9 +1,11 @@
-// examples/server over HTTP with its session flags: the cap holds (503 with our code), and a client that
+// examples/server over HTTP with its session flags (moved here from packages/http, whose own process test
+// now runs a fixture on its build): the cap holds (503 with our code), and a client that
 // drops a long `work` call and never comes back cannot pin its slot: the session expires, the call is
 // cancelled with SESSION_EXPIRED, the server's log says so, and the next client gets in.
+
+import { HTTP_ERROR_CODES } from '@mcp-inflight/http';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { HTTP_ERROR_CODES } from '../src/index.js';
-import { RawHttp, workCall } from './fixtures/raw-http.js';
+import { RawHttp, workCall } from '../../../packages/http/test/fixtures/raw-http.js';
 import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 const REVISION = '2025-06-18';
@@ -36,7 +38,7 @@ it('--max-sessions and --session-idle: a dropped long call frees its slot, with 
   const response = await pending;
   expect(response.status).toBe(200);
   drop.abort(); // a legacy disconnect is not a cancel: `work` runs on, 100 s if nothing stops it
-  await vi.waitFor(() => expect(stderr).toContain('SESSION_EXPIRED'), { timeout: 5_000, interval: 20 });
+  await vi.waitFor(() => expect(stderr).toContain('SESSION_EXPIRED'), { timeout: 20_000, interval: 20 });
   // The log names the session by a prefix only: its id is a credential.
   expect(stderr).toMatch(
     new RegExp(
