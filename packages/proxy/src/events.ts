@@ -86,7 +86,9 @@ export type ProxyEvent =
   | EndpointLogEvent
   | UpstreamEvent
   | { type: 'listening'; url: string }
+  | { type: 'admin-listening'; url: string }
   | { type: 'shutdown'; why: string; inFlight: number }
+  | { type: 'draining'; why: string; inFlight: number; drainMs: number }
   | { type: 'stats'; stats: ProxyStats };
 
 /** Running totals over every relayed call. */
@@ -189,6 +191,10 @@ export function formatEvent(event: ProxyEvent): string {
       return `proxy: upstream #${event.start} failed to start: ${event.message}`;
     case 'listening':
       return `proxy: listening on ${event.url}`;
+    case 'admin-listening':
+      return `proxy: health, readiness and metrics on ${event.url}`;
+    case 'draining':
+      return `proxy: ${event.why}; draining: no new calls, ${count(event.inFlight, 'call')} in flight may finish within ${event.drainMs} ms`;
     case 'shutdown':
       return `proxy: ${event.why}; cancelling ${count(event.inFlight, 'call')} in flight`;
     case 'stats': {
@@ -198,6 +204,37 @@ export function formatEvent(event: ProxyEvent): string {
       return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed${asked}, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
     }
   }
+}
+
+/** How much an event matters, for `--log json`'s `level`. */
+export function levelOf(event: ProxyEvent): 'info' | 'warn' | 'error' {
+  switch (event.type) {
+    case 'call':
+      return event.outcome === 'completed' || event.outcome === 'input-required' ? 'info' : 'warn';
+    case 'endpoint':
+      return event.event === 'error' ? 'error' : 'info';
+    case 'upstream-failed':
+      return 'error';
+    case 'upstream-closed':
+      return 'warn';
+    default:
+      return 'info';
+  }
+}
+
+/**
+ * One `--log json` line: `time` (ISO 8601), `level`, `msg` (the text line), then the event's own fields.
+ *
+ * @example
+ * ```ts
+ * import { jsonLine } from './events.js';
+ * jsonLine({ type: 'listening', url: 'http://127.0.0.1:3000/mcp' }, new Date(0));
+ * // '{"time":"1970-01-01T00:00:00.000Z","level":"info","msg":"listening on http://127.0.0.1:3000/mcp","type":"listening",...}'
+ * ```
+ */
+export function jsonLine(event: ProxyEvent, at: Date = new Date()): string {
+  const msg = formatEvent(event).replace(/^proxy: /, '');
+  return JSON.stringify({ time: at.toISOString(), level: levelOf(event), msg, ...event });
 }
 
 /** One line for what an endpoint of the proxy reported (a cancel, a deadline, a late message, an error). */

@@ -3,7 +3,7 @@ import { InflightError, type Revision, type TransportKind } from '@mcp-inflight/
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { CallEvent, ProxyEvent } from '../src/events.js';
-import { ProxyRelay } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/proxy-relay.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, progressOf, settle, type Wire, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';

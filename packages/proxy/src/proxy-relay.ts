@@ -47,17 +47,21 @@ export interface ProxyRelayOptions {
   tasks?: TaskRelayOptions;
   /** How upstream server-to-client requests wait for a 2026-07-28 host's retry (see {@link InputBroker}). */
   input?: Omit<InputBrokerOptions, 'clock'>;
+  /** Call events carry the tool's `arguments` (cut to 200 characters); they may hold secrets. @default false */
+  logArguments?: boolean;
 }
 
 interface InFlight {
   readonly endpoint: Endpoint;
   readonly id: RequestId;
+  readonly host: string;
+  readonly revision: string;
 }
 
 /**
  * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
  * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
- * the upstream's identity and forward every other request to the one shared upstream. Each relayed call
+ * the upstream's identity and relay every other request to the one shared upstream. Each relayed call
  * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
  * unique per host [PG4 J3]); upstream progress goes to the host's own token, strictly increasing,
  * coalesced and flushed before the result [PG6 PG12]; the host's cancel, the host leaving, and the
@@ -91,6 +95,8 @@ export class ProxyRelay {
   readonly #onEvent: (event: ProxyEvent) => void;
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
   readonly #cacheHints: CacheHints;
+  readonly #logArguments: boolean;
+  #draining: string | undefined;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
@@ -109,6 +115,7 @@ export class ProxyRelay {
     this.#onEvent = options.onEvent ?? (() => {});
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
+    this.#logArguments = options.logArguments ?? false;
     this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
     this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
   }
@@ -118,24 +125,42 @@ export class ProxyRelay {
     return this.#inFlight.size;
   }
 
+  /** The calls in flight now, by host label and host revision (read when scraped, never kept). */
+  *calls(): IterableIterator<{ host: string; revision: string }> {
+    for (const call of this.#inFlight.values()) yield call;
+  }
+
   /** Settles once no call is in flight (at once if none is); bound it with `withTimeout`. */
   idle(): Promise<void> {
     if (this.#inFlight.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waitingForIdle.push(resolve));
   }
 
-  /** Serves one host connection: the lifecycle from the upstream's identity, and every forwarded method. */
+  /** Serves one host connection: the lifecycle from the upstream's identity, and every relayed method. */
   attach(endpoint: Endpoint, host: string): void {
     serveLifecycle(endpoint, this.link.identity);
     for (const method of RELAYED_METHODS) {
-      endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
+      endpoint.setRequestHandler(method, (params, ctx) => this.relay(endpoint, host, params, ctx));
     }
     // A task-augmented tools/call keeps its routes past the CreateTaskResult; tasks/* reach only the host's own.
     endpoint.setRequestHandler('tools/call', (params, ctx) =>
-      this.#relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
+      this.relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
     );
     this.tasks.attach(endpoint, () => this.link.current);
     this.#onAttach?.(endpoint, host);
+  }
+
+  /** Why new calls are refused (draining), or `undefined` while the relay takes calls. */
+  get draining(): string | undefined {
+    return this.#draining;
+  }
+
+  /**
+   * Refuses new calls with `SHUTDOWN` (the host is told why) and lets the calls in flight go on: wait for
+   * {@link ProxyRelay.idle}, bounded, then {@link ProxyRelay.shutdown} what is left.
+   */
+  drain(why: string): void {
+    this.#draining ??= why;
   }
 
   /**
@@ -150,16 +175,31 @@ export class ProxyRelay {
     this.inputs.shutdown(cause);
   }
 
-  async #relay(
+  /**
+   * The one relay step: serves a host's request (`ctx` on a host-facing `endpoint`, labelled `host` in
+   * events) by calling the upstream, under the relay's limits, with progress and cancellation carried
+   * both ways. {@link ProxyRelay.attach} registers it for every relayed method; call it from a handler
+   * of your own to relay a method of your choosing.
+   *
+   * @example
+   * ```ts
+   * import type { ProxyRelay } from '@mcp-inflight/proxy';
+   * declare const relay: ProxyRelay;
+   * declare const endpoint: import('@mcp-inflight/core').Endpoint;
+   * endpoint.setRequestHandler('custom/run', (params, ctx) => relay.relay(endpoint, 'stdio', params, ctx));
+   * ```
+   */
+  async relay(
     endpoint: Endpoint,
     host: string,
     params: Record<string, unknown> | undefined,
     ctx: RequestContext,
     task?: TaskLeg,
   ): Promise<unknown> {
+    if (this.#draining !== undefined) throw new InflightError('SHUTDOWN', this.#draining);
     const startedAt = this.#clock.now();
     const key = this.#nextKey++;
-    this.#inFlight.set(key, { endpoint, id: ctx.id });
+    this.#inFlight.set(key, { endpoint, id: ctx.id, host, revision: ctx.revision });
     this.stats.calls++;
     this.stats.inFlight++;
     let progressIn = 0;
@@ -188,7 +228,7 @@ export class ProxyRelay {
       };
       const name = nameOf(params);
       if (name !== undefined) event.name = name;
-      if (ctx.method === 'tools/call' && params?.arguments !== undefined)
+      if (this.#logArguments && ctx.method === 'tools/call' && params?.arguments !== undefined)
         event.arguments = argumentsForLog(params.arguments);
       if (error instanceof InflightError) event.cause = error.code;
       if (error)

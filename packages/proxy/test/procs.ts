@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-export const PROXY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-export const SERVER = fileURLToPath(new URL('../../server/dist/index.js', import.meta.url));
+export const PROXY = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+export const SERVER = fileURLToPath(new URL('../../../examples/server/dist/index.js', import.meta.url));
 export const V1_FIXTURE = fileURLToPath(new URL('./fixtures/v1-upstream.mjs', import.meta.url));
 
 /** A command line for the proxy's `--upstream-stdio` (single-quoted words). */

@@ -12,7 +12,7 @@ import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { type InputRequiredResult, requestWithInput } from '@mcp-inflight/core/mrtr';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
-import { ProxyRelay } from '../src/forwarder.js';
+import { ProxyRelay } from '../src/proxy-relay.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
 
