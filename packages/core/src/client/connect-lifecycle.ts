@@ -1,3 +1,4 @@
+import type { TimerHandle } from '../clock/clock.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { SERVER_INFO_META_KEY } from '../endpoint/lifecycle.js';
 import { JsonRpcError } from '../endpoint/messages.js';
@@ -77,8 +78,11 @@ export async function connectLifecycle(
   if (requested !== 'auto' && isLegacy(requested)) {
     return initialize(endpoint, identity, requested, options, hooks, supported);
   }
-  const verdict = await probe(endpoint, options, supported);
-  if ('handshake' in verdict) return verdict.handshake;
+  const verdict = await probe(endpoint, identity, options, hooks, supported);
+  if ('handshake' in verdict) {
+    if (verdict.handshake.era === 'modern') endpoint.revision = MODERN_REVISION;
+    return verdict.handshake;
+  }
   if (requested === MODERN_REVISION) {
     throw new NegotiationError(
       `server/discover offered ${JSON.stringify(verdict.offered)}, not ${MODERN_REVISION}`,
@@ -87,7 +91,8 @@ export async function connectLifecycle(
       supported,
     );
   }
-  return initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+  const handshake = await initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+  return { ...handshake, fallback: verdict.why };
 }
 
 /** The fields of an `InitializeResult` or a `DiscoverResult` the handshake reads. */
@@ -106,36 +111,120 @@ interface RefusalData {
   supported?: unknown;
 }
 
-/** A modern server's handshake, or the legacy revision to initialize with and what the server named. */
-type ProbeVerdict = { handshake: ServerHandshake } | { legacy: Revision; offered: readonly unknown[] };
+/**
+ * A handshake (a modern server's, or a legacy one that answered `initialize` while the probe waited), or
+ * the legacy revision to initialize with, what the server named, and why it is taken as legacy.
+ */
+type ProbeVerdict =
+  | { handshake: ServerHandshake }
+  | { legacy: Revision; offered: readonly unknown[]; why: string };
+
+/** How long `server/discover` may go unanswered before `initialize` is tried as well. */
+const DEFAULT_PROBE_MS = 5_000;
+/** The handshake's one bound, probe and `initialize` together. */
+const DEFAULT_CONNECT_MS = 30_000;
 
 async function probe(
   endpoint: Endpoint,
+  identity: ClientIdentity,
   options: ConnectOptions,
+  hooks: LifecycleHooks,
   supported: readonly Revision[],
 ): Promise<ProbeVerdict> {
-  const limitMs = options.probeTimeoutMs ?? 5_000;
-  let result: Record<string, unknown> & HandshakeFields;
+  const graceMs = options.probeTimeoutMs ?? DEFAULT_PROBE_MS;
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  // The probe's own stop, so its cancel names the probe (not CEILING) and the caller's abort still ends it.
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const discover = endpoint.request(
+    'server/discover',
+    {},
+    {
+      revision: MODERN_REVISION,
+      idleMs: limitMs,
+      ceilingMs: limitMs,
+      progress: false,
+      signal: stop.signal,
+    },
+  );
+  // The grace is not a verdict by itself: a modern server still starting (`npx -y …`, `docker run …`) has
+  // not read the probe yet. On stdio the pipe keeps order, so after the grace `initialize` goes out too,
+  // and whichever is answered first tells: a server that answers `initialize` read the probe before it and
+  // ignored it, so it is legacy [M14]. Over HTTP, silence for the grace is taken as legacy, as the spec
+  // says; an HTTP server still starting refuses connections instead.
+  let timer: TimerHandle | undefined;
+  const grace = new Promise<'grace'>((resolve) => {
+    timer = endpoint.clock.setTimer(() => resolve('grace'), graceMs);
+  });
+  const probeReason = (why: string) => new InflightError('CANCELLED', `the server/discover probe: ${why}`);
   try {
-    // The endpoint stamps the 2026-07-28 envelope (identity included) [M1 M2 M4].
-    const value = await endpoint.request(
-      'server/discover',
-      {},
-      {
-        revision: MODERN_REVISION,
-        idleMs: limitMs,
-        ceilingMs: limitMs,
-        progress: false,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-    );
-    result = asObject(value);
-  } catch (error) {
-    return fromRefusal(error, supported);
+    const first = await Promise.race([discover.then(ok, fail), grace]);
+    if (first !== 'grace') return read(first, supported);
+    if (endpoint.transport !== 'stdio') {
+      const why = `no answer to server/discover within ${graceMs} ms`;
+      stop.abort(probeReason(`${why}; taken as legacy`));
+      await discover.catch(() => undefined);
+      return { legacy: LATEST_LEGACY_REVISION, offered: [], why };
+    }
+    const sent = sendInitialize(endpoint, identity, LATEST_LEGACY_REVISION, options);
+    const next = await Promise.race([
+      discover.then(ok, fail),
+      sent.then(
+        (value) => ({ initialized: value }),
+        (error: unknown) => ({ initializeFailed: error }),
+      ),
+    ]);
+    if ('initialized' in next) {
+      stop.abort(probeReason('unanswered, and initialize was answered: the server is legacy'));
+      await discover.catch(() => undefined);
+      const handshake = await finishInitialize(
+        endpoint,
+        next.initialized,
+        LATEST_LEGACY_REVISION,
+        hooks,
+        supported,
+      );
+      return {
+        handshake: {
+          ...handshake,
+          fallback: `no answer to server/discover within ${graceMs} ms, and initialize was answered`,
+        },
+      };
+    }
+    if ('initializeFailed' in next) {
+      // A modern server refusing initialize: its discover answer follows in order.
+      return read(await discover.then(ok, fail), supported);
+    }
+    const verdict = read(next, supported);
+    if ('handshake' in verdict) {
+      void sent.catch(() => undefined); // a modern server's answer to our extra initialize is not used
+      return verdict;
+    }
+    // Refused: legacy, and initialize is already on its way.
+    const handshake = await finishInitialize(endpoint, await sent, LATEST_LEGACY_REVISION, hooks, supported);
+    return { handshake: { ...handshake, fallback: verdict.why } };
+  } finally {
+    timer?.clear();
+    options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+type Settled = { value: unknown } | { error: unknown };
+const ok = (value: unknown): Settled => ({ value });
+const fail = (error: unknown): Settled => ({ error });
+
+function read(settled: Settled, supported: readonly Revision[]): ProbeVerdict {
+  if ('error' in settled) return fromRefusal(settled.error, supported);
+  const result: Record<string, unknown> & HandshakeFields = asObject(settled.value);
   const offered = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
-  if (!offered.includes(MODERN_REVISION)) return { legacy: bestLegacy(offered, supported), offered };
-  endpoint.revision = MODERN_REVISION;
+  if (!offered.includes(MODERN_REVISION)) {
+    return {
+      legacy: bestLegacy(offered, supported),
+      offered,
+      why: `server/discover offered ${JSON.stringify(offered)}`,
+    };
+  }
   const meta = asObject(result._meta);
   const handshake: ServerHandshake = {
     revision: MODERN_REVISION,
@@ -151,8 +240,9 @@ async function probe(
 /** Reads a failed probe: legacy unless the error says the server is modern or the exchange itself broke. */
 function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdict {
   if (InflightError.is(error)) {
-    // Silence within the probe's limit means a legacy server [M14]; our abort or a dead peer ends it.
-    if (error.isTimeout && error.origin === 'local') return { legacy: LATEST_LEGACY_REVISION, offered: [] };
+    // Silence for the whole connect limit: legacy, as the spec reads [M14]; our abort or a dead peer ends it.
+    if (error.isTimeout && error.origin === 'local')
+      return { legacy: LATEST_LEGACY_REVISION, offered: [], why: 'no answer to server/discover' };
     throw error;
   }
   if (!(error instanceof JsonRpcError)) throw error;
@@ -171,11 +261,19 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
         { cause: error },
       );
     }
-    return { legacy: bestLegacy(offered, supported), offered };
+    return {
+      legacy: bestLegacy(offered, supported),
+      offered,
+      why: `server/discover refused: ${error.message}`,
+    };
   }
   if (error.code === JsonRpcErrorCode.HeaderMismatch) throw error;
   if (error.code === JsonRpcErrorCode.InvalidParams && status === 400) throw error;
-  return { legacy: LATEST_LEGACY_REVISION, offered: [] };
+  return {
+    legacy: LATEST_LEGACY_REVISION,
+    offered: [],
+    why: `server/discover: ${error.code} ${error.message}`,
+  };
 }
 
 /** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */
@@ -187,8 +285,18 @@ async function initialize(
   hooks: LifecycleHooks,
   supported: readonly Revision[],
 ): Promise<ServerHandshake> {
-  const limitMs = options.timeoutMs ?? 30_000;
-  const value = await endpoint.request(
+  const value = await sendInitialize(endpoint, identity, revision, options);
+  return finishInitialize(endpoint, value, revision, hooks, supported);
+}
+
+function sendInitialize(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  revision: Revision,
+  options: ConnectOptions,
+): Promise<unknown> {
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  return endpoint.request(
     'initialize',
     { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
     {
@@ -199,6 +307,15 @@ async function initialize(
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
+}
+
+async function finishInitialize(
+  endpoint: Endpoint,
+  value: unknown,
+  revision: Revision,
+  hooks: LifecycleHooks,
+  supported: readonly Revision[],
+): Promise<ServerHandshake> {
   const result: Record<string, unknown> & HandshakeFields = asObject(value);
   const chosen = result.protocolVersion;
   if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
