@@ -184,7 +184,7 @@ export function formatEvent(event: ProxyEvent): string {
     case 'endpoint':
       return formatEndpointEvent(event);
     case 'upstream-started':
-      return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})`;
+      return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})${event.fallback === undefined ? '' : `; fell back: ${event.fallback}`}`;
     case 'upstream-closed':
       return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
     case 'upstream-failed':

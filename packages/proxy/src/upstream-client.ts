@@ -95,6 +95,7 @@ export function clientUpstream(
         ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
       },
       revision: server.revision,
+      ...(server.fallback === undefined ? {} : { fallback: server.fallback }),
       request: (method, params, options) => client.request(method, params, options),
       closed: client.closed,
       close: () => client.close(),

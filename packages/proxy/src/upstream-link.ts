@@ -25,6 +25,8 @@ export interface UpstreamConnection {
   readonly identity: ServerIdentity;
   /** The revision this leg speaks, when known (its session revision or its pinned one). */
   readonly revision: Revision | undefined;
+  /** Why the handshake fell back to a legacy revision, when it did. */
+  readonly fallback?: string;
   /** Sends one request upstream; rejects with `InflightError` (our limits, closed) or `JsonRpcError`. */
   request(
     method: string,
@@ -50,6 +52,7 @@ export type UpstreamEvent =
       start: number;
       revision: Revision | undefined;
       serverInfo: ServerIdentity['serverInfo'];
+      fallback?: string;
     }
   | { type: 'upstream-closed'; start: number }
   | { type: 'upstream-failed'; start: number; message: string };
@@ -146,6 +149,7 @@ export class UpstreamLink {
       start,
       revision: connection.revision,
       serverInfo: connection.identity.serverInfo,
+      ...(connection.fallback === undefined ? {} : { fallback: connection.fallback }),
     });
     // Only the connection itself going away (a stdio child exiting) makes it dead. One call failing with
     // UPSTREAM_CLOSED is not enough: over HTTP that is one broken exchange, and the other calls on the
