@@ -68,7 +68,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   });
   const readiness = (): string | undefined => {
     if (proxy.relay.draining !== undefined) return `draining: ${proxy.relay.draining}`;
-    return proxy.link.current === undefined ? 'the upstream is not connected' : undefined;
+    return proxy.link.unready;
   };
   // The admin listener comes first, so /readyz says 503 while a slow upstream starts.
   let admin: AdminListener | undefined;

@@ -188,7 +188,7 @@ export function formatEvent(event: ProxyEvent): string {
     case 'upstream-closed':
       return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
     case 'upstream-failed':
-      return `proxy: upstream #${event.start} failed to start: ${event.message}`;
+      return `proxy: upstream #${event.start} failed to start: ${event.message}${event.retryInMs === undefined ? '' : `; next start in ${event.retryInMs} ms at the earliest`}`;
     case 'listening':
       return `proxy: listening on ${event.url}`;
     case 'admin-listening':

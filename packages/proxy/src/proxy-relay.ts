@@ -241,7 +241,9 @@ export class ProxyRelay {
     // deadline is the flow's to dispose, not this request's.
     let flow: InputFlow | undefined;
     try {
-      const upstream = await call.race(this.link.get());
+      // A (re)start in progress: wait at most this call's idle limit (and the connect timeout), then
+      // UPSTREAM_UNAVAILABLE while the start goes on [issue 21 item 5].
+      const upstream = await call.race(this.link.get(this.idleMs));
       if (!this.#served.has(upstream.endpoint)) {
         this.#served.add(upstream.endpoint);
         this.inputs.serveUpstream(upstream.endpoint);
@@ -294,7 +296,8 @@ export class ProxyRelay {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business
       // (it watches the connection itself), since over HTTP one broken exchange leaves the rest working.
-      if (e instanceof InflightError && e.code === 'UPSTREAM_CLOSED') end('upstream-closed', e);
+      if (e instanceof InflightError && (e.code === 'UPSTREAM_CLOSED' || e.code === 'UPSTREAM_UNAVAILABLE'))
+        end('upstream-closed', e);
       else if (e instanceof InflightError) end('cancelled', e);
       else end('error', e);
       // Thrown on: the host endpoint answers with e.toJsonRpc() (data.cause names the cause) or the

@@ -84,12 +84,20 @@ export function createProxy(config: ProxyConfig): McpProxy {
   const connect = connectorOf(upstream, listeners, upstreamOptions);
   // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired
   // on it, the late answers it absorbed. Nobody subscribing means its endpoint emits nothing.
-  const link: UpstreamLink = new UpstreamLink(async () => {
-    const connection = await connect();
-    if (logging) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
-    onUpstream?.(connection.endpoint);
-    return connection;
-  }, log);
+  const link: UpstreamLink = new UpstreamLink(
+    async () => {
+      const connection = await connect();
+      if (logging) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
+      onUpstream?.(connection.endpoint);
+      return connection;
+    },
+    {
+      onEvent: log,
+      ...(upstreamOptions?.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: upstreamOptions.connectTimeoutMs }),
+    },
+  );
   const hosts = new LiveEndpoints();
   let listener: Listener | undefined;
   const relay = new ProxyRelay(link, {

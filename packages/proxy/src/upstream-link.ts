@@ -1,9 +1,11 @@
 import {
+  type Clock,
   type Endpoint,
   InflightError,
   type RequestOptions,
   type Revision,
   type ServerIdentity,
+  systemClock,
 } from '@mcp-inflight/core';
 import { capabilitiesForHosts } from './relayed-methods.js';
 
@@ -55,7 +57,27 @@ export type UpstreamEvent =
       fallback?: string;
     }
   | { type: 'upstream-closed'; start: number }
-  | { type: 'upstream-failed'; start: number; message: string };
+  | { type: 'upstream-failed'; start: number; message: string; retryInMs?: number };
+
+/** Options for an {@link UpstreamLink}. */
+export interface UpstreamLinkOptions {
+  /** Told the upstream's life: started, closed, failed. */
+  onEvent?: (event: UpstreamEvent) => void;
+  /**
+   * The longest a call waits for a (re)start in progress before it fails with `UPSTREAM_UNAVAILABLE`
+   * (the start goes on). A call's own bound may be shorter (`get(waitMs)`). @default 30_000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * After two failed starts in a row, the next waits `backoffMs * 2^(failures - 2)`, at most
+   * `maxBackoffMs`; meanwhile calls fail at once with `UPSTREAM_UNAVAILABLE`. @default 500
+   */
+  backoffMs?: number;
+  /** @default 30_000 */
+  maxBackoffMs?: number;
+  /** @default systemClock */
+  clock?: Clock;
+}
 
 /**
  * The proxy's one upstream, shared by every host. It connects on first use, keeps the connection while
@@ -91,10 +113,36 @@ export class UpstreamLink {
   #connecting: Promise<UpstreamConnection> | undefined;
   #closed = false;
   #onEvent: (event: UpstreamEvent) => void;
+  readonly connectTimeoutMs: number;
+  readonly #backoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #clock: Clock;
+  /** Failed starts in a row, the last one's message, and when the next start may begin. */
+  #failures = 0;
+  #lastFailure = '';
+  #retryAt = 0;
 
-  constructor(connector: UpstreamConnector, onEvent: (event: UpstreamEvent) => void = () => {}) {
+  constructor(
+    connector: UpstreamConnector,
+    options: UpstreamLinkOptions | ((event: UpstreamEvent) => void) = {},
+  ) {
+    const o = typeof options === 'function' ? { onEvent: options } : options;
     this.#connector = connector;
-    this.#onEvent = onEvent;
+    this.#onEvent = o.onEvent ?? (() => {});
+    this.connectTimeoutMs = o.connectTimeoutMs ?? 30_000;
+    this.#backoffMs = o.backoffMs ?? 500;
+    this.#maxBackoffMs = o.maxBackoffMs ?? 30_000;
+    this.#clock = o.clock ?? systemClock;
+  }
+
+  /** Why the upstream cannot take calls now, or `undefined` when it is connected. */
+  get unready(): string | undefined {
+    if (this.#closed) return 'the proxy is shutting down';
+    if (this.current) return undefined;
+    if (this.#connecting) return `the upstream is starting (start #${this.starts})`;
+    if (this.#failures > 0)
+      return `the upstream failed to start ${this.#failures} time(s): ${this.#lastFailure}`;
+    return 'the upstream is not connected';
   }
 
   /** The live connection, if there is one right now. */
@@ -103,16 +151,57 @@ export class UpstreamLink {
     return c && !c.endpoint.closed ? c : undefined;
   }
 
-  /** The live connection, opening a fresh one when there is none. */
-  get(): Promise<UpstreamConnection> {
+  /**
+   * The live connection, opening a fresh one when there is none: one start at a time, shared by every
+   * caller. A caller waits at most `waitMs` (and never past {@link UpstreamLink.connectTimeoutMs}), then
+   * fails with `UPSTREAM_UNAVAILABLE` while the start goes on; after repeated failed starts, calls fail at
+   * once until the backoff has passed.
+   */
+  get(waitMs: number = Number.POSITIVE_INFINITY): Promise<UpstreamConnection> {
     if (this.#closed) return Promise.reject(new InflightError('SHUTDOWN', 'the proxy is shutting down'));
     const live = this.current;
     if (live) return Promise.resolve(live);
     this.#current = undefined;
-    this.#connecting ??= this.#open().finally(() => {
-      this.#connecting = undefined;
+    if (!this.#connecting) {
+      const wait = this.#retryAt - this.#clock.now();
+      if (wait > 0) {
+        return Promise.reject(
+          new InflightError(
+            'UPSTREAM_UNAVAILABLE',
+            `the upstream failed to start ${this.#failures} times in a row (last: ${this.#lastFailure}); next start in ${Math.ceil(wait)} ms`,
+          ),
+        );
+      }
+      this.#connecting = this.#open().finally(() => {
+        this.#connecting = undefined;
+      });
+    }
+    const connecting = this.#connecting;
+    const boundMs = Math.min(waitMs, this.connectTimeoutMs);
+    if (!Number.isFinite(boundMs)) return connecting;
+    const start = this.starts;
+    return new Promise<UpstreamConnection>((resolve, reject) => {
+      const timer = this.#clock.setTimer(
+        () =>
+          reject(
+            new InflightError(
+              'UPSTREAM_UNAVAILABLE',
+              `the upstream is not ready: start #${start} still connecting after ${boundMs} ms`,
+            ),
+          ),
+        boundMs,
+      );
+      connecting.then(
+        (c) => {
+          timer.clear();
+          resolve(c);
+        },
+        (e: unknown) => {
+          timer.clear();
+          reject(e);
+        },
+      );
     });
-    return this.#connecting;
   }
 
   /** Closes the current connection and refuses new ones. */
@@ -131,9 +220,15 @@ export class UpstreamLink {
       connection = await this.#connector();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.#onEvent({ type: 'upstream-failed', start, message });
-      throw new InflightError('UPSTREAM_CLOSED', `could not start the upstream: ${message}`);
+      this.#failures++;
+      this.#lastFailure = message;
+      const retryInMs =
+        this.#failures < 2 ? 0 : Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 2));
+      this.#retryAt = this.#clock.now() + retryInMs;
+      this.#onEvent({ type: 'upstream-failed', start, message, ...(retryInMs > 0 ? { retryInMs } : {}) });
+      throw new InflightError('UPSTREAM_UNAVAILABLE', `could not start the upstream: ${message}`);
     }
+    this.#failures = 0;
     if (this.#closed) {
       await connection.close().catch(() => {});
       throw new InflightError('SHUTDOWN', 'the proxy is shutting down');

@@ -41,7 +41,7 @@ it('modern upstreams starting after 6 s and 20 s stay modern; a legacy one that 
   const admin = String(six.url);
   const notYet = await fetch(`${admin}readyz`);
   expect(notYet.status).toBe(503);
-  expect(await notYet.json()).toEqual({ status: 'unready', reason: 'the upstream is not connected' });
+  expect(await notYet.json()).toEqual({ status: 'unready', reason: 'the upstream is starting (start #1)' });
   expect((await fetch(`${admin}healthz`)).status).toBe(200);
   const [twenty, legacy] = await others;
 
