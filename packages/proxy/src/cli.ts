@@ -1,11 +1,13 @@
 // The proxy's command line: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts
 // (on stdio, or over HTTP). README.md lists every flag; `--help` prints them with their defaults.
 import { withTimeout } from '@mcp-inflight/core';
+import { isLegacy } from '@mcp-inflight/core/adapter';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import type { Listener } from './listeners.js';
 import { ProxyMetrics } from './metrics.js';
 import { type ProxyOptions, parseProxyArgs, USAGE, UsageError } from './options.js';
+import { PassHeaders } from './pass-headers.js';
 import { createProxy } from './proxy.js';
 
 /** How long shutdown waits for cancels and error responses to be written before closing. */
@@ -60,6 +62,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     ceilingMs: options.ceilingMs,
     input: { holdMs: options.inputHoldMs },
     logArguments: options.logArguments,
+    ...(options.passHeaders.length > 0 ? { passHeaders: new PassHeaders(options.passHeaders) } : {}),
     ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
     onEvent: log,
     logEndpoints: options.log !== 'quiet',
@@ -93,6 +96,17 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     process.exit(/\b(ENOENT|EACCES)\b/.test(message) ? EXIT_USAGE : 1);
   }
 
+  const revision = proxy.link.current?.revision;
+  if (options.passHeaders.length > 0 && (revision === undefined || isLegacy(revision))) {
+    // One legacy session serves every host: a host's header would travel with other hosts' calls.
+    await proxy.close();
+    await admin?.close();
+    return usageExit(
+      new UsageError(
+        `--pass-header needs a 2026-07-28 HTTP upstream; this one speaks ${revision ?? 'an unknown revision'}, whose one session serves every host`,
+      ),
+    );
+  }
   let listener: Listener;
   try {
     listener =

@@ -26,6 +26,7 @@ export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-bro
 export { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
 export { ProxyMetrics } from './metrics.js';
 export { type Listen, type ProxyOptions, parseProxyArgs, USAGE, UsageError } from './options.js';
+export { PassHeaders } from './pass-headers.js';
 export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
 export { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
 export { capabilitiesForHosts, NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';

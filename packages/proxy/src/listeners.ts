@@ -5,6 +5,7 @@ import { type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { hostLabel } from './host-label.js';
 import { answerHealth, bearerCheck, unauthorized } from './http-routes.js';
+import type { PassHeaders } from './pass-headers.js';
 import type { ProxyRelay } from './proxy-relay.js';
 
 /** Where hosts reach the proxy, and how to stop taking them. */
@@ -56,6 +57,8 @@ export interface HttpListenOptions extends ServeHttpOptions {
   authTokens?: readonly string[];
   /** Answers `GET /readyz`: `undefined` when ready, else why not (503). @default always ready */
   readiness?: () => string | undefined;
+  /** `--pass-header`: each host request is served with its named headers in context. */
+  passHeaders?: PassHeaders;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function listenHttp(
   listeners?: Listeners,
   progress?: ProgressRelay,
 ): Promise<Listener> {
-  const { authTokens, readiness, ...serve } = options;
+  const { authTokens, readiness, passHeaders, ...serve } = options;
   const server = await serveHttp((endpoint, info) => relay.attach(endpoint, hostLabel(info.sessionId)), {
     maxSessions: 1_000,
     sessionIdleMs: 300_000,
@@ -96,7 +99,8 @@ export async function listenHttp(
     if (guard && req.method !== 'OPTIONS' && !guard(req.headers.authorization)) {
       return void unauthorized(res);
     }
-    mcp?.(req, res);
+    if (passHeaders) passHeaders.serve(req.headers, () => mcp?.(req, res));
+    else mcp?.(req, res);
   });
   const { handler } = server;
   return {

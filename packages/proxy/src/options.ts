@@ -42,6 +42,8 @@ export interface ProxyOptions {
   minIntervalMs?: number;
   /** `--header "Name: value"` and `--header-from-env "Name: ENV_VAR"`: sent on every upstream request. */
   headers: Record<string, string>;
+  /** `--pass-header NAME`: hosts' headers sent with their own upstream calls (lowercase). @default [] */
+  passHeaders: readonly string[];
   /** `--auth-token-file FILE`: the bearer tokens hosts must send (one per line). @default none */
   authTokens?: readonly string[];
   /** `--connect-timeout MS`: the bound on the upstream handshake, probe and initialize. @default 30_000 */
@@ -118,6 +120,13 @@ const FLAGS: Record<string, Flag> = {
     arg: '"N: VAR"',
     default: 'none',
     help: 'a header on every upstream HTTP request, its value from env VAR (repeatable)',
+  },
+  'pass-header': {
+    type: 'string',
+    multiple: true,
+    arg: 'NAME',
+    default: 'none',
+    help: "a host request's header NAME goes with that host's own upstream calls (2026-07-28 HTTP upstream only; repeatable)",
   },
   'connect-timeout': {
     type: 'string',
@@ -271,6 +280,14 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (Object.keys(headers).length > 0 && upstream.kind !== 'http') {
     throw new UsageError('--header and --header-from-env need an HTTP upstream (--upstream-http)');
   }
+  const passHeaders = list('pass-header').map((name) => {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw new UsageError(`--pass-header takes a header name, not ${JSON.stringify(name)}`);
+    return name.toLowerCase();
+  });
+  if (passHeaders.length > 0 && (upstream.kind !== 'http' || http === undefined)) {
+    throw new UsageError('--pass-header needs an HTTP upstream (--upstream-http) and HTTP hosts (--http)');
+  }
   const tokenFile = str('auth-token-file');
   const minInterval = str('progress-interval');
   const adminPort = str('admin-port');
@@ -293,6 +310,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     inputHoldMs: whole('input-timeout', 300_000),
     ...(minInterval === undefined ? {} : { minIntervalMs: integer('--progress-interval', minInterval, 0) }),
     headers,
+    passHeaders,
     ...(tokenFile === undefined ? {} : { authTokens: readTokens(tokenFile) }),
     connectTimeoutMs: whole('connect-timeout', 30_000),
     ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),

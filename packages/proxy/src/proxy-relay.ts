@@ -22,6 +22,7 @@ import {
 } from './events.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';
+import type { PassHeaders } from './pass-headers.js';
 import { NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
@@ -49,6 +50,8 @@ export interface ProxyRelayOptions {
   input?: Omit<InputBrokerOptions, 'clock'>;
   /** Call events carry the tool's `arguments` (cut to 200 characters); they may hold secrets. @default false */
   logArguments?: boolean;
+  /** `--pass-header`: hosts' named headers sent with their own upstream calls (see {@link PassHeaders}). */
+  passHeaders?: PassHeaders;
 }
 
 interface InFlight {
@@ -96,6 +99,7 @@ export class ProxyRelay {
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
   readonly #cacheHints: CacheHints;
   readonly #logArguments: boolean;
+  readonly #passHeaders: PassHeaders | undefined;
   #draining: string | undefined;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
@@ -116,6 +120,7 @@ export class ProxyRelay {
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
     this.#logArguments = options.logArguments ?? false;
+    this.#passHeaders = options.passHeaders;
     this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
     this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
   }
@@ -138,6 +143,7 @@ export class ProxyRelay {
 
   /** Serves one host connection: the lifecycle from the upstream's identity, and every relayed method. */
   attach(endpoint: Endpoint, host: string): void {
+    this.#passHeaders?.bind(endpoint);
     serveLifecycle(endpoint, this.link.identity);
     for (const method of RELAYED_METHODS) {
       endpoint.setRequestHandler(method, (params, ctx) => this.relay(endpoint, host, params, ctx));
@@ -148,6 +154,11 @@ export class ProxyRelay {
     );
     this.tasks.attach(endpoint, () => this.link.current);
     this.#onAttach?.(endpoint, host);
+  }
+
+  #sender(endpoint: Endpoint): <T>(send: () => T) => T {
+    const pass = this.#passHeaders;
+    return pass ? (send) => pass.send(endpoint, send) : direct;
   }
 
   /** Why new calls are refused (draining), or `undefined` while the relay takes calls. */
@@ -250,16 +261,19 @@ export class ProxyRelay {
       }
       if (task) {
         // A task-augmented call is relayed as one request; its task lives on in the task relay.
-        const result = await upstream.request(ctx.method, task.params(relayedParams(params)), {
-          onprogress: (p) => {
-            progressIn++;
-            if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
-          },
-          parent: call,
-          idleMs: this.idleMs,
-          ceilingMs: Number.POSITIVE_INFINITY,
-          taskRoute: task.taskRoute,
-        });
+        const send = this.#sender(endpoint);
+        const result = await send(() =>
+          upstream.request(ctx.method, task.params(relayedParams(params)), {
+            onprogress: (p) => {
+              progressIn++;
+              if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
+            },
+            parent: call,
+            idleMs: this.idleMs,
+            ceilingMs: Number.POSITIVE_INFINITY,
+            taskRoute: task.taskRoute,
+          }),
+        );
         end('completed');
         return resultForHost(task.result(result), ctx.revision, ctx.method, this.#cacheHints);
       }
@@ -270,22 +284,25 @@ export class ProxyRelay {
         call.dispose();
         flow = await this.inputs.claim(host, ctx);
       } else {
+        const send = this.#sender(endpoint);
         const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
-          upstream.request(ctx.method, relayedParams(p), {
-            onprogress: (p) => {
-              started.touch();
-              const current = started.round;
-              if (!current) return; // parked: that host request is over, and nothing follows a result
-              progressIn++;
-              if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
-            },
-            // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
-            // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
-            // a reason naming the cause [CN25 CN24 TO5].
-            parent: call,
-            idleMs: Number.POSITIVE_INFINITY,
-            ceilingMs: Number.POSITIVE_INFINITY,
-          }),
+          send(() =>
+            upstream.request(ctx.method, relayedParams(p), {
+              onprogress: (p) => {
+                started.touch();
+                const current = started.round;
+                if (!current) return; // parked: that host request is over, and nothing follows a result
+                progressIn++;
+                if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
+              },
+              // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
+              // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
+              // a reason naming the cause [CN25 CN24 TO5].
+              parent: call,
+              idleMs: Number.POSITIVE_INFINITY,
+              ceilingMs: Number.POSITIVE_INFINITY,
+            }),
+          ),
         );
         flow = started;
       }
@@ -308,6 +325,9 @@ export class ProxyRelay {
     }
   }
 }
+
+/** Sends with the host's passed headers (`--pass-header`), or as it is. */
+const direct = <T>(send: () => T): T => send();
 
 function nameOf(params: Record<string, unknown> | undefined): string | undefined {
   const name = params?.name ?? params?.uri;

@@ -81,7 +81,12 @@ export function createProxy(config: ProxyConfig): McpProxy {
   const log = onEvent ?? (() => {});
   const logging = logEndpoints === true && onEvent !== undefined;
   const listeners = new Listeners({ offer: { resourceSubscriptions: false } });
-  const connect = connectorOf(upstream, listeners, upstreamOptions);
+  const passHeaders = limits.passHeaders;
+  const connect = connectorOf(
+    upstream,
+    listeners,
+    passHeaders ? { ...upstreamOptions, fetch: passHeaders.fetch } : upstreamOptions,
+  );
   // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired
   // on it, the late answers it absorbed. Nobody subscribing means its endpoint emits nothing.
   const link: UpstreamLink = new UpstreamLink(
@@ -135,7 +140,8 @@ export function createProxy(config: ProxyConfig): McpProxy {
       await link.get();
     },
     serveStdio: () => keep(listenStdio(relay, listeners, progress)),
-    serveHttp: async (options) => keep(await listenHttp(relay, options, listeners, progress)),
+    serveHttp: async (options) =>
+      keep(await listenHttp(relay, passHeaders ? { passHeaders, ...options } : options, listeners, progress)),
     fetchHandler: (options = {}) =>
       createHttpHandler((endpoint, info) => relay.attach(endpoint, hostLabel(info.sessionId)), {
         listeners,

@@ -19,6 +19,8 @@ export type UpstreamTarget =
 export interface UpstreamClientOptions {
   /** Headers on every request to an HTTP upstream (`Authorization`, for instance). */
   headers?: Record<string, string>;
+  /** The HTTP upstream client's `fetch` (`--pass-header` adds each host's headers there). */
+  fetch?: typeof fetch;
   /**
    * The one bound on the upstream handshake (the `server/discover` probe and `initialize` together).
    * @default 30_000
@@ -157,6 +159,7 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
     clientInfo: PROXY_CLIENT_INFO,
     capabilities: PROXY_CAPABILITIES,
     ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }
 

@@ -76,6 +76,59 @@ describe('upstream and inbound auth', () => {
   });
 });
 
+describe('--pass-header', () => {
+  it("each host's Authorization goes with its own upstream calls (two hosts, two tokens)", async () => {
+    // The upstream takes up-1 and up-2; the proxy's own handshake uses --header, hosts pass their own.
+    const guarded = await startHttpServer(FIXTURE, ['--tokens', 'up-1,up-2', '--log-auth']);
+    try {
+      const p = await startProxy([
+        '--upstream-http',
+        guarded.url,
+        '--header',
+        'Authorization: Bearer up-1',
+        '--pass-header',
+        'Authorization',
+      ]);
+      running.push(p);
+      const a = new HttpClient({ url: p.url, headers: { authorization: 'Bearer up-1' } });
+      const b = new HttpClient({ url: p.url, headers: { authorization: 'Bearer up-2' } });
+      const c = new HttpClient({ url: p.url, headers: { authorization: 'Bearer nobody' } });
+      await Promise.all([
+        a.callTool('work', { steps: 1, intervalMs: 5, tag: 'a' }),
+        b.callTool('work', { steps: 1, intervalMs: 5, tag: 'b' }),
+      ]);
+      await expect(c.callTool('work', { steps: 1, intervalMs: 5, tag: 'c' })).rejects.toBeDefined();
+      const inspector = new HttpClient({ url: guarded.url, headers: { authorization: 'Bearer up-1' } });
+      const seen = JSON.parse(String((await inspector.callTool('seen', {})).content[0]?.text)) as Array<{
+        tag: string;
+        auth: string;
+      }>;
+      expect(seen.find((r) => r.tag === 'a')?.auth).toBe('Bearer up-1');
+      expect(seen.find((r) => r.tag === 'b')?.auth).toBe('Bearer up-2');
+      expect(seen.some((r) => r.tag === 'c')).toBe(false);
+      await Promise.all([a.close(), b.close(), c.close(), inspector.close()]);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
+
+it('--pass-header is refused at start in front of a legacy HTTP upstream, whose one session serves every host', async () => {
+  const p = startProxy([
+    '--upstream-http',
+    upstream.url,
+    '--header',
+    'Authorization: Bearer up-1',
+    '--upstream-revision',
+    '2025-11-25',
+    '--pass-header',
+    'Authorization',
+  ]);
+  await expect(p).rejects.toThrow(
+    /proxy exited early \(2\): proxy: --pass-header needs a 2026-07-28 HTTP upstream/,
+  );
+});
+
 describe('health and metrics', () => {
   it('/healthz, /readyz and /metrics count each call once, by outcome and cause', async () => {
     const p = await proxy([

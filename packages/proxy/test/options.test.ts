@@ -21,6 +21,7 @@ describe('parseProxyArgs', () => {
       sessionIdleMs: 300_000,
       inputHoldMs: 300_000,
       headers: {},
+      passHeaders: [],
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
     });
@@ -60,6 +61,7 @@ describe('parseProxyArgs', () => {
       sessionIdleMs: 9_000,
       inputHoldMs: 7_000,
       headers: {},
+      passHeaders: [],
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
     });

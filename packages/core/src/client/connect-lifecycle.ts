@@ -92,7 +92,7 @@ export async function connectLifecycle(
     );
   }
   const handshake = await initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
-  return { ...handshake, fallback: verdict.why };
+  return { ...handshake, fallback: REFUSED };
 }
 
 /** The fields of an `InitializeResult` or a `DiscoverResult` the handshake reads. */
@@ -113,11 +113,12 @@ interface RefusalData {
 
 /**
  * A handshake (a modern server's, or a legacy one that answered `initialize` while the probe waited), or
- * the legacy revision to initialize with, what the server named, and why it is taken as legacy.
+ * the legacy revision to initialize with and what the server named.
  */
-type ProbeVerdict =
-  | { handshake: ServerHandshake }
-  | { legacy: Revision; offered: readonly unknown[]; why: string };
+type ProbeVerdict = { handshake: ServerHandshake } | { legacy: Revision; offered: readonly unknown[] };
+
+/** A fallback's reason when the probe was answered. */
+const REFUSED = 'server/discover refused';
 
 /** How long `server/discover` may go unanswered before `initialize` is tried as well. */
 const DEFAULT_PROBE_MS = 5_000;
@@ -131,82 +132,49 @@ async function probe(
   hooks: LifecycleHooks,
   supported: readonly Revision[],
 ): Promise<ProbeVerdict> {
-  const graceMs = options.probeTimeoutMs ?? DEFAULT_PROBE_MS;
-  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
-  // The probe's own stop, so its cancel names the probe (not CEILING) and the caller's abort still ends it.
+  // The probe's own stop, so its cancel names the probe (not CEILING); the caller's abort still ends it.
   const stop = new AbortController();
-  const onAbort = (): void => stop.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  const discover = endpoint.request(
-    'server/discover',
-    {},
-    {
-      revision: MODERN_REVISION,
-      idleMs: limitMs,
-      ceilingMs: limitMs,
-      progress: false,
-      signal: stop.signal,
-    },
-  );
-  // The grace is not a verdict by itself: a modern server still starting (`npx -y …`, `docker run …`) has
-  // not read the probe yet. On stdio the pipe keeps order, so after the grace `initialize` goes out too,
-  // and whichever is answered first tells: a server that answers `initialize` read the probe before it and
-  // ignored it, so it is legacy [M14]. Over HTTP, silence for the grace is taken as legacy, as the spec
-  // says; an HTTP server still starting refuses connections instead.
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  const discover = endpoint
+    .request(
+      'server/discover',
+      {},
+      { revision: MODERN_REVISION, idleMs: limitMs, ceilingMs: limitMs, progress: false, signal },
+    )
+    .then(ok, fail);
   let timer: TimerHandle | undefined;
-  const grace = new Promise<'grace'>((resolve) => {
-    timer = endpoint.clock.setTimer(() => resolve('grace'), graceMs);
+  const grace = new Promise<undefined>((resolve) => {
+    timer = endpoint.clock.setTimer(() => resolve(undefined), options.probeTimeoutMs ?? DEFAULT_PROBE_MS);
   });
-  const probeReason = (why: string) => new InflightError('CANCELLED', `the server/discover probe: ${why}`);
   try {
-    const first = await Promise.race([discover.then(ok, fail), grace]);
-    if (first !== 'grace') return read(first, supported);
-    if (endpoint.transport !== 'stdio') {
-      const why = `no answer to server/discover within ${graceMs} ms`;
-      stop.abort(probeReason(`${why}; taken as legacy`));
-      await discover.catch(() => undefined);
-      return { legacy: LATEST_LEGACY_REVISION, offered: [], why };
-    }
-    const sent = sendInitialize(endpoint, identity, LATEST_LEGACY_REVISION, options);
-    const next = await Promise.race([
-      discover.then(ok, fail),
-      sent.then(
-        (value) => ({ initialized: value }),
-        (error: unknown) => ({ initializeFailed: error }),
-      ),
-    ]);
-    if ('initialized' in next) {
-      stop.abort(probeReason('unanswered, and initialize was answered: the server is legacy'));
-      await discover.catch(() => undefined);
-      const handshake = await finishInitialize(
-        endpoint,
-        next.initialized,
-        LATEST_LEGACY_REVISION,
-        hooks,
-        supported,
-      );
-      return {
-        handshake: {
-          ...handshake,
-          fallback: `no answer to server/discover within ${graceMs} ms, and initialize was answered`,
-        },
-      };
-    }
-    if ('initializeFailed' in next) {
-      // A modern server refusing initialize: its discover answer follows in order.
-      return read(await discover.then(ok, fail), supported);
-    }
-    const verdict = read(next, supported);
-    if ('handshake' in verdict) {
-      void sent.catch(() => undefined); // a modern server's answer to our extra initialize is not used
-      return verdict;
-    }
-    // Refused: legacy, and initialize is already on its way.
-    const handshake = await finishInitialize(endpoint, await sent, LATEST_LEGACY_REVISION, hooks, supported);
-    return { handshake: { ...handshake, fallback: verdict.why } };
+    const first = await Promise.race([discover, grace]);
+    if (first) return read(first, supported);
+    // The grace is no verdict: a modern server still starting (`npx -y …`) has not read the probe yet.
+    // So `initialize` goes out too and the first answer decides: a stdio pipe keeps order, so a server
+    // answering `initialize` read the probe before it and ignored it: it is legacy [M14].
+    const init = sendInitialize(endpoint, identity, LATEST_LEGACY_REVISION, options).then(
+      (value) => ({ init: value }),
+      () => discover,
+    );
+    const next = await Promise.race([discover, init]);
+    const verdict = 'init' in next ? undefined : read(next, supported);
+    if (verdict && 'handshake' in verdict) return verdict;
+    const answered = 'init' in next ? next : await init;
+    if (!('init' in answered)) return verdict ?? read(answered, supported);
+    stop.abort(new InflightError('CANCELLED', 'server/discover probe: initialize answered first'));
+    const handshake = await initialize(
+      endpoint,
+      identity,
+      LATEST_LEGACY_REVISION,
+      options,
+      hooks,
+      supported,
+      Promise.resolve(answered.init),
+    );
+    return { handshake: { ...handshake, fallback: verdict ? REFUSED : 'server/discover unanswered' } };
   } finally {
     timer?.clear();
-    options.signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -219,11 +187,7 @@ function read(settled: Settled, supported: readonly Revision[]): ProbeVerdict {
   const result: Record<string, unknown> & HandshakeFields = asObject(settled.value);
   const offered = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
   if (!offered.includes(MODERN_REVISION)) {
-    return {
-      legacy: bestLegacy(offered, supported),
-      offered,
-      why: `server/discover offered ${JSON.stringify(offered)}`,
-    };
+    return { legacy: bestLegacy(offered, supported), offered };
   }
   const meta = asObject(result._meta);
   const handshake: ServerHandshake = {
@@ -241,8 +205,7 @@ function read(settled: Settled, supported: readonly Revision[]): ProbeVerdict {
 function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdict {
   if (InflightError.is(error)) {
     // Silence for the whole connect limit: legacy, as the spec reads [M14]; our abort or a dead peer ends it.
-    if (error.isTimeout && error.origin === 'local')
-      return { legacy: LATEST_LEGACY_REVISION, offered: [], why: 'no answer to server/discover' };
+    if (error.isTimeout && error.origin === 'local') return { legacy: LATEST_LEGACY_REVISION, offered: [] };
     throw error;
   }
   if (!(error instanceof JsonRpcError)) throw error;
@@ -261,19 +224,11 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
         { cause: error },
       );
     }
-    return {
-      legacy: bestLegacy(offered, supported),
-      offered,
-      why: `server/discover refused: ${error.message}`,
-    };
+    return { legacy: bestLegacy(offered, supported), offered };
   }
   if (error.code === JsonRpcErrorCode.HeaderMismatch) throw error;
   if (error.code === JsonRpcErrorCode.InvalidParams && status === 400) throw error;
-  return {
-    legacy: LATEST_LEGACY_REVISION,
-    offered: [],
-    why: `server/discover: ${error.code} ${error.message}`,
-  };
+  return { legacy: LATEST_LEGACY_REVISION, offered: [] };
 }
 
 /** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */
@@ -284,39 +239,9 @@ async function initialize(
   options: ConnectOptions,
   hooks: LifecycleHooks,
   supported: readonly Revision[],
+  sent = sendInitialize(endpoint, identity, revision, options),
 ): Promise<ServerHandshake> {
-  const value = await sendInitialize(endpoint, identity, revision, options);
-  return finishInitialize(endpoint, value, revision, hooks, supported);
-}
-
-function sendInitialize(
-  endpoint: Endpoint,
-  identity: ClientIdentity,
-  revision: Revision,
-  options: ConnectOptions,
-): Promise<unknown> {
-  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
-  return endpoint.request(
-    'initialize',
-    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
-    {
-      revision,
-      idleMs: limitMs,
-      ceilingMs: limitMs,
-      progress: false,
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
-  );
-}
-
-async function finishInitialize(
-  endpoint: Endpoint,
-  value: unknown,
-  revision: Revision,
-  hooks: LifecycleHooks,
-  supported: readonly Revision[],
-): Promise<ServerHandshake> {
-  const result: Record<string, unknown> & HandshakeFields = asObject(value);
+  const result: Record<string, unknown> & HandshakeFields = asObject(await sent);
   const chosen = result.protocolVersion;
   if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
     // The client SHOULD disconnect when it does not speak the server's choice [M17].
@@ -339,6 +264,26 @@ async function finishInitialize(
     instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     result,
   };
+}
+
+function sendInitialize(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  revision: Revision,
+  options: ConnectOptions,
+): Promise<unknown> {
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  return endpoint.request(
+    'initialize',
+    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
+    {
+      revision,
+      idleMs: limitMs,
+      ceilingMs: limitMs,
+      progress: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
 }
 
 /** The newest legacy revision we speak among `offered`, else the newest we speak. */

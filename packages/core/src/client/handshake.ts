@@ -53,11 +53,10 @@ export interface ConnectOptions {
    */
   timeoutMs?: number;
   /**
-   * How long `server/discover` may go unanswered before the server may be legacy [M14]. Over stdio, a
-   * server still starting has not read it yet, so after this grace `initialize` goes out as well and the
-   * first answer decides (the pipe keeps order): a slow modern start stays modern, and a legacy server
-   * that ignores unknown requests pays this grace once. Over HTTP, silence this long means legacy.
-   * @default 5 000
+   * How long `server/discover` may go unanswered before the server may be legacy [M14]. A server still
+   * starting has not read it yet, so after this grace `initialize` goes out as well and the first answer
+   * decides (a stdio pipe keeps order): a slow modern start stays modern, and a legacy server that ignores
+   * unknown requests pays this grace once. @default 5 000
    */
   probeTimeoutMs?: number;
 }
