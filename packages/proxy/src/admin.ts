@@ -5,7 +5,9 @@ import type { ProxyMetrics } from './metrics.js';
 
 /** The admin listener: `/healthz`, `/readyz` and `/metrics` on 127.0.0.1. */
 export interface AdminListener {
+  /** `http://127.0.0.1:PORT/` with the real port. */
   readonly url: string;
+  /** Stops listening. */
   close(): Promise<void>;
 }
 

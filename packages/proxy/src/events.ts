@@ -52,6 +52,7 @@ export type CallOutcome =
  * cause the host was told, and the `reason` the upstream was sent), and how much progress passed.
  */
 export interface CallEvent {
+  /** Always `call`. */
   type: 'call';
   /** Which host connection: `stdio`, `http session <id>`, `http request` (2026-07-28 stateless). */
   host: string;
@@ -59,6 +60,7 @@ export interface CallEvent {
   hostRevision: Revision;
   /** The host's own request id (the upstream saw an id the proxy minted). */
   id: RequestId;
+  /** The JSON-RPC method (`tools/call`, `resources/read`, ...). */
   method: string;
   /** `params.name` for `tools/call`, `prompts/get`; `params.uri` for `resources/read`. */
   name?: string;
@@ -67,6 +69,7 @@ export interface CallEvent {
    * {@link LOG_ARGUMENTS_MAX_CHARS} characters of JSON by {@link argumentsForLog}.
    */
   arguments?: unknown;
+  /** How it ended. */
   outcome: CallOutcome;
   /** Why it ended early (`cancelled`, `upstream-closed`). */
   cause?: CancelCode;
@@ -93,16 +96,23 @@ export type ProxyEvent =
 
 /** Running totals over every relayed call. */
 export interface ProxyStats {
+  /** Calls relayed so far. */
   calls: number;
+  /** Calls relayed and not yet ended. */
   inFlight: number;
+  /** Calls the upstream answered with a result. */
   completed: number;
+  /** Calls the upstream answered with a JSON-RPC error. */
   errors: number;
+  /** Calls that failed because the upstream went away or could not be reached. */
   upstreamClosed: number;
   /** Host requests answered `input_required` (their upstream call waited for the host's retry). */
   inputRequired: number;
   /** Calls the proxy cancelled upstream, by the cause named to both sides. */
   cancelled: Partial<Record<CancelCode, number>>;
+  /** Upstream progress updates accepted. */
   progressIn: number;
+  /** Of those, updates passed to hosts. */
   progressOut: number;
 }
 

@@ -10,12 +10,14 @@ export { type AdminListener, listenAdmin } from './admin.js';
 export { runCli } from './cli.js';
 export { type EndpointLogEvent, logEndpointEvents } from './endpoint-log.js';
 export {
+  argumentsForLog,
   type CallEvent,
   type CallOutcome,
   countCall,
   emptyStats,
   formatEvent,
   jsonLine,
+  LOG_ARGUMENTS_MAX_CHARS,
   levelOf,
   type ProxyEvent,
   type ProxyStats,

@@ -22,6 +22,7 @@ import type { McpProxy } from './proxy.js';
  * | `mcp_proxy_host_endpoints` | gauge | host connections, sessions and 2026-07-28 requests alive |
  */
 export class ProxyMetrics {
+  /** The `prom-client` registry holding these metrics (and only these). */
   readonly registry = new Registry();
   readonly #ended: Counter<'outcome' | 'cause'>;
   readonly #deadlines: Counter<'kind'>;

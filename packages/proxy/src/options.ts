@@ -8,7 +8,9 @@ export type Listen = { kind: 'stdio' } | { kind: 'http'; port: number };
 
 /** Everything the proxy CLI takes. */
 export interface ProxyOptions {
+  /** `--upstream-stdio CMD` or `--upstream-http URL`, with `--upstream-revision`. */
   upstream: UpstreamTarget & { kind: 'stdio' | 'http'; revision: Revision | 'auto' };
+  /** `--http PORT`, else stdio. */
   listen: Listen;
   /** `--host ADDR`: the interface the HTTP listener binds. @default '127.0.0.1' */
   host: string;
@@ -214,6 +216,7 @@ ${Object.entries(FLAGS)
 
 /** A start-up mistake: the CLI prints its message on one line and exits 2. */
 export class UsageError extends Error {
+  /** Always `UsageError`. */
   override name = 'UsageError';
 }
 

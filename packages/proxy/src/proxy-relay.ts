@@ -88,9 +88,13 @@ interface InFlight {
  * ```
  */
 export class ProxyRelay {
+  /** The one upstream every host's calls go to. */
   readonly link: UpstreamLink;
+  /** The idle limit of every relayed call (ms). */
   readonly idleMs: number;
+  /** The ceiling of every relayed call (ms). */
   readonly ceilingMs: number;
+  /** Running totals over every relayed call. */
   readonly stats: ProxyStats = emptyStats();
   /** Task-augmented calls relayed, mapped per host. */
   readonly tasks: TaskRelay;
@@ -131,7 +135,12 @@ export class ProxyRelay {
   }
 
   /** The calls in flight now, by host label and host revision (read when scraped, never kept). */
-  *calls(): IterableIterator<{ host: string; revision: string }> {
+  *calls(): IterableIterator<{
+    /** The host's label (`stdio`, `http session …`, `http request`). */
+    host: string;
+    /** The revision the host's request was served under. */
+    revision: string;
+  }> {
     for (const call of this.#inFlight.values()) yield call;
   }
 

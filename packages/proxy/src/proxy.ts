@@ -37,7 +37,9 @@ export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEve
  * handler you mount yourself.
  */
 export interface McpProxy {
+  /** The relay every host endpoint is attached to (its stats, drain, shutdown, the relay step). */
   readonly relay: ProxyRelay;
+  /** The one upstream (its connection, starts, readiness). */
   readonly link: UpstreamLink;
   /** Hosts' listen streams, fed by the upstream's list changes. */
   readonly listeners: Listeners;

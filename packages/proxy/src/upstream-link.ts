@@ -113,6 +113,7 @@ export class UpstreamLink {
   #connecting: Promise<UpstreamConnection> | undefined;
   #closed = false;
   #onEvent: (event: UpstreamEvent) => void;
+  /** The longest a call waits for a start in progress (ms). */
   readonly connectTimeoutMs: number;
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;

@@ -32,7 +32,9 @@ it('a pinned 2026-07-28 stdio upstream that only speaks legacy revisions is refu
   expect(err).toMatch(/server\/discover/);
   // `auto` may fall back: the same upstream starts on the newest legacy revision.
   const auto = await run(['--upstream-stdio', upstream]);
-  expect(auto.err).toMatch(/^proxy: upstream #1 ready: .* \(2025-11-25\); fell back: server\/discover refused$/m);
+  expect(auto.err).toMatch(
+    /^proxy: upstream #1 ready: .* \(2025-11-25\); fell back: server\/discover refused$/m,
+  );
 });
 
 it('says once, in one line, that the upstream command does not exist, and exits 2', async () => {
