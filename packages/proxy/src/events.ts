@@ -88,11 +88,42 @@ export type ProxyEvent =
   | CallEvent
   | EndpointLogEvent
   | UpstreamEvent
-  | { type: 'listening'; url: string }
-  | { type: 'admin-listening'; url: string }
-  | { type: 'shutdown'; why: string; inFlight: number }
-  | { type: 'draining'; why: string; inFlight: number; drainMs: number }
-  | { type: 'stats'; stats: ProxyStats };
+  | {
+      /** The hosts' HTTP listener is up. */
+      type: 'listening';
+      /** Its MCP endpoint URL. */
+      url: string;
+    }
+  | {
+      /** The admin listener is up. */
+      type: 'admin-listening';
+      /** Its base URL. */
+      url: string;
+    }
+  | {
+      /** The calls left are being cancelled with `SHUTDOWN`. */
+      type: 'shutdown';
+      /** Why (the signal). */
+      why: string;
+      /** Calls in flight. */
+      inFlight: number;
+    }
+  | {
+      /** New calls are refused; the calls in flight may finish. */
+      type: 'draining';
+      /** Why (the signal). */
+      why: string;
+      /** Calls in flight. */
+      inFlight: number;
+      /** How long they may take. */
+      drainMs: number;
+    }
+  | {
+      /** The totals, at exit. */
+      type: 'stats';
+      /** The relay's totals. */
+      stats: ProxyStats;
+    };
 
 /** Running totals over every relayed call. */
 export interface ProxyStats {

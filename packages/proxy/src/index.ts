@@ -27,7 +27,14 @@ export { bearerCheck, UNAUTHORIZED_CODE } from './http-routes.js';
 export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-broker.js';
 export { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
 export { ProxyMetrics } from './metrics.js';
-export { type Listen, type ProxyOptions, parseProxyArgs, USAGE, UsageError } from './options.js';
+export {
+  type CliUpstream,
+  type Listen,
+  type ProxyOptions,
+  parseProxyArgs,
+  USAGE,
+  UsageError,
+} from './options.js';
 export { PassHeaders } from './pass-headers.js';
 export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
 export { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';

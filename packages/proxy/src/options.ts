@@ -3,13 +3,31 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isRevision, type Revision } from '@mcp-inflight/core';
 import type { UpstreamTarget } from './upstream-client.js';
 
+/** What the command line can name as the upstream. */
+export interface CliUpstream {
+  /** `stdio` (`--upstream-stdio`) or `http` (`--upstream-http`). */
+  kind: 'stdio' | 'http';
+  /** `--upstream-revision` @default 'auto' */
+  revision: Revision | 'auto';
+}
+
 /** How hosts reach the proxy. */
-export type Listen = { kind: 'stdio' } | { kind: 'http'; port: number };
+export type Listen =
+  | {
+      /** One host on this process's stdin/stdout. */
+      kind: 'stdio';
+    }
+  | {
+      /** Hosts over HTTP. */
+      kind: 'http';
+      /** The port (0: a free one). */
+      port: number;
+    };
 
 /** Everything the proxy CLI takes. */
 export interface ProxyOptions {
   /** `--upstream-stdio CMD` or `--upstream-http URL`, with `--upstream-revision`. */
-  upstream: UpstreamTarget & { kind: 'stdio' | 'http'; revision: Revision | 'auto' };
+  upstream: UpstreamTarget & CliUpstream;
   /** `--http PORT`, else stdio. */
   listen: Listen;
   /** `--host ADDR`: the interface the HTTP listener binds. @default '127.0.0.1' */

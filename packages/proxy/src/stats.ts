@@ -8,7 +8,9 @@ import type { UpstreamLink } from './upstream-link.js';
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
+  /** The relay (its totals and call table). */
   relay: ProxyRelay;
+  /** The upstream link (its starts and tables). */
   link: UpstreamLink;
   /** The listener's own tables (HTTP sessions, stdio queues); `stateless` says the request is one. */
   transport: (stateless: boolean) => Record<string, unknown>;

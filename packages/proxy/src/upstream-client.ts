@@ -11,9 +11,30 @@ import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
  * of your own. `revision` is what to speak: `'auto'` (the default) probes for 2026-07-28 and falls back.
  */
 export type UpstreamTarget =
-  | { kind: 'stdio'; commandLine: string; revision?: Revision | 'auto' }
-  | { kind: 'http'; url: string; revision?: Revision | 'auto' }
-  | { kind: 'client'; client: McpClient; revision?: Revision | 'auto' };
+  | {
+      /** Spawn it. */
+      kind: 'stdio';
+      /** The command line (no shell; quotes group words). */
+      commandLine: string;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    }
+  | {
+      /** Reach it over Streamable HTTP. */
+      kind: 'http';
+      /** Its MCP endpoint. */
+      url: string;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    }
+  | {
+      /** A client of your own, connected once. */
+      kind: 'client';
+      /** The client. */
+      client: McpClient;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    };
 
 /** How the upstream is reached. */
 export interface UpstreamClientOptions {
@@ -37,7 +58,10 @@ export interface UpstreamClientOptions {
  * PROXY_CLIENT_INFO.name; // 'mcp-inflight-proxy'
  * ```
  */
-export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-proxy', version: '0.1.0' };
+export const PROXY_CLIENT_INFO: Readonly<Record<'name' | 'version', string>> = {
+  name: 'mcp-inflight-proxy',
+  version: '0.1.0',
+};
 
 /**
  * What the proxy tells its upstream it can do: elicitation and sampling, which it carries to the host
@@ -49,7 +73,7 @@ export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-proxy', version: '0.1.0' 
  * Object.keys(PROXY_CAPABILITIES); // ['elicitation', 'sampling']
  * ```
  */
-export const PROXY_CAPABILITIES = { elicitation: {}, sampling: {} };
+export const PROXY_CAPABILITIES: Record<string, Record<string, unknown>> = { elicitation: {}, sampling: {} };
 
 /**
  * Connects to the upstream through the library's one client shape (`McpClient`), whichever transport

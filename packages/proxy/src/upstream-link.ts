@@ -50,14 +50,33 @@ export type UpstreamConnector = () => Promise<UpstreamConnection>;
 /** What an {@link UpstreamLink} reports about the upstream's life. */
 export type UpstreamEvent =
   | {
+      /** A connection is up. */
       type: 'upstream-started';
+      /** Which start (1 for the first). */
       start: number;
+      /** The revision it speaks. */
       revision: Revision | undefined;
+      /** Who the upstream says it is. */
       serverInfo: ServerIdentity['serverInfo'];
+      /** Why the handshake fell back to a legacy revision, when it did. */
       fallback?: string;
     }
-  | { type: 'upstream-closed'; start: number }
-  | { type: 'upstream-failed'; start: number; message: string; retryInMs?: number };
+  | {
+      /** The connection went away (a stdio child exited). */
+      type: 'upstream-closed';
+      /** Which start. */
+      start: number;
+    }
+  | {
+      /** A start failed. */
+      type: 'upstream-failed';
+      /** Which start. */
+      start: number;
+      /** Why. */
+      message: string;
+      /** The backoff before the next start, after repeated failures. */
+      retryInMs?: number;
+    };
 
 /** Options for an {@link UpstreamLink}. */
 export interface UpstreamLinkOptions {
