@@ -30,7 +30,7 @@ if (missing.length > 0)
 out('mcp-inflight demo: host -> proxy -> server, all on this machine');
 out(`  server  examples/server, spawned by the proxy, speaking ${DEMO_ERAS.upstream} over stdio`);
 out(
-  `  proxy   examples/proxy, idle limit ${DEMO_LIMITS.idleMs} ms and ceiling ${DEMO_LIMITS.ceilingMs} ms on every call`,
+  `  proxy   @mcp-inflight/proxy (mcp-inflight-proxy), idle limit ${DEMO_LIMITS.idleMs} ms and ceiling ${DEMO_LIMITS.ceilingMs} ms on every call`,
 );
 out(`  host    examples/host, speaking ${DEMO_ERAS.host} over Streamable HTTP, four calls at once:`);
 for (const call of DEMO_CALLS) out(`          ${call.label.padEnd(10)}${call.story}`);

@@ -6,12 +6,13 @@ import type { ProxyCallFacts } from './summary.js';
 
 /**
  * The built entry points of the three legs, found next to the demo's own build
- * (examples/demo/dist/index.js -> examples/<leg>/dist/index.js).
+ * (examples/demo/dist/index.js -> examples/<leg>/dist/index.js); the proxy is the package's bin,
+ * packages/proxy/dist/bin.js (`mcp-inflight-proxy`).
  *
  * @example
  * ```ts
  * import { legPaths } from './legs.js';
- * legPaths().proxy; // '/…/examples/proxy/dist/index.js'
+ * legPaths().proxy; // '/…/packages/proxy/dist/bin.js'
  * ```
  */
 export function legPaths(from: string | URL = import.meta.url): {
@@ -20,11 +21,12 @@ export function legPaths(from: string | URL = import.meta.url): {
   host: string;
 } {
   const at = (leg: string) => fileURLToPath(new URL(`../../${leg}/dist/index.js`, from));
-  return { server: at('server'), proxy: at('proxy'), host: at('host') };
+  const proxy = fileURLToPath(new URL('../../../packages/proxy/dist/bin.js', from));
+  return { server: at('server'), proxy, host: at('host') };
 }
 
 /**
- * The legs not built yet, as paths from the repository root (`examples/proxy/dist/index.js`): running
+ * The legs not built yet, as paths from the repository root (`packages/proxy/dist/bin.js`): running
  * the demo before `pnpm build` is the usual first-run mistake, so it is checked for by name.
  *
  * @example
@@ -36,7 +38,7 @@ export function legPaths(from: string | URL = import.meta.url): {
 export function missingLegs(paths = legPaths()): string[] {
   return Object.entries(paths)
     .filter(([, path]) => !existsSync(path))
-    .map(([leg]) => `examples/${leg}/dist/index.js`);
+    .map(([leg]) => (leg === 'proxy' ? 'packages/proxy/dist/bin.js' : `examples/${leg}/dist/index.js`));
 }
 
 /**
@@ -82,7 +84,17 @@ export function startProxy(extraArgs: string[], paths = legPaths()): Promise<Pro
   const upstream = `${shellWord(process.execPath)} ${shellWord(paths.server)}`;
   const child = spawn(
     process.execPath,
-    [paths.proxy, '--http', '0', '--upstream-stdio', upstream, '--log', 'json', ...extraArgs],
+    [
+      paths.proxy,
+      '--http',
+      '0',
+      '--upstream-stdio',
+      upstream,
+      '--log',
+      'json',
+      '--log-arguments',
+      ...extraArgs,
+    ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,

@@ -155,7 +155,7 @@ describe('scenario and legs', () => {
   it('finds the legs next to the demo and quotes paths with spaces and quotes', () => {
     expect(legPaths('file:///repo/examples/demo/dist/index.js')).toEqual({
       server: '/repo/examples/server/dist/index.js',
-      proxy: '/repo/examples/proxy/dist/index.js',
+      proxy: '/repo/packages/proxy/dist/bin.js',
       host: '/repo/examples/host/dist/index.js',
     });
     expect(shellWord("/a b/it's.js")).toBe("'/a b/it'\\''s.js'");

@@ -33,7 +33,7 @@ it('with the other examples unbuilt, says to run pnpm build and exits 1', async 
   });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   expect(code).toBe(1);
-  expect(out).toMatch(/^demo: .*examples\/proxy\/dist\/index\.js.* missing: run `pnpm build`/m);
+  expect(out).toMatch(/^demo: .*packages\/proxy\/dist\/bin\.js.* missing: run `pnpm build`/m);
   expect(out).not.toMatch(/^\s+at /m);
 });
 

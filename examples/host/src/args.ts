@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { isRevision, type Revision } from '@mcp-inflight/core';
 import type { CallSpec } from './runner.js';
 
@@ -64,64 +65,89 @@ export function parseHostArgs(argv: readonly string[]): HostOptions {
     ceilingMs: 600_000,
     revision: 'auto',
   };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i] as string;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
+  // parseArgs with tokens: the flags in order, since --args, --label and --cancel-after belong to the
+  // --tool before them.
+  let tokens: ReturnType<typeof parseArgs>['tokens'];
+  try {
+    tokens = parseArgs({
+      args: [...argv],
+      options: FLAGS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    }).tokens;
+  } catch (error) {
+    throw new Error((error as Error).message.split('\n')[0]);
+  }
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    const flag = token.rawName;
+    const value = (): string => token.value ?? '';
     const current = (): CallSpec => {
       const call = calls.at(-1);
       if (!call) throw new Error(`${flag} belongs after a --tool`);
       return call;
     };
-    switch (flag) {
-      case '--stdio':
-      case '--http': {
+    switch (token.name) {
+      case 'stdio':
+      case 'http': {
         if (target) throw new Error('give one of --stdio and --http, once');
         const v = value();
-        target = flag === '--stdio' ? { kind: 'stdio', commandLine: v } : { kind: 'http', url: httpUrl(v) };
+        target =
+          token.name === 'stdio' ? { kind: 'stdio', commandLine: v } : { kind: 'http', url: httpUrl(v) };
         break;
       }
-      case '--tool':
+      case 'tool':
         calls.push({ tool: value(), args: {} });
         break;
-      case '--args':
+      case 'args':
         current().args = jsonObject(value());
         break;
-      case '--label':
+      case 'label':
         current().label = value();
         break;
-      case '--cancel-after':
+      case 'cancel-after':
         current().cancelAfterMs = whole(flag, value(), 0);
         break;
-      case '--list':
+      case 'list':
         options.list = true;
         break;
-      case '--idle-timeout':
+      case 'idle-timeout':
         options.idleMs = whole(flag, value(), 1);
         break;
-      case '--max-timeout':
+      case 'max-timeout':
         options.ceilingMs = whole(flag, value(), 1);
         break;
-      case '--revision': {
+      case 'revision': {
         const v = value();
         if (v !== 'auto' && !isRevision(v)) throw new Error(`--revision: unknown revision ${v}`);
         options.revision = v;
         break;
       }
-      case '--report':
+      case 'report':
         options.reportPath = value();
         break;
-      default:
-        throw new Error(`unknown argument ${flag}`);
     }
   }
   if (!target) throw new Error('give --stdio "<command line>" or --http URL');
   if (!options.list && calls.length === 0) throw new Error('give --tool NAME (or --list)');
   return { target, calls, ...options };
 }
+
+const FLAGS = {
+  stdio: { type: 'string' },
+  http: { type: 'string' },
+  tool: { type: 'string', multiple: true },
+  args: { type: 'string', multiple: true },
+  label: { type: 'string', multiple: true },
+  'cancel-after': { type: 'string', multiple: true },
+  list: { type: 'boolean' },
+  'idle-timeout': { type: 'string' },
+  'max-timeout': { type: 'string' },
+  revision: { type: 'string' },
+  report: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
 
 function whole(flag: string, text: string, min: number): number {
   const n = Number(text);

@@ -35,6 +35,7 @@ const KIND_BY_CAUSE: Record<CancelCode, EndKind> = {
   CEILING: 'ceiling',
   DISCONNECTED: 'disconnected',
   UPSTREAM_CLOSED: 'upstream-closed',
+  UPSTREAM_UNAVAILABLE: 'upstream-closed',
   SHUTDOWN: 'shutdown',
   SESSION_EXPIRED: 'session-expired',
 };

@@ -1,3 +1,5 @@
+import { parseArgs } from 'node:util';
+
 /** What the example server's command line asks for. */
 export interface ServerOptions {
   /** `--http PORT`: serve Streamable HTTP on 127.0.0.1:PORT; without it, stdio. */
@@ -55,7 +57,7 @@ honouring cancellation; status returns {running, completed, cancelled} counts of
 `;
 
 /**
- * Reads the server's command line; throws an `Error` saying what is wrong.
+ * Reads the server's command line with `node:util` `parseArgs`; throws an `Error` saying what is wrong.
  *
  * @example
  * ```ts
@@ -64,23 +66,45 @@ honouring cancellation; status returns {running, completed, cancelled} counts of
  * ```
  */
 export function parseServerArgs(argv: readonly string[]): ServerOptions {
-  const options: ServerOptions = { conformance: false, tasks: false, help: false, ...DEFAULT_LIMITS };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const limit = LIMIT_FLAGS[flag ?? ''];
-    if (limit) options[limit] = positiveInteger(flag!, argv[++i]);
-    else if (flag === '--help') options.help = true;
-    else if (flag === '--conformance') options.conformance = true;
-    else if (flag === '--tasks') options.tasks = true;
-    else if (flag === '--http') {
-      const text = argv[++i] ?? '';
-      const port = Number(text);
-      if (!/^\d+$/.test(text) || port > 65_535)
-        throw new Error(`--http takes a port from 0 to 65535, not ${JSON.stringify(text)}`);
-      options.httpPort = port;
-    } else if (flag === '--allowed-origins') options.allowedOrigins = parseOrigins(argv[++i] ?? '');
-    else throw new Error(`unknown argument ${flag}`);
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        http: { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        conformance: { type: 'boolean' },
+        tasks: { type: 'boolean' },
+        help: { type: 'boolean' },
+        ...Object.fromEntries(
+          Object.keys(LIMIT_FLAGS).map((flag) => [flag.slice(2), { type: 'string' as const }]),
+        ),
+      },
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new Error((error as Error).message.split('\n')[0]);
   }
+  const options: ServerOptions = {
+    conformance: values.conformance === true,
+    tasks: values.tasks === true,
+    help: values.help === true,
+    ...DEFAULT_LIMITS,
+  };
+  for (const [flag, limit] of Object.entries(LIMIT_FLAGS)) {
+    const text = values[flag.slice(2)];
+    if (typeof text === 'string') options[limit] = positiveInteger(flag, text);
+  }
+  if (typeof values.http === 'string') {
+    const text = values.http;
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port > 65_535)
+      throw new Error(`--http takes a port from 0 to 65535, not ${JSON.stringify(text)}`);
+    options.httpPort = port;
+  }
+  const origins = values['allowed-origins'];
+  if (typeof origins === 'string') options.allowedOrigins = parseOrigins(origins);
   return options;
 }
 

@@ -33,7 +33,7 @@ it('--help prints the usage and exits 0 instead of serving stdio', async () => {
 it('an unknown argument is named, with the usage, and exits 2', async () => {
   const { code, err } = await run(['--htp', '3000']);
   expect(code).toBe(2);
-  expect(err).toMatch(/^example server: unknown argument --htp$/m);
+  expect(err).toMatch(/^example server: Unknown option '--htp'/m);
   expect(err).toContain('usage: mcp-inflight-example-server');
 });
 

@@ -1,6 +1,6 @@
 // @modelcontextprotocol/conformance 0.2.0-alpha.12 (installed as `conformance-alpha`) on 2026-07-28,
 // against examples/server directly and through examples/proxy in front of a legacy-only upstream (the
-// official SDK v1 server in examples/proxy/test/fixtures). Each scenario's checks.json is read check by
+// official SDK v1 server in packages/proxy/test/fixtures). Each scenario's checks.json is read check by
 // check: every id in `pass` must be there and succeed (an id can occur more than once; all must succeed),
 // and every other id the suite reports must be one we know about, with the reason it does not pass, so a
 // regression or a new check fails this file. Known failures are listed, never skipped. The CLI imports
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandLine, startProxy, V1_FIXTURE } from '../../proxy/test/procs.js';
+import { commandLine, startProxy, V1_FIXTURE } from '../../../packages/proxy/test/procs.js';
 import { spawnExampleServer } from './fixtures/spawn-example.js';
 
 const CLI = createRequire(import.meta.url).resolve('conformance-alpha/dist/index.js');

@@ -1,6 +1,6 @@
 // `inflight/stats` on the example server over Streamable HTTP: the tables of every open endpoint (each
 // legacy session, each 2026-07-28 request), the stats request itself left out, and nothing left once calls
-// end [rule 8]. Over stdio it is exercised through the proxy (examples/proxy/test/stats.test.ts).
+// end [rule 8]. Over stdio it is exercised through the proxy (packages/proxy/test/stats.test.ts).
 import { HttpClient } from '@mcp-inflight/http';
 import { afterEach, expect, it } from 'vitest';
 import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';

@@ -80,6 +80,87 @@ describe('connectLifecycle', () => {
     expect(sent.map((m) => m.method)).toContain('initialize');
   });
 
+  it('stdio: a modern server still starting past the grace is spoken to in 2026-07-28, not taken as legacy', async () => {
+    const clock = new ManualClock();
+    const sent: JsonRpcMessage[] = [];
+    const held: string[] = [];
+    let reading = false;
+    let client!: Endpoint;
+    const server = new Endpoint({
+      role: 'server',
+      transport: 'stdio',
+      channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
+      clock,
+    });
+    client = new Endpoint({
+      role: 'client',
+      transport: 'stdio',
+      clock,
+      clientInfo: IDENTITY.clientInfo,
+      channel: {
+        write: (m) => {
+          sent.push(m as JsonRpcMessage);
+          // Not reading yet: the pipe holds what was written, in order.
+          if (reading) server.receiveText(JSON.stringify(m));
+          else held.push(JSON.stringify(m));
+        },
+      },
+    });
+    serveLifecycle(server, SERVER); // modern only: initialize is refused
+    const connecting = connectLifecycle(client, IDENTITY, { probeTimeoutMs: 5_000, timeoutMs: 30_000 });
+    await Promise.resolve();
+    clock.advance(5_000); // the grace: initialize goes out too
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.map((m) => m.method)).toEqual(['server/discover', 'initialize']);
+    clock.advance(15_000); // 20 s after the start, the server reads its input
+    reading = true;
+    for (const text of held.splice(0)) server.receiveText(text);
+    await expect(connecting).resolves.toMatchObject({ revision: '2026-07-28', era: 'modern' });
+    expect(client.revision).toBe('2026-07-28');
+  });
+
+  it('stdio: a legacy server that ignores server/discover connects after the grace; the probe is cancelled as the probe', async () => {
+    const { clock, client, server, sent } = pair();
+    legacyOnly(server);
+    server.setRequestHandler('server/discover', () => new Promise(() => {})); // never answers
+    const reasons: string[] = [];
+    client.events.on('cancel-sent', (_id, method, cause) => reasons.push(`${method}: ${cause.wireReason()}`));
+    const connecting = connectLifecycle(client, IDENTITY, { probeTimeoutMs: 5_000 });
+    await Promise.resolve();
+    clock.advance(5_000);
+    const handshake = await connecting;
+    expect(handshake).toMatchObject({ era: 'legacy', revision: '2025-06-18' });
+    expect(handshake.fallback).toBe('server/discover unanswered');
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(
+      /^server\/discover: CANCELLED: .*server\/discover probe: initialize answered first/,
+    );
+    expect(reasons[0]).not.toContain('CEILING');
+  });
+
+  it('HTTP: the same after the grace: initialize answered, the probe cancelled as the probe, not CEILING', async () => {
+    const { clock, client, server } = pair('http');
+    legacyOnly(server);
+    server.setRequestHandler('server/discover', () => new Promise(() => {}));
+    const reasons: string[] = [];
+    client.events.on('cancel-sent', (_id, _method, cause) => reasons.push(cause.wireReason()));
+    const connecting = connectLifecycle(client, IDENTITY, { probeTimeoutMs: 2_000 });
+    await Promise.resolve();
+    clock.advance(2_000);
+    const handshake = await connecting;
+    expect(handshake.era).toBe('legacy');
+    expect(handshake.fallback).toBe('server/discover unanswered');
+    expect(reasons.join()).toMatch(/server\/discover probe: initialize answered first/);
+    expect(reasons.join()).not.toContain('CEILING');
+  });
+
+  it('a refused probe says why it fell back', async () => {
+    const { client, server } = pair();
+    legacyOnly(server);
+    const handshake = await connectLifecycle(client, IDENTITY);
+    expect(handshake.fallback).toBe('server/discover refused');
+  });
+
   it('2026-07-28 only: a legacy server is a NegotiationError with both sides named', async () => {
     const { client, server } = pair();
     legacyOnly(server);

@@ -1,3 +1,4 @@
+import type { TimerHandle } from '../clock/clock.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { SERVER_INFO_META_KEY } from '../endpoint/lifecycle.js';
 import { JsonRpcError } from '../endpoint/messages.js';
@@ -77,8 +78,11 @@ export async function connectLifecycle(
   if (requested !== 'auto' && isLegacy(requested)) {
     return initialize(endpoint, identity, requested, options, hooks, supported);
   }
-  const verdict = await probe(endpoint, options, supported);
-  if ('handshake' in verdict) return verdict.handshake;
+  const verdict = await probe(endpoint, identity, options, hooks, supported);
+  if ('handshake' in verdict) {
+    if (verdict.handshake.era === 'modern') endpoint.revision = MODERN_REVISION;
+    return verdict.handshake;
+  }
   if (requested === MODERN_REVISION) {
     throw new NegotiationError(
       `server/discover offered ${JSON.stringify(verdict.offered)}, not ${MODERN_REVISION}`,
@@ -87,7 +91,8 @@ export async function connectLifecycle(
       supported,
     );
   }
-  return initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+  const handshake = await initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+  return { ...handshake, fallback: REFUSED };
 }
 
 /** The fields of an `InitializeResult` or a `DiscoverResult` the handshake reads. */
@@ -106,36 +111,84 @@ interface RefusalData {
   supported?: unknown;
 }
 
-/** A modern server's handshake, or the legacy revision to initialize with and what the server named. */
+/**
+ * A handshake (a modern server's, or a legacy one that answered `initialize` while the probe waited), or
+ * the legacy revision to initialize with and what the server named.
+ */
 type ProbeVerdict = { handshake: ServerHandshake } | { legacy: Revision; offered: readonly unknown[] };
+
+/** A fallback's reason when the probe was answered. */
+const REFUSED = 'server/discover refused';
+
+/** How long `server/discover` may go unanswered before `initialize` is tried as well. */
+const DEFAULT_PROBE_MS = 5_000;
+/** The handshake's one bound, probe and `initialize` together. */
+const DEFAULT_CONNECT_MS = 30_000;
 
 async function probe(
   endpoint: Endpoint,
+  identity: ClientIdentity,
   options: ConnectOptions,
+  hooks: LifecycleHooks,
   supported: readonly Revision[],
 ): Promise<ProbeVerdict> {
-  const limitMs = options.probeTimeoutMs ?? 5_000;
-  let result: Record<string, unknown> & HandshakeFields;
-  try {
-    // The endpoint stamps the 2026-07-28 envelope (identity included) [M1 M2 M4].
-    const value = await endpoint.request(
+  // The probe's own stop, so its cancel names the probe (not CEILING); the caller's abort still ends it.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  const discover = endpoint
+    .request(
       'server/discover',
       {},
-      {
-        revision: MODERN_REVISION,
-        idleMs: limitMs,
-        ceilingMs: limitMs,
-        progress: false,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
+      { revision: MODERN_REVISION, idleMs: limitMs, ceilingMs: limitMs, progress: false, signal },
+    )
+    .then(ok, fail);
+  let timer: TimerHandle | undefined;
+  const grace = new Promise<undefined>((resolve) => {
+    timer = endpoint.clock.setTimer(() => resolve(undefined), options.probeTimeoutMs ?? DEFAULT_PROBE_MS);
+  });
+  try {
+    const first = await Promise.race([discover, grace]);
+    if (first) return read(first, supported);
+    // The grace is no verdict: a modern server still starting (`npx -y …`) has not read the probe yet.
+    // So `initialize` goes out too and the first answer decides: a stdio pipe keeps order, so a server
+    // answering `initialize` read the probe before it and ignored it: it is legacy [M14].
+    const init = sendInitialize(endpoint, identity, LATEST_LEGACY_REVISION, options).then(
+      (value) => ({ init: value }),
+      () => discover,
     );
-    result = asObject(value);
-  } catch (error) {
-    return fromRefusal(error, supported);
+    const next = await Promise.race([discover, init]);
+    const verdict = 'init' in next ? undefined : read(next, supported);
+    if (verdict && 'handshake' in verdict) return verdict;
+    const answered = 'init' in next ? next : await init;
+    if (!('init' in answered)) return verdict ?? read(answered, supported);
+    stop.abort(new InflightError('CANCELLED', 'server/discover probe: initialize answered first'));
+    const handshake = await initialize(
+      endpoint,
+      identity,
+      LATEST_LEGACY_REVISION,
+      options,
+      hooks,
+      supported,
+      Promise.resolve(answered.init),
+    );
+    return { handshake: { ...handshake, fallback: verdict ? REFUSED : 'server/discover unanswered' } };
+  } finally {
+    timer?.clear();
   }
+}
+
+type Settled = { value: unknown } | { error: unknown };
+const ok = (value: unknown): Settled => ({ value });
+const fail = (error: unknown): Settled => ({ error });
+
+function read(settled: Settled, supported: readonly Revision[]): ProbeVerdict {
+  if ('error' in settled) return fromRefusal(settled.error, supported);
+  const result: Record<string, unknown> & HandshakeFields = asObject(settled.value);
   const offered = Array.isArray(result.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
-  if (!offered.includes(MODERN_REVISION)) return { legacy: bestLegacy(offered, supported), offered };
-  endpoint.revision = MODERN_REVISION;
+  if (!offered.includes(MODERN_REVISION)) {
+    return { legacy: bestLegacy(offered, supported), offered };
+  }
   const meta = asObject(result._meta);
   const handshake: ServerHandshake = {
     revision: MODERN_REVISION,
@@ -151,7 +204,7 @@ async function probe(
 /** Reads a failed probe: legacy unless the error says the server is modern or the exchange itself broke. */
 function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdict {
   if (InflightError.is(error)) {
-    // Silence within the probe's limit means a legacy server [M14]; our abort or a dead peer ends it.
+    // Silence for the whole connect limit: legacy, as the spec reads [M14]; our abort or a dead peer ends it.
     if (error.isTimeout && error.origin === 'local') return { legacy: LATEST_LEGACY_REVISION, offered: [] };
     throw error;
   }
@@ -186,20 +239,9 @@ async function initialize(
   options: ConnectOptions,
   hooks: LifecycleHooks,
   supported: readonly Revision[],
+  sent = sendInitialize(endpoint, identity, revision, options),
 ): Promise<ServerHandshake> {
-  const limitMs = options.timeoutMs ?? 30_000;
-  const value = await endpoint.request(
-    'initialize',
-    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
-    {
-      revision,
-      idleMs: limitMs,
-      ceilingMs: limitMs,
-      progress: false,
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
-  );
-  const result: Record<string, unknown> & HandshakeFields = asObject(value);
+  const result: Record<string, unknown> & HandshakeFields = asObject(await sent);
   const chosen = result.protocolVersion;
   if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
     // The client SHOULD disconnect when it does not speak the server's choice [M17].
@@ -222,6 +264,26 @@ async function initialize(
     instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     result,
   };
+}
+
+function sendInitialize(
+  endpoint: Endpoint,
+  identity: ClientIdentity,
+  revision: Revision,
+  options: ConnectOptions,
+): Promise<unknown> {
+  const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
+  return endpoint.request(
+    'initialize',
+    { protocolVersion: revision, capabilities: identity.capabilities, clientInfo: identity.clientInfo },
+    {
+      revision,
+      idleMs: limitMs,
+      ceilingMs: limitMs,
+      progress: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
 }
 
 /** The newest legacy revision we speak among `offered`, else the newest we speak. */

@@ -47,9 +47,17 @@ export interface ConnectOptions {
   revision?: Revision | 'auto';
   /** Stops waiting for the handshake. `initialize` is never cancelled on the wire [CN7]. */
   signal?: AbortSignal;
-  /** Limit for `initialize` (idle and ceiling). @default 30 000 */
+  /**
+   * The handshake's bound: `server/discover` and `initialize` each end within it (idle and ceiling).
+   * @default 30 000
+   */
   timeoutMs?: number;
-  /** How long `server/discover` may stay silent before the server is taken as legacy [M14]. @default 5 000 */
+  /**
+   * How long `server/discover` may go unanswered before the server may be legacy [M14]. A server still
+   * starting has not read it yet, so after this grace `initialize` goes out as well and the first answer
+   * decides (a stdio pipe keeps order): a slow modern start stays modern, and a legacy server that ignores
+   * unknown requests pays this grace once. @default 5 000
+   */
   probeTimeoutMs?: number;
 }
 
@@ -87,6 +95,8 @@ export interface ServerHandshake {
   instructions: string | undefined;
   /** The result as the server sent it (an `InitializeResult` or a `DiscoverResult`). */
   result: Record<string, unknown>;
+  /** Why an `'auto'` handshake fell back to a legacy revision (for logs); absent otherwise. */
+  fallback?: string;
 }
 
 /** Brand shared by every copy of this class (a CJS and an ESM build in one app). */

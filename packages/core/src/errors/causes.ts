@@ -13,7 +13,7 @@
  *     case 'CANCELLED':
  *       return 'stopped';
  *     default:
- *       return 'connection lost'; // DISCONNECTED, UPSTREAM_CLOSED, SHUTDOWN, SESSION_EXPIRED
+ *       return 'connection lost'; // DISCONNECTED, UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, SHUTDOWN, SESSION_EXPIRED
  *   }
  * }
  * declare const error: unknown;
@@ -26,6 +26,7 @@ export type CancelCode =
   | 'CEILING'
   | 'DISCONNECTED'
   | 'UPSTREAM_CLOSED'
+  | 'UPSTREAM_UNAVAILABLE'
   | 'SHUTDOWN'
   | 'SESSION_EXPIRED';
 
@@ -44,6 +45,7 @@ export const CANCEL_CODES: readonly CancelCode[] = [
   'CEILING',
   'DISCONNECTED',
   'UPSTREAM_CLOSED',
+  'UPSTREAM_UNAVAILABLE',
   'SHUTDOWN',
   'SESSION_EXPIRED',
 ];
@@ -69,6 +71,7 @@ export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   CEILING: -32001,
   DISCONNECTED: -32000,
   UPSTREAM_CLOSED: -32000,
+  UPSTREAM_UNAVAILABLE: -32000,
   SHUTDOWN: -32000,
   SESSION_EXPIRED: -32000,
 };

@@ -12,6 +12,7 @@ describe('InflightError codes and messages', () => {
       'CEILING',
       'DISCONNECTED',
       'UPSTREAM_CLOSED',
+      'UPSTREAM_UNAVAILABLE',
       'SHUTDOWN',
       'SESSION_EXPIRED',
     ]);
@@ -75,6 +76,7 @@ describe('toJsonRpc', () => {
       CEILING: -32001,
       DISCONNECTED: -32000,
       UPSTREAM_CLOSED: -32000,
+      UPSTREAM_UNAVAILABLE: -32000,
       SHUTDOWN: -32000,
       SESSION_EXPIRED: -32000,
     };

@@ -51,6 +51,7 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   CEILING: 'hard ceiling reached',
   DISCONNECTED: 'the peer disconnected',
   UPSTREAM_CLOSED: 'the upstream connection closed',
+  UPSTREAM_UNAVAILABLE: 'the upstream is not ready',
   SHUTDOWN: 'shutting down',
   SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
 };

@@ -22,6 +22,7 @@ import {
 } from './events.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';
+import type { PassHeaders } from './pass-headers.js';
 import { NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
@@ -47,17 +48,23 @@ export interface ProxyRelayOptions {
   tasks?: TaskRelayOptions;
   /** How upstream server-to-client requests wait for a 2026-07-28 host's retry (see {@link InputBroker}). */
   input?: Omit<InputBrokerOptions, 'clock'>;
+  /** Call events carry the tool's `arguments` (cut to 200 characters); they may hold secrets. @default false */
+  logArguments?: boolean;
+  /** `--pass-header`: hosts' named headers sent with their own upstream calls (see {@link PassHeaders}). */
+  passHeaders?: PassHeaders;
 }
 
 interface InFlight {
   readonly endpoint: Endpoint;
   readonly id: RequestId;
+  readonly host: string;
+  readonly revision: string;
 }
 
 /**
  * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
  * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
- * the upstream's identity and forward every other request to the one shared upstream. Each relayed call
+ * the upstream's identity and relay every other request to the one shared upstream. Each relayed call
  * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
  * unique per host [PG4 J3]); upstream progress goes to the host's own token, strictly increasing,
  * coalesced and flushed before the result [PG6 PG12]; the host's cancel, the host leaving, and the
@@ -81,9 +88,13 @@ interface InFlight {
  * ```
  */
 export class ProxyRelay {
+  /** The one upstream every host's calls go to. */
   readonly link: UpstreamLink;
+  /** The idle limit of every relayed call (ms). */
   readonly idleMs: number;
+  /** The ceiling of every relayed call (ms). */
   readonly ceilingMs: number;
+  /** Running totals over every relayed call. */
   readonly stats: ProxyStats = emptyStats();
   /** Task-augmented calls relayed, mapped per host. */
   readonly tasks: TaskRelay;
@@ -91,6 +102,9 @@ export class ProxyRelay {
   readonly #onEvent: (event: ProxyEvent) => void;
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
   readonly #cacheHints: CacheHints;
+  readonly #logArguments: boolean;
+  readonly #passHeaders: PassHeaders | undefined;
+  #draining: string | undefined;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
   readonly #inFlight = new Map<number, InFlight>();
   #nextKey = 0;
@@ -109,6 +123,8 @@ export class ProxyRelay {
     this.#onEvent = options.onEvent ?? (() => {});
     this.#onAttach = options.onAttach;
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
+    this.#logArguments = options.logArguments ?? false;
+    this.#passHeaders = options.passHeaders;
     this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
     this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
   }
@@ -118,24 +134,53 @@ export class ProxyRelay {
     return this.#inFlight.size;
   }
 
+  /** The calls in flight now, by host label and host revision (read when scraped, never kept). */
+  *calls(): IterableIterator<{
+    /** The host's label (`stdio`, `http session …`, `http request`). */
+    host: string;
+    /** The revision the host's request was served under. */
+    revision: string;
+  }> {
+    for (const call of this.#inFlight.values()) yield call;
+  }
+
   /** Settles once no call is in flight (at once if none is); bound it with `withTimeout`. */
   idle(): Promise<void> {
     if (this.#inFlight.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waitingForIdle.push(resolve));
   }
 
-  /** Serves one host connection: the lifecycle from the upstream's identity, and every forwarded method. */
+  /** Serves one host connection: the lifecycle from the upstream's identity, and every relayed method. */
   attach(endpoint: Endpoint, host: string): void {
+    this.#passHeaders?.bind(endpoint);
     serveLifecycle(endpoint, this.link.identity);
     for (const method of RELAYED_METHODS) {
-      endpoint.setRequestHandler(method, (params, ctx) => this.#relay(endpoint, host, params, ctx));
+      endpoint.setRequestHandler(method, (params, ctx) => this.relay(endpoint, host, params, ctx));
     }
     // A task-augmented tools/call keeps its routes past the CreateTaskResult; tasks/* reach only the host's own.
     endpoint.setRequestHandler('tools/call', (params, ctx) =>
-      this.#relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
+      this.relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
     );
     this.tasks.attach(endpoint, () => this.link.current);
     this.#onAttach?.(endpoint, host);
+  }
+
+  #sender(endpoint: Endpoint): <T>(send: () => T) => T {
+    const pass = this.#passHeaders;
+    return pass ? (send) => pass.send(endpoint, send) : direct;
+  }
+
+  /** Why new calls are refused (draining), or `undefined` while the relay takes calls. */
+  get draining(): string | undefined {
+    return this.#draining;
+  }
+
+  /**
+   * Refuses new calls with `SHUTDOWN` (the host is told why) and lets the calls in flight go on: wait for
+   * {@link ProxyRelay.idle}, bounded, then {@link ProxyRelay.shutdown} what is left.
+   */
+  drain(why: string): void {
+    this.#draining ??= why;
   }
 
   /**
@@ -150,16 +195,31 @@ export class ProxyRelay {
     this.inputs.shutdown(cause);
   }
 
-  async #relay(
+  /**
+   * The one relay step: serves a host's request (`ctx` on a host-facing `endpoint`, labelled `host` in
+   * events) by calling the upstream, under the relay's limits, with progress and cancellation carried
+   * both ways. {@link ProxyRelay.attach} registers it for every relayed method; call it from a handler
+   * of your own to relay a method of your choosing.
+   *
+   * @example
+   * ```ts
+   * import type { ProxyRelay } from '@mcp-inflight/proxy';
+   * declare const relay: ProxyRelay;
+   * declare const endpoint: import('@mcp-inflight/core').Endpoint;
+   * endpoint.setRequestHandler('custom/run', (params, ctx) => relay.relay(endpoint, 'stdio', params, ctx));
+   * ```
+   */
+  async relay(
     endpoint: Endpoint,
     host: string,
     params: Record<string, unknown> | undefined,
     ctx: RequestContext,
     task?: TaskLeg,
   ): Promise<unknown> {
+    if (this.#draining !== undefined) throw new InflightError('SHUTDOWN', this.#draining);
     const startedAt = this.#clock.now();
     const key = this.#nextKey++;
-    this.#inFlight.set(key, { endpoint, id: ctx.id });
+    this.#inFlight.set(key, { endpoint, id: ctx.id, host, revision: ctx.revision });
     this.stats.calls++;
     this.stats.inFlight++;
     let progressIn = 0;
@@ -188,7 +248,7 @@ export class ProxyRelay {
       };
       const name = nameOf(params);
       if (name !== undefined) event.name = name;
-      if (ctx.method === 'tools/call' && params?.arguments !== undefined)
+      if (this.#logArguments && ctx.method === 'tools/call' && params?.arguments !== undefined)
         event.arguments = argumentsForLog(params.arguments);
       if (error instanceof InflightError) event.cause = error.code;
       if (error)
@@ -201,23 +261,28 @@ export class ProxyRelay {
     // deadline is the flow's to dispose, not this request's.
     let flow: InputFlow | undefined;
     try {
-      const upstream = await call.race(this.link.get());
+      // A (re)start in progress: wait at most this call's idle limit (and the connect timeout), then
+      // UPSTREAM_UNAVAILABLE while the start goes on [issue 21 item 5].
+      const upstream = await call.race(this.link.get(this.idleMs));
       if (!this.#served.has(upstream.endpoint)) {
         this.#served.add(upstream.endpoint);
         this.inputs.serveUpstream(upstream.endpoint);
       }
       if (task) {
         // A task-augmented call is relayed as one request; its task lives on in the task relay.
-        const result = await upstream.request(ctx.method, task.params(relayedParams(params)), {
-          onprogress: (p) => {
-            progressIn++;
-            if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
-          },
-          parent: call,
-          idleMs: this.idleMs,
-          ceilingMs: Number.POSITIVE_INFINITY,
-          taskRoute: task.taskRoute,
-        });
+        const send = this.#sender(endpoint);
+        const result = await send(() =>
+          upstream.request(ctx.method, task.params(relayedParams(params)), {
+            onprogress: (p) => {
+              progressIn++;
+              if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
+            },
+            parent: call,
+            idleMs: this.idleMs,
+            ceilingMs: Number.POSITIVE_INFINITY,
+            taskRoute: task.taskRoute,
+          }),
+        );
         end('completed');
         return resultForHost(task.result(result), ctx.revision, ctx.method, this.#cacheHints);
       }
@@ -228,22 +293,25 @@ export class ProxyRelay {
         call.dispose();
         flow = await this.inputs.claim(host, ctx);
       } else {
+        const send = this.#sender(endpoint);
         const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
-          upstream.request(ctx.method, relayedParams(p), {
-            onprogress: (p) => {
-              started.touch();
-              const current = started.round;
-              if (!current) return; // parked: that host request is over, and nothing follows a result
-              progressIn++;
-              if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
-            },
-            // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
-            // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
-            // a reason naming the cause [CN25 CN24 TO5].
-            parent: call,
-            idleMs: Number.POSITIVE_INFINITY,
-            ceilingMs: Number.POSITIVE_INFINITY,
-          }),
+          send(() =>
+            upstream.request(ctx.method, relayedParams(p), {
+              onprogress: (p) => {
+                started.touch();
+                const current = started.round;
+                if (!current) return; // parked: that host request is over, and nothing follows a result
+                progressIn++;
+                if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
+              },
+              // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
+              // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
+              // a reason naming the cause [CN25 CN24 TO5].
+              parent: call,
+              idleMs: Number.POSITIVE_INFINITY,
+              ceilingMs: Number.POSITIVE_INFINITY,
+            }),
+          ),
         );
         flow = started;
       }
@@ -254,7 +322,8 @@ export class ProxyRelay {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business
       // (it watches the connection itself), since over HTTP one broken exchange leaves the rest working.
-      if (e instanceof InflightError && e.code === 'UPSTREAM_CLOSED') end('upstream-closed', e);
+      if (e instanceof InflightError && (e.code === 'UPSTREAM_CLOSED' || e.code === 'UPSTREAM_UNAVAILABLE'))
+        end('upstream-closed', e);
       else if (e instanceof InflightError) end('cancelled', e);
       else end('error', e);
       // Thrown on: the host endpoint answers with e.toJsonRpc() (data.cause names the cause) or the
@@ -265,6 +334,9 @@ export class ProxyRelay {
     }
   }
 }
+
+/** Sends with the host's passed headers (`--pass-header`), or as it is. */
+const direct = <T>(send: () => T): T => send();
 
 function nameOf(params: Record<string, unknown> | undefined): string | undefined {
   const name = params?.name ?? params?.uri;

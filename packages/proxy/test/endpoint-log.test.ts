@@ -16,7 +16,7 @@ import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';
 
-function proxy(idleMs = 1_000) {
+function proxy(idleMs = 1_000, logArguments = true) {
   const clock = new ManualClock();
   const records: WorkRecord[] = [];
   const events: ProxyEvent[] = [];
@@ -32,6 +32,7 @@ function proxy(idleMs = 1_000) {
     idleMs,
     ceilingMs: 10_000,
     clock,
+    logArguments,
     onEvent: log,
     onAttach: (endpoint, host) => logEndpointEvents(endpoint, host, log),
   });
@@ -64,6 +65,19 @@ describe('call events: arguments are cut for the log', () => {
     );
     expect(JSON.stringify(event).length).toBeLessThan(600);
     expect(formatEvent(event!).length).toBeLessThan(400);
+  });
+
+  it('without logArguments (the default) a call event carries no arguments', async () => {
+    const p = proxy(1_000, false);
+    const call = p
+      .host()
+      .client.request('tools/call', { name: 'work', arguments: { steps: 1, intervalMs: 10, tag: 'secret' } });
+    await settle();
+    p.clock.advance(10);
+    await call;
+    const [event] = p.of('call') as CallEvent[];
+    expect(event?.name).toBe('work');
+    expect('arguments' in (event ?? {})).toBe(false);
   });
 
   it('arguments that fit are logged as they are', () => {

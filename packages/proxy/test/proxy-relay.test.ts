@@ -345,24 +345,36 @@ describe('the upstream going away', () => {
     expect(p.events.filter((e) => e.type === 'upstream-closed')).toEqual([]);
   });
 
-  it('a failed reconnect fails the call with UPSTREAM_CLOSED naming why', async () => {
+  it('a failed start fails the call with UPSTREAM_UNAVAILABLE naming why; after two, a backoff', async () => {
     const clock = new ManualClock();
     let attempts = 0;
-    const link = new UpstreamLink(async () => {
-      attempts++;
-      throw new Error('spawn node-that-does-not-exist ENOENT');
-    });
+    const link = new UpstreamLink(
+      async () => {
+        attempts++;
+        throw new Error('spawn node-that-does-not-exist ENOENT');
+      },
+      { clock, backoffMs: 500 },
+    );
     const relay = new ProxyRelay(link, { clock });
     const h = wire({ clock, transport: 'stdio', revision: '2025-06-18' });
     relay.attach(h.server, 'host');
     const call = h.client.request('tools/list', {}, {});
     await expect(call).rejects.toMatchObject({
-      code: 'UPSTREAM_CLOSED',
+      code: 'UPSTREAM_UNAVAILABLE',
       origin: 'remote',
       message: expect.stringContaining('could not start the upstream: spawn node-that-does-not-exist ENOENT'),
     });
     await expect(h.client.request('tools/list', {}, {})).rejects.toSatisfy(InflightError.is);
     expect(attempts).toBe(2);
+    // Two failures in a row: the next start waits 500 ms; meanwhile calls fail at once, naming why.
+    await expect(h.client.request('tools/list', {}, {})).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: expect.stringMatching(/failed to start 2 times in a row .*next start in 500 ms/),
+    });
+    expect(attempts).toBe(2);
+    clock.advance(500);
+    await expect(h.client.request('tools/list', {}, {})).rejects.toSatisfy(InflightError.is);
+    expect(attempts).toBe(3);
   });
 });
 

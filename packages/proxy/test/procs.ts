@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-export const PROXY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-export const SERVER = fileURLToPath(new URL('../../server/dist/index.js', import.meta.url));
+export const PROXY = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+export const SERVER = fileURLToPath(new URL('../../../examples/server/dist/index.js', import.meta.url));
 export const V1_FIXTURE = fileURLToPath(new URL('./fixtures/v1-upstream.mjs', import.meta.url));
 
 /** A command line for the proxy's `--upstream-stdio` (single-quoted words). */
@@ -24,7 +24,7 @@ export interface RunningProxy {
 }
 
 /** Starts the built proxy listening on HTTP (port 0) with a JSON log, and waits until it listens. */
-export function startProxy(args: string[]): Promise<RunningProxy> {
+export function startProxy(args: string[], until = 'listening'): Promise<RunningProxy> {
   const child = spawn(process.execPath, [PROXY, '--http', '0', '--log', 'json', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -47,7 +47,7 @@ export function startProxy(args: string[]): Promise<RunningProxy> {
         return;
       }
       events.push(event);
-      if (event.type === 'listening') resolve({ url: String(event.url), child, events, other, exited, kill });
+      if (event.type === until) resolve({ url: String(event.url), child, events, other, exited, kill });
     });
     void exited.then((e) =>
       reject(new Error(`proxy exited early (${e.code ?? e.signal}): ${other.join('\n')}`)),

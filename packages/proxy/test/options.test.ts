@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { parseProxyArgs } from '../src/options.js';
+import { parseProxyArgs, USAGE } from '../src/options.js';
 import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
 
 describe('parseProxyArgs', () => {
@@ -8,12 +11,19 @@ describe('parseProxyArgs', () => {
     expect(parseProxyArgs(['--upstream-stdio', 'node "my server.js"'])).toEqual({
       upstream: { kind: 'stdio', commandLine: 'node "my server.js"', revision: 'auto' },
       listen: { kind: 'stdio' },
+      host: '127.0.0.1',
+      path: '/mcp',
       idleMs: 60_000,
       ceilingMs: 600_000,
       log: 'text',
+      logArguments: false,
       maxSessions: 1_000,
       sessionIdleMs: 300_000,
       inputHoldMs: 300_000,
+      headers: {},
+      passHeaders: [],
+      connectTimeoutMs: 30_000,
+      drainMs: 10_000,
     });
   });
 
@@ -41,18 +51,25 @@ describe('parseProxyArgs', () => {
     expect(options).toEqual({
       upstream: { kind: 'http', url: 'http://127.0.0.1:9/mcp', revision: '2026-07-28' },
       listen: { kind: 'http', port: 0 },
+      host: '127.0.0.1',
+      path: '/mcp',
       idleMs: 800,
       ceilingMs: 3_000,
       log: 'json',
+      logArguments: false,
       maxSessions: 5,
       sessionIdleMs: 9_000,
       inputHoldMs: 7_000,
+      headers: {},
+      passHeaders: [],
+      connectTimeoutMs: 30_000,
+      drainMs: 10_000,
     });
   });
 
   it('reads --progress-interval, 0 included (every value), and leaves it out when not given', () => {
     const at = (value: string) =>
-      parseProxyArgs(['--upstream-stdio', 'a', '--progress-interval', value]).minIntervalMs;
+      parseProxyArgs(['--upstream-stdio', 'a', `--progress-interval=${value}`]).minIntervalMs;
     expect(at('0')).toBe(0);
     expect(at('250')).toBe(250);
     expect('minIntervalMs' in parseProxyArgs(['--upstream-stdio', 'a'])).toBe(false);
@@ -73,12 +90,92 @@ describe('parseProxyArgs', () => {
     );
     expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--max-timeout', '1.5'])).toThrow('--max-timeout');
     expect(() => parseProxyArgs(['--upstream-http', 'localhost:3000'])).toThrow('http(s) URL');
-    expect(() => parseProxyArgs(['--upstream-stdio'])).toThrow('--upstream-stdio needs a value');
-    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--bogus'])).toThrow('unknown argument --bogus');
+    expect(() => parseProxyArgs(['--upstream-stdio'])).toThrow(
+      "Option '--upstream-stdio <value>' argument missing",
+    );
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--bogus'])).toThrow("Unknown option '--bogus'");
+  });
+
+  it('reads the listener, header, auth and drain flags', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-options-'));
+    const tokens = join(dir, 'tokens');
+    writeFileSync(tokens, '# hosts\nalpha\n\nbeta\n');
+    const options = parseProxyArgs(
+      [
+        '--upstream-http',
+        'http://127.0.0.1:9/mcp',
+        '--host',
+        '0.0.0.0',
+        '--path',
+        '/rpc',
+        '--allowed-origins',
+        'https://app.example, https://b.example',
+        '--allowed-hosts',
+        '*',
+        '--header',
+        'Authorization: Bearer up',
+        '--header',
+        'X-Team: blue',
+        '--header-from-env',
+        'X-Key: KEY_VAR',
+        '--auth-token-file',
+        tokens,
+        '--connect-timeout',
+        '4000',
+        '--admin-port',
+        '0',
+        '--drain-timeout',
+        '0',
+        '--log-arguments',
+      ],
+      { KEY_VAR: 'k1' },
+    );
+    expect(options).toMatchObject({
+      host: '0.0.0.0',
+      path: '/rpc',
+      allowedOrigins: ['https://app.example', 'https://b.example'],
+      allowedHosts: '*',
+      headers: { Authorization: 'Bearer up', 'X-Team': 'blue', 'X-Key': 'k1' },
+      authTokens: ['alpha', 'beta'],
+      connectTimeoutMs: 4_000,
+      adminPort: 0,
+      drainMs: 0,
+      logArguments: true,
+    });
+  });
+
+  it('refuses a malformed header, a missing env variable, an unreadable token file', () => {
+    const http = ['--upstream-http', 'http://127.0.0.1:9/mcp'];
+    expect(() => parseProxyArgs([...http, '--header', 'no colon'])).toThrow('--header takes "Name: value"');
+    expect(() => parseProxyArgs([...http, '--header', 'Bad Name: v'])).toThrow('--header takes');
+    expect(() => parseProxyArgs([...http, '--header-from-env', 'X: NOPE'], {})).toThrow(
+      'env NOPE is not set',
+    );
+    expect(() => parseProxyArgs([...http, '--auth-token-file', '/nonexistent/t'])).toThrow(
+      '--auth-token-file: cannot read /nonexistent/t: ENOENT',
+    );
+    expect(() => parseProxyArgs(['--upstream-stdio', 'a', '--header', 'A: b'])).toThrow(
+      'need an HTTP upstream',
+    );
+    expect(() => parseProxyArgs([...http, '--path', 'mcp'])).toThrow('--path must start with /');
+  });
+
+  it('--help lists every flag with its default', () => {
+    for (const flag of [
+      '--host',
+      '--path',
+      '--header',
+      '--auth-token-file',
+      '--connect-timeout',
+      '--drain-timeout',
+    ])
+      expect(USAGE).toContain(flag);
+    expect(USAGE).toContain('(default 127.0.0.1)');
+    expect(USAGE).toContain('(default 10000)');
   });
 });
 
-describe('forwarding helpers', () => {
+describe('relay helpers', () => {
   it('gives legacy hosts results without resultType, and modern hosts results as they are', () => {
     expect(
       resultForHost({ resultType: 'complete', content: [] }, '2024-11-05', 'tools/call', NO_CACHING),

@@ -1,11 +1,53 @@
-import type { McpClient } from '@mcp-inflight/core';
+import { InflightError, type McpClient, type Revision } from '@mcp-inflight/core';
 import type { ServerHandshake } from '@mcp-inflight/core/adapter';
 import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
 import type { Publisher } from '@mcp-inflight/core/tools';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
-import type { UpstreamTarget } from './options.js';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
+
+/**
+ * Where the proxy's one upstream is: a command line to spawn (stdio), a Streamable HTTP URL, or a client
+ * of your own. `revision` is what to speak: `'auto'` (the default) probes for 2026-07-28 and falls back.
+ */
+export type UpstreamTarget =
+  | {
+      /** Spawn it. */
+      kind: 'stdio';
+      /** The command line (no shell; quotes group words). */
+      commandLine: string;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    }
+  | {
+      /** Reach it over Streamable HTTP. */
+      kind: 'http';
+      /** Its MCP endpoint. */
+      url: string;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    }
+  | {
+      /** A client of your own, connected once. */
+      kind: 'client';
+      /** The client. */
+      client: McpClient;
+      /** @default 'auto' */
+      revision?: Revision | 'auto';
+    };
+
+/** How the upstream is reached. */
+export interface UpstreamClientOptions {
+  /** Headers on every request to an HTTP upstream (`Authorization`, for instance). */
+  headers?: Record<string, string>;
+  /** The HTTP upstream client's `fetch` (`--pass-header` adds each host's headers there). */
+  fetch?: typeof fetch;
+  /**
+   * The one bound on the upstream handshake (the `server/discover` probe and `initialize` together).
+   * @default 30_000
+   */
+  connectTimeoutMs?: number;
+}
 
 /**
  * Who the proxy says it is to its upstream (`clientInfo`).
@@ -13,10 +55,13 @@ import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
  * @example
  * ```ts
  * import { PROXY_CLIENT_INFO } from './upstream-client.js';
- * PROXY_CLIENT_INFO.name; // 'mcp-inflight-example-proxy'
+ * PROXY_CLIENT_INFO.name; // 'mcp-inflight-proxy'
  * ```
  */
-export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: '0.1.0' };
+export const PROXY_CLIENT_INFO: Readonly<Record<'name' | 'version', string>> = {
+  name: 'mcp-inflight-proxy',
+  version: '0.1.0',
+};
 
 /**
  * What the proxy tells its upstream it can do: elicitation and sampling, which it carries to the host
@@ -28,7 +73,7 @@ export const PROXY_CLIENT_INFO = { name: 'mcp-inflight-example-proxy', version: 
  * Object.keys(PROXY_CAPABILITIES); // ['elicitation', 'sampling']
  * ```
  */
-export const PROXY_CAPABILITIES = { elicitation: {}, sampling: {} };
+export const PROXY_CAPABILITIES: Record<string, Record<string, unknown>> = { elicitation: {}, sampling: {} };
 
 /**
  * Connects to the upstream through the library's one client shape (`McpClient`), whichever transport
@@ -47,9 +92,14 @@ export const PROXY_CAPABILITIES = { elicitation: {}, sampling: {} };
  * await upstream.close();
  * ```
  */
-export function clientUpstream(target: UpstreamTarget, listeners?: Publisher): UpstreamConnector {
+export function clientUpstream(
+  target: UpstreamTarget,
+  listeners?: Publisher,
+  options: UpstreamClientOptions = {},
+): UpstreamConnector {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   return async (): Promise<UpstreamConnection> => {
-    const client = open(target);
+    const client = open(target, options);
     // The upstream's list changes go to the hosts' listeners. Handling them makes a 2026-07-28 client ask
     // for them on its own listen stream; a legacy upstream sends them unasked (the GET stream, the pipe).
     if (listeners) {
@@ -58,7 +108,7 @@ export function clientUpstream(target: UpstreamTarget, listeners?: Publisher): U
     }
     let server: ServerHandshake;
     try {
-      server = await client.connect({ revision: target.revision });
+      server = await connectWithin(client, target.revision ?? 'auto', connectTimeoutMs);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -71,6 +121,7 @@ export function clientUpstream(target: UpstreamTarget, listeners?: Publisher): U
         ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
       },
       revision: server.revision,
+      ...(server.fallback === undefined ? {} : { fallback: server.fallback }),
       request: (method, params, options) => client.request(method, params, options),
       closed: client.closed,
       close: () => client.close(),
@@ -93,7 +144,32 @@ function withoutSubscriptionId(params: Record<string, unknown> | undefined): Rec
   return Object.keys(others).length > 0 ? { ...rest, _meta: others } : rest;
 }
 
-function open(target: UpstreamTarget): McpClient {
+/**
+ * The handshake within one bound: the probe and `initialize` share `ms` (an abort stops waiting;
+ * `initialize` is never cancelled on the wire [CN7]).
+ */
+async function connectWithin(
+  client: McpClient,
+  revision: Revision | 'auto',
+  ms: number,
+): Promise<ServerHandshake> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(new InflightError('UPSTREAM_CLOSED', `the upstream did not connect within ${ms} ms`)),
+    ms,
+  );
+  try {
+    return await client.connect({ revision, timeoutMs: ms, signal: controller.signal });
+  } catch (error) {
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient {
+  if (target.kind === 'client') return target.client;
   if (target.kind === 'stdio') {
     // The child's stderr is the proxy's own: its crash reports reach the operator.
     return spawnStdio(target.commandLine, {
@@ -102,9 +178,15 @@ function open(target: UpstreamTarget): McpClient {
       capabilities: PROXY_CAPABILITIES,
     });
   }
-  return new HttpClient({ url: target.url, clientInfo: PROXY_CLIENT_INFO, capabilities: PROXY_CAPABILITIES });
+  return new HttpClient({
+    url: target.url,
+    clientInfo: PROXY_CLIENT_INFO,
+    capabilities: PROXY_CAPABILITIES,
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
 }
 
 function labelOf(target: UpstreamTarget): string {
-  return target.kind === 'stdio' ? target.commandLine : target.url;
+  return target.kind === 'stdio' ? target.commandLine : target.kind === 'http' ? target.url : 'upstream';
 }

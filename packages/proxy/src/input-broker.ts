@@ -38,8 +38,11 @@ export interface InputBrokerOptions {
  * a bounded table and expire.
  */
 export class InputBroker {
+  /** How long a parked call waits for its host's retry (ms). */
   readonly holdMs: number;
+  /** Parked calls held at most. */
   readonly maxParked: number;
+  /** Signs and checks the `requestState` handed to 2026-07-28 hosts. */
   readonly signer: RequestStateSigner;
   readonly #clock: Clock;
   readonly #live = new Set<InputFlow>();

@@ -1,9 +1,11 @@
 import {
+  type Clock,
   type Endpoint,
   InflightError,
   type RequestOptions,
   type Revision,
   type ServerIdentity,
+  systemClock,
 } from '@mcp-inflight/core';
 import { capabilitiesForHosts } from './relayed-methods.js';
 
@@ -25,6 +27,8 @@ export interface UpstreamConnection {
   readonly identity: ServerIdentity;
   /** The revision this leg speaks, when known (its session revision or its pinned one). */
   readonly revision: Revision | undefined;
+  /** Why the handshake fell back to a legacy revision, when it did. */
+  readonly fallback?: string;
   /** Sends one request upstream; rejects with `InflightError` (our limits, closed) or `JsonRpcError`. */
   request(
     method: string,
@@ -46,13 +50,53 @@ export type UpstreamConnector = () => Promise<UpstreamConnection>;
 /** What an {@link UpstreamLink} reports about the upstream's life. */
 export type UpstreamEvent =
   | {
+      /** A connection is up. */
       type: 'upstream-started';
+      /** Which start (1 for the first). */
       start: number;
+      /** The revision it speaks. */
       revision: Revision | undefined;
+      /** Who the upstream says it is. */
       serverInfo: ServerIdentity['serverInfo'];
+      /** Why the handshake fell back to a legacy revision, when it did. */
+      fallback?: string;
     }
-  | { type: 'upstream-closed'; start: number }
-  | { type: 'upstream-failed'; start: number; message: string };
+  | {
+      /** The connection went away (a stdio child exited). */
+      type: 'upstream-closed';
+      /** Which start. */
+      start: number;
+    }
+  | {
+      /** A start failed. */
+      type: 'upstream-failed';
+      /** Which start. */
+      start: number;
+      /** Why. */
+      message: string;
+      /** The backoff before the next start, after repeated failures. */
+      retryInMs?: number;
+    };
+
+/** Options for an {@link UpstreamLink}. */
+export interface UpstreamLinkOptions {
+  /** Told the upstream's life: started, closed, failed. */
+  onEvent?: (event: UpstreamEvent) => void;
+  /**
+   * The longest a call waits for a (re)start in progress before it fails with `UPSTREAM_UNAVAILABLE`
+   * (the start goes on). A call's own bound may be shorter (`get(waitMs)`). @default 30_000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * After two failed starts in a row, the next waits `backoffMs * 2^(failures - 2)`, at most
+   * `maxBackoffMs`; meanwhile calls fail at once with `UPSTREAM_UNAVAILABLE`. @default 500
+   */
+  backoffMs?: number;
+  /** @default 30_000 */
+  maxBackoffMs?: number;
+  /** @default systemClock */
+  clock?: Clock;
+}
 
 /**
  * The proxy's one upstream, shared by every host. It connects on first use, keeps the connection while
@@ -88,10 +132,37 @@ export class UpstreamLink {
   #connecting: Promise<UpstreamConnection> | undefined;
   #closed = false;
   #onEvent: (event: UpstreamEvent) => void;
+  /** The longest a call waits for a start in progress (ms). */
+  readonly connectTimeoutMs: number;
+  readonly #backoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #clock: Clock;
+  /** Failed starts in a row, the last one's message, and when the next start may begin. */
+  #failures = 0;
+  #lastFailure = '';
+  #retryAt = 0;
 
-  constructor(connector: UpstreamConnector, onEvent: (event: UpstreamEvent) => void = () => {}) {
+  constructor(
+    connector: UpstreamConnector,
+    options: UpstreamLinkOptions | ((event: UpstreamEvent) => void) = {},
+  ) {
+    const o = typeof options === 'function' ? { onEvent: options } : options;
     this.#connector = connector;
-    this.#onEvent = onEvent;
+    this.#onEvent = o.onEvent ?? (() => {});
+    this.connectTimeoutMs = o.connectTimeoutMs ?? 30_000;
+    this.#backoffMs = o.backoffMs ?? 500;
+    this.#maxBackoffMs = o.maxBackoffMs ?? 30_000;
+    this.#clock = o.clock ?? systemClock;
+  }
+
+  /** Why the upstream cannot take calls now, or `undefined` when it is connected. */
+  get unready(): string | undefined {
+    if (this.#closed) return 'the proxy is shutting down';
+    if (this.current) return undefined;
+    if (this.#connecting) return `the upstream is starting (start #${this.starts})`;
+    if (this.#failures > 0)
+      return `the upstream failed to start ${this.#failures} time(s): ${this.#lastFailure}`;
+    return 'the upstream is not connected';
   }
 
   /** The live connection, if there is one right now. */
@@ -100,16 +171,57 @@ export class UpstreamLink {
     return c && !c.endpoint.closed ? c : undefined;
   }
 
-  /** The live connection, opening a fresh one when there is none. */
-  get(): Promise<UpstreamConnection> {
+  /**
+   * The live connection, opening a fresh one when there is none: one start at a time, shared by every
+   * caller. A caller waits at most `waitMs` (and never past {@link UpstreamLink.connectTimeoutMs}), then
+   * fails with `UPSTREAM_UNAVAILABLE` while the start goes on; after repeated failed starts, calls fail at
+   * once until the backoff has passed.
+   */
+  get(waitMs: number = Number.POSITIVE_INFINITY): Promise<UpstreamConnection> {
     if (this.#closed) return Promise.reject(new InflightError('SHUTDOWN', 'the proxy is shutting down'));
     const live = this.current;
     if (live) return Promise.resolve(live);
     this.#current = undefined;
-    this.#connecting ??= this.#open().finally(() => {
-      this.#connecting = undefined;
+    if (!this.#connecting) {
+      const wait = this.#retryAt - this.#clock.now();
+      if (wait > 0) {
+        return Promise.reject(
+          new InflightError(
+            'UPSTREAM_UNAVAILABLE',
+            `the upstream failed to start ${this.#failures} times in a row (last: ${this.#lastFailure}); next start in ${Math.ceil(wait)} ms`,
+          ),
+        );
+      }
+      this.#connecting = this.#open().finally(() => {
+        this.#connecting = undefined;
+      });
+    }
+    const connecting = this.#connecting;
+    const boundMs = Math.min(waitMs, this.connectTimeoutMs);
+    if (!Number.isFinite(boundMs)) return connecting;
+    const start = this.starts;
+    return new Promise<UpstreamConnection>((resolve, reject) => {
+      const timer = this.#clock.setTimer(
+        () =>
+          reject(
+            new InflightError(
+              'UPSTREAM_UNAVAILABLE',
+              `the upstream is not ready: start #${start} still connecting after ${boundMs} ms`,
+            ),
+          ),
+        boundMs,
+      );
+      connecting.then(
+        (c) => {
+          timer.clear();
+          resolve(c);
+        },
+        (e: unknown) => {
+          timer.clear();
+          reject(e);
+        },
+      );
     });
-    return this.#connecting;
   }
 
   /** Closes the current connection and refuses new ones. */
@@ -128,9 +240,15 @@ export class UpstreamLink {
       connection = await this.#connector();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.#onEvent({ type: 'upstream-failed', start, message });
-      throw new InflightError('UPSTREAM_CLOSED', `could not start the upstream: ${message}`);
+      this.#failures++;
+      this.#lastFailure = message;
+      const retryInMs =
+        this.#failures < 2 ? 0 : Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 2));
+      this.#retryAt = this.#clock.now() + retryInMs;
+      this.#onEvent({ type: 'upstream-failed', start, message, ...(retryInMs > 0 ? { retryInMs } : {}) });
+      throw new InflightError('UPSTREAM_UNAVAILABLE', `could not start the upstream: ${message}`);
     }
+    this.#failures = 0;
     if (this.#closed) {
       await connection.close().catch(() => {});
       throw new InflightError('SHUTDOWN', 'the proxy is shutting down');
@@ -146,6 +264,7 @@ export class UpstreamLink {
       start,
       revision: connection.revision,
       serverInfo: connection.identity.serverInfo,
+      ...(connection.fallback === undefined ? {} : { fallback: connection.fallback }),
     });
     // Only the connection itself going away (a stdio child exiting) makes it dead. One call failing with
     // UPSTREAM_CLOSED is not enough: over HTTP that is one broken exchange, and the other calls on the

@@ -7,19 +7,66 @@ import type { Direction } from '@mcp-inflight/core/adapter';
  * (`stdio`, `http session <id>`, `http request`). Progress events are not logged (they would flood the
  * log); the call events count them.
  */
-export type EndpointLogEvent = { type: 'endpoint'; leg: string } & (
-  | { event: 'cancel-sent'; id: RequestId; method: string; cause: CancelCode; how: string; reason: string }
-  | { event: 'cancel-received'; id: RequestId; method: string; reason?: string }
+export type EndpointLogEvent = {
+  /** Always `endpoint`. */
+  type: 'endpoint';
+  /** Which endpoint: `upstream #N` or the host's label. */
+  leg: string;
+} & (
   | {
-      event: 'deadline-fired';
-      direction: Direction;
+      /** This endpoint cancelled one of its requests on the wire. */
+      event: 'cancel-sent';
+      /** The request's id on this leg. */
       id: RequestId;
+      /** The request's method. */
       method: string;
+      /** Why. */
       cause: CancelCode;
+      /** `notification` or `close-stream`. */
+      how: string;
+      /** The wire reason sent. */
+      reason: string;
+    }
+  | {
+      /** The peer cancelled one of its requests. */
+      event: 'cancel-received';
+      /** The request's id on this leg. */
+      id: RequestId;
+      /** The request's method. */
+      method: string;
+      /** The peer's reason, if it gave one. */
+      reason?: string;
+    }
+  | {
+      /** An idle limit or ceiling ended a request. */
+      event: 'deadline-fired';
+      /** `inbound` (the peer's request) or `outbound` (ours). */
+      direction: Direction;
+      /** The request's id on this leg. */
+      id: RequestId;
+      /** The request's method. */
+      method: string;
+      /** `IDLE_TIMEOUT` or `CEILING`. */
+      cause: CancelCode;
+      /** The limit's message. */
       message: string;
     }
-  | { event: 'late'; kind: 'response' | 'result' | 'progress'; key: RequestId | ProgressToken }
-  | { event: 'error'; context: string; message: string }
+  | {
+      /** A message after its request ended, absorbed. */
+      event: 'late';
+      /** What came late. */
+      kind: 'response' | 'result' | 'progress';
+      /** Its request id or progress token. */
+      key: RequestId | ProgressToken;
+    }
+  | {
+      /** A failure that did not stop the endpoint. */
+      event: 'error';
+      /** Where it happened. */
+      context: string;
+      /** What happened. */
+      message: string;
+    }
 );
 
 /**

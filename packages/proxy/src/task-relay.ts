@@ -66,10 +66,10 @@ interface RelayedTask {
   answered?: Set<string>;
 }
 
-/** What the forwarder needs to relay one host call as a task (see {@link TaskRelay.legFor}). */
+/** What the relay needs to relay one host call as a task (see {@link TaskRelay.legFor}). */
 export interface TaskLeg {
   /** The upstream params: the `task` the host asked for, or the extension declared (2026-07-28). */
-  params(forwarded: Record<string, unknown> | undefined): Record<string, unknown>;
+  params(relayed: Record<string, unknown> | undefined): Record<string, unknown>;
   /** Keeps the upstream progress route past the CreateTaskResult. */
   readonly taskRoute: TaskRouteHooks;
   /** The upstream's answer as the host must see it: a mapped task, or a plain result. */
@@ -143,9 +143,9 @@ export class TaskRelay {
     let release: () => void = noop;
     const modern = modernTask || bridged; // the upstream leg's shape
     return {
-      params: (forwarded) => {
-        if (!modern) return { ...forwarded, task: params?.task ?? {} };
-        const { task: _task, ...rest } = forwarded ?? {};
+      params: (relayed) => {
+        if (!modern) return { ...relayed, task: params?.task ?? {} };
+        const { task: _task, ...rest } = relayed ?? {};
         return withTasksExtension(rest, upstream.endpoint.clientCapabilities);
       },
       taskRoute: {

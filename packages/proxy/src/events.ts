@@ -52,6 +52,7 @@ export type CallOutcome =
  * cause the host was told, and the `reason` the upstream was sent), and how much progress passed.
  */
 export interface CallEvent {
+  /** Always `call`. */
   type: 'call';
   /** Which host connection: `stdio`, `http session <id>`, `http request` (2026-07-28 stateless). */
   host: string;
@@ -59,6 +60,7 @@ export interface CallEvent {
   hostRevision: Revision;
   /** The host's own request id (the upstream saw an id the proxy minted). */
   id: RequestId;
+  /** The JSON-RPC method (`tools/call`, `resources/read`, ...). */
   method: string;
   /** `params.name` for `tools/call`, `prompts/get`; `params.uri` for `resources/read`. */
   name?: string;
@@ -67,6 +69,7 @@ export interface CallEvent {
    * {@link LOG_ARGUMENTS_MAX_CHARS} characters of JSON by {@link argumentsForLog}.
    */
   arguments?: unknown;
+  /** How it ended. */
   outcome: CallOutcome;
   /** Why it ended early (`cancelled`, `upstream-closed`). */
   cause?: CancelCode;
@@ -85,22 +88,62 @@ export type ProxyEvent =
   | CallEvent
   | EndpointLogEvent
   | UpstreamEvent
-  | { type: 'listening'; url: string }
-  | { type: 'shutdown'; why: string; inFlight: number }
-  | { type: 'stats'; stats: ProxyStats };
+  | {
+      /** The hosts' HTTP listener is up. */
+      type: 'listening';
+      /** Its MCP endpoint URL. */
+      url: string;
+    }
+  | {
+      /** The admin listener is up. */
+      type: 'admin-listening';
+      /** Its base URL. */
+      url: string;
+    }
+  | {
+      /** The calls left are being cancelled with `SHUTDOWN`. */
+      type: 'shutdown';
+      /** Why (the signal). */
+      why: string;
+      /** Calls in flight. */
+      inFlight: number;
+    }
+  | {
+      /** New calls are refused; the calls in flight may finish. */
+      type: 'draining';
+      /** Why (the signal). */
+      why: string;
+      /** Calls in flight. */
+      inFlight: number;
+      /** How long they may take. */
+      drainMs: number;
+    }
+  | {
+      /** The totals, at exit. */
+      type: 'stats';
+      /** The relay's totals. */
+      stats: ProxyStats;
+    };
 
 /** Running totals over every relayed call. */
 export interface ProxyStats {
+  /** Calls relayed so far. */
   calls: number;
+  /** Calls relayed and not yet ended. */
   inFlight: number;
+  /** Calls the upstream answered with a result. */
   completed: number;
+  /** Calls the upstream answered with a JSON-RPC error. */
   errors: number;
+  /** Calls that failed because the upstream went away or could not be reached. */
   upstreamClosed: number;
   /** Host requests answered `input_required` (their upstream call waited for the host's retry). */
   inputRequired: number;
   /** Calls the proxy cancelled upstream, by the cause named to both sides. */
   cancelled: Partial<Record<CancelCode, number>>;
+  /** Upstream progress updates accepted. */
   progressIn: number;
+  /** Of those, updates passed to hosts. */
   progressOut: number;
 }
 
@@ -182,13 +225,17 @@ export function formatEvent(event: ProxyEvent): string {
     case 'endpoint':
       return formatEndpointEvent(event);
     case 'upstream-started':
-      return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})`;
+      return `proxy: upstream #${event.start} ready: ${event.serverInfo.name} ${event.serverInfo.version} (${event.revision ?? 'unknown revision'})${event.fallback === undefined ? '' : `; fell back: ${event.fallback}`}`;
     case 'upstream-closed':
       return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
     case 'upstream-failed':
-      return `proxy: upstream #${event.start} failed to start: ${event.message}`;
+      return `proxy: upstream #${event.start} failed to start: ${event.message}${event.retryInMs === undefined ? '' : `; next start in ${event.retryInMs} ms at the earliest`}`;
     case 'listening':
       return `proxy: listening on ${event.url}`;
+    case 'admin-listening':
+      return `proxy: health, readiness and metrics on ${event.url}`;
+    case 'draining':
+      return `proxy: ${event.why}; draining: no new calls, ${count(event.inFlight, 'call')} in flight may finish within ${event.drainMs} ms`;
     case 'shutdown':
       return `proxy: ${event.why}; cancelling ${count(event.inFlight, 'call')} in flight`;
     case 'stats': {
@@ -198,6 +245,37 @@ export function formatEvent(event: ProxyEvent): string {
       return `proxy: ${count(s.calls, 'call')} relayed: ${s.completed} completed${asked}, ${count(s.errors, 'upstream error')}, ${s.upstreamClosed} upstream closed, cancelled upstream: ${cancelled.length ? cancelled.join(', ') : 'none'}; ${s.progressIn} progress in, ${s.progressOut} out`;
     }
   }
+}
+
+/** How much an event matters, for `--log json`'s `level`. */
+export function levelOf(event: ProxyEvent): 'info' | 'warn' | 'error' {
+  switch (event.type) {
+    case 'call':
+      return event.outcome === 'completed' || event.outcome === 'input-required' ? 'info' : 'warn';
+    case 'endpoint':
+      return event.event === 'error' ? 'error' : 'info';
+    case 'upstream-failed':
+      return 'error';
+    case 'upstream-closed':
+      return 'warn';
+    default:
+      return 'info';
+  }
+}
+
+/**
+ * One `--log json` line: `time` (ISO 8601), `level`, `msg` (the text line), then the event's own fields.
+ *
+ * @example
+ * ```ts
+ * import { jsonLine } from './events.js';
+ * jsonLine({ type: 'listening', url: 'http://127.0.0.1:3000/mcp' }, new Date(0));
+ * // '{"time":"1970-01-01T00:00:00.000Z","level":"info","msg":"listening on http://127.0.0.1:3000/mcp","type":"listening",...}'
+ * ```
+ */
+export function jsonLine(event: ProxyEvent, at: Date = new Date()): string {
+  const msg = formatEvent(event).replace(/^proxy: /, '');
+  return JSON.stringify({ time: at.toISOString(), level: levelOf(event), msg, ...event });
 }
 
 /** One line for what an endpoint of the proxy reported (a cancel, a deadline, a late message, an error). */

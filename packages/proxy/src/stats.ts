@@ -3,12 +3,14 @@ import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inf
 import type { ProxyRelay } from './proxy-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
-// The counting itself (process, heap, timers, endpoint tables) is examples/server's stats module, so the
-// soak reads every process alike; the proxy adds its forwarder's map and its upstream leg.
+// The counting itself (process, heap, timers, endpoint tables) is @mcp-inflight/core/stats, so the
+// soak reads every process alike; the proxy adds its relay's map and its upstream leg.
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
+  /** The relay (its totals and call table). */
   relay: ProxyRelay;
+  /** The upstream link (its starts and tables). */
   link: UpstreamLink;
   /** The listener's own tables (HTTP sessions, stdio queues); `stateless` says the request is one. */
   transport: (stateless: boolean) => Record<string, unknown>;

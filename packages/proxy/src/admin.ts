@@ -1,0 +1,58 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerHealth } from './http-routes.js';
+import type { ProxyMetrics } from './metrics.js';
+
+/** The admin listener: `/healthz`, `/readyz` and `/metrics` on 127.0.0.1. */
+export interface AdminListener {
+  /** `http://127.0.0.1:PORT/` with the real port. */
+  readonly url: string;
+  /** Stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves health, readiness and (with `metrics`) Prometheus metrics on 127.0.0.1:`port`, apart from the
+ * hosts' listener, so a scrape never queues behind hosts' calls and needs no host token [rule 14].
+ *
+ * @example
+ * ```ts
+ * import { listenAdmin } from './admin.js';
+ * const admin = await listenAdmin(0, () => undefined);
+ * console.error(admin.url); // http://127.0.0.1:PORT/
+ * ```
+ */
+export async function listenAdmin(
+  port: number,
+  readiness: () => string | undefined,
+  metrics?: ProxyMetrics,
+): Promise<AdminListener> {
+  const server = createServer((req, res) => {
+    if (answerHealth(req, res, readiness)) return;
+    const path = (req.url ?? '/').split('?')[0];
+    if (metrics && req.method === 'GET' && path === '/metrics') {
+      metrics.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message),
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: /healthz, /readyz, /metrics\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,169 @@
+// The proxy's command line: one upstream (spawned on stdio, or over HTTP) fronted for any number of hosts
+// (on stdio, or over HTTP). README.md lists every flag; `--help` prints them with their defaults.
+import { withTimeout } from '@mcp-inflight/core';
+import { isLegacy } from '@mcp-inflight/core/adapter';
+import { type AdminListener, listenAdmin } from './admin.js';
+import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
+import type { Listener } from './listeners.js';
+import { ProxyMetrics } from './metrics.js';
+import { type ProxyOptions, parseProxyArgs, USAGE, UsageError } from './options.js';
+import { PassHeaders } from './pass-headers.js';
+import { createProxy } from './proxy.js';
+
+/** How long shutdown waits for cancels and error responses to be written before closing. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Exit codes: 0 after a clean stop, 1 when the upstream cannot be reached at start, 2 for bad start-up input. */
+const EXIT_USAGE = 2;
+
+/**
+ * Runs the proxy CLI with `argv` (without node and the script): parses the flags, connects the upstream,
+ * listens, and on SIGTERM or SIGINT drains (second signal: cancels at once) and exits 0. A start-up mistake
+ * (a bad flag, an unreadable token file, a port in use, an upstream command that does not exist) ends the
+ * process with one line on stderr and exit code 2.
+ *
+ * @example
+ * ```ts
+ * import { runCli } from '@mcp-inflight/proxy';
+ * await runCli(['--upstream-stdio', 'node server.js', '--http', '3000']);
+ * ```
+ */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  let options: ProxyOptions;
+  try {
+    options = parseProxyArgs(argv);
+  } catch (error) {
+    return usageExit(error, ' (see --help)');
+  }
+  if (options.listen.kind === 'http' && !isLoopback(options.host)) {
+    process.stderr.write(
+      `proxy: warning: --host ${options.host} is reachable from other machines: anyone who can reach it can call the upstream's tools${options.authTokens ? '' : ' (no --auth-token-file is set)'}\n`,
+    );
+  }
+
+  // Logs go to stderr: on stdio, stdout carries only MCP messages.
+  let metrics: ProxyMetrics | undefined;
+  const log = (event: ProxyEvent): void => {
+    metrics?.observe(event);
+    if (options.log === 'quiet') return;
+    process.stderr.write(`${options.log === 'json' ? jsonLine(event) : formatEvent(event)}\n`);
+  };
+  const proxy = createProxy({
+    upstream: options.upstream,
+    upstreamOptions: {
+      connectTimeoutMs: options.connectTimeoutMs,
+      ...(Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
+    },
+    idleMs: options.idleMs,
+    ceilingMs: options.ceilingMs,
+    input: { holdMs: options.inputHoldMs },
+    logArguments: options.logArguments,
+    ...(options.passHeaders.length > 0 ? { passHeaders: new PassHeaders(options.passHeaders) } : {}),
+    ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+    onEvent: log,
+    logEndpoints: options.log !== 'quiet',
+    onAttach: (endpoint) => metrics?.watchHost(endpoint),
+    onUpstream: (endpoint) => metrics?.watchUpstream(endpoint),
+  });
+  const readiness = (): string | undefined => {
+    if (proxy.relay.draining !== undefined) return `draining: ${proxy.relay.draining}`;
+    return proxy.link.unready;
+  };
+  // The admin listener comes first, so /readyz says 503 while a slow upstream starts.
+  let admin: AdminListener | undefined;
+  if (options.adminPort !== undefined) {
+    metrics = new ProxyMetrics(proxy);
+    try {
+      admin = await listenAdmin(options.adminPort, readiness, metrics);
+    } catch (error) {
+      return usageExit(new UsageError(`cannot listen on --admin-port: ${(error as Error).message}`));
+    }
+    log({ type: 'admin-listening', url: admin.url });
+  }
+  try {
+    await proxy.connect();
+  } catch (error) {
+    const message = (error as Error).message;
+    // The text log has just said why (the upstream-failed line); say it here only when it did not.
+    if (options.log !== 'text') process.stderr.write(`proxy: ${message}\n`);
+    await proxy.close();
+    await admin?.close();
+    // A command that does not exist is a start-up mistake like a bad flag.
+    process.exit(/\b(ENOENT|EACCES)\b/.test(message) ? EXIT_USAGE : 1);
+  }
+
+  const revision = proxy.link.current?.revision;
+  if (options.passHeaders.length > 0 && (revision === undefined || isLegacy(revision))) {
+    // One legacy session serves every host: a host's header would travel with other hosts' calls.
+    await proxy.close();
+    await admin?.close();
+    return usageExit(
+      new UsageError(
+        `--pass-header needs a 2026-07-28 HTTP upstream; this one speaks ${revision ?? 'an unknown revision'}, whose one session serves every host`,
+      ),
+    );
+  }
+  let listener: Listener;
+  try {
+    listener =
+      options.listen.kind === 'stdio'
+        ? proxy.serveStdio()
+        : await proxy.serveHttp({
+            port: options.listen.port,
+            host: options.host,
+            path: options.path,
+            maxSessions: options.maxSessions,
+            sessionIdleMs: options.sessionIdleMs,
+            ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+            ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+            ...(options.authTokens ? { authTokens: options.authTokens } : {}),
+            readiness,
+          });
+  } catch (error) {
+    await proxy.close();
+    await admin?.close();
+    return usageExit(new UsageError(`cannot listen: ${(error as Error).message}`));
+  }
+  if (options.listen.kind === 'http') log({ type: 'listening', url: listener.url });
+
+  let stopping = false;
+  const stop = async (why: string, drainMs: number): Promise<void> => {
+    if (stopping) {
+      // A second signal: cancel what is still draining, at once.
+      proxy.shutdown(`${why} (second signal)`);
+      return;
+    }
+    stopping = true;
+    proxy.relay.drain(why);
+    log({ type: 'draining', why, inFlight: proxy.relay.inFlight, drainMs });
+    if (drainMs > 0) await withTimeout(proxy.relay.idle(), drainMs).catch(() => undefined);
+    // Whatever is left is cancelled: each host told SHUTDOWN, each upstream call cancelled with that reason.
+    if (proxy.relay.inFlight > 0) proxy.shutdown(why);
+    await withTimeout(proxy.relay.idle(), SHUTDOWN_GRACE_MS).catch(() => undefined);
+    await listener.close().catch(() => undefined);
+    await admin?.close().catch(() => undefined);
+    await proxy.close();
+    log({ type: 'stats', stats: proxy.relay.stats });
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => void stop(`proxy received ${signal}`, options.drainMs));
+  }
+  void listener.closed.then(() => stop('the host closed the connection', 0));
+}
+
+function usageExit(error: unknown, hint = ''): never {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`proxy: ${message}${hint}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+function isLoopback(host: string): boolean {
+  return (
+    host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host)
+  );
+}

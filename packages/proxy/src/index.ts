@@ -1,0 +1,56 @@
+/**
+ * The public surface of `@mcp-inflight/proxy`: explicit named exports only. Build a proxy with
+ * {@link createProxy}; serve it on stdio, on HTTP or through a Fetch handler; or relay one call yourself
+ * with {@link ProxyRelay.relay}. The bin, `mcp-inflight-proxy`, is {@link runCli}.
+ *
+ * @module @mcp-inflight/proxy
+ */
+
+export { type AdminListener, listenAdmin } from './admin.js';
+export { runCli } from './cli.js';
+export { type EndpointLogEvent, logEndpointEvents } from './endpoint-log.js';
+export {
+  argumentsForLog,
+  type CallEvent,
+  type CallOutcome,
+  countCall,
+  emptyStats,
+  formatEvent,
+  jsonLine,
+  LOG_ARGUMENTS_MAX_CHARS,
+  levelOf,
+  type ProxyEvent,
+  type ProxyStats,
+} from './events.js';
+export { hostLabel } from './host-label.js';
+export { bearerCheck, UNAUTHORIZED_CODE } from './http-routes.js';
+export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-broker.js';
+export { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
+export { ProxyMetrics } from './metrics.js';
+export {
+  type CliUpstream,
+  type Listen,
+  type ProxyOptions,
+  parseProxyArgs,
+  USAGE,
+  UsageError,
+} from './options.js';
+export { PassHeaders } from './pass-headers.js';
+export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
+export { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
+export { capabilitiesForHosts, NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
+export { type ProxyStatsSources, serveProxyStats } from './stats.js';
+export { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
+export {
+  clientUpstream,
+  PROXY_CAPABILITIES,
+  PROXY_CLIENT_INFO,
+  type UpstreamClientOptions,
+  type UpstreamTarget,
+} from './upstream-client.js';
+export {
+  type UpstreamConnection,
+  type UpstreamConnector,
+  type UpstreamEvent,
+  UpstreamLink,
+} from './upstream-link.js';

@@ -1,0 +1,394 @@
+import { readFileSync } from 'node:fs';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isRevision, type Revision } from '@mcp-inflight/core';
+import type { UpstreamTarget } from './upstream-client.js';
+
+/** What the command line can name as the upstream. */
+export interface CliUpstream {
+  /** `stdio` (`--upstream-stdio`) or `http` (`--upstream-http`). */
+  kind: 'stdio' | 'http';
+  /** `--upstream-revision` @default 'auto' */
+  revision: Revision | 'auto';
+}
+
+/** How hosts reach the proxy. */
+export type Listen =
+  | {
+      /** One host on this process's stdin/stdout. */
+      kind: 'stdio';
+    }
+  | {
+      /** Hosts over HTTP. */
+      kind: 'http';
+      /** The port (0: a free one). */
+      port: number;
+    };
+
+/** Everything the proxy CLI takes. */
+export interface ProxyOptions {
+  /** `--upstream-stdio CMD` or `--upstream-http URL`, with `--upstream-revision`. */
+  upstream: UpstreamTarget & CliUpstream;
+  /** `--http PORT`, else stdio. */
+  listen: Listen;
+  /** `--host ADDR`: the interface the HTTP listener binds. @default '127.0.0.1' */
+  host: string;
+  /** `--path PATH`: the MCP endpoint's path. @default '/mcp' */
+  path: string;
+  /** `--allowed-origins a,b|*`: browser origins allowed to call. @default loopback origins */
+  allowedOrigins?: readonly string[] | '*';
+  /** `--allowed-hosts a,b|*`: names the `Host` header may carry. @default loopback names on loopback */
+  allowedHosts?: readonly string[] | '*';
+  /** `--idle-timeout MS` @default 60_000 */
+  idleMs: number;
+  /** `--max-timeout MS` @default 600_000 */
+  ceilingMs: number;
+  /** `--log text|json|quiet` (stderr) @default 'text' */
+  log: 'text' | 'json' | 'quiet';
+  /** `--log-arguments`: call events carry the tool's arguments (cut at 200 characters). @default false */
+  logArguments: boolean;
+  /** `--max-sessions N`: legacy HTTP host sessions alive at once; one more gets 503. @default 1_000 */
+  maxSessions: number;
+  /** `--session-idle MS`: a legacy HTTP host session ends after this long without contact. @default 300_000 */
+  sessionIdleMs: number;
+  /**
+   * `--input-timeout MS`: how long an upstream call waits, parked, for a 2026-07-28 host to answer the
+   * upstream's elicitation or sampling request with its retry. @default 300_000
+   */
+  inputHoldMs: number;
+  /**
+   * `--progress-interval MS`: at most one progress update per MS per call to a host, the latest kept; `0`
+   * passes every accepted value. Absent: the relay's default (`DEFAULT_MIN_INTERVAL_MS`, 50 ms).
+   */
+  minIntervalMs?: number;
+  /** `--header "Name: value"` and `--header-from-env "Name: ENV_VAR"`: sent on every upstream request. */
+  headers: Record<string, string>;
+  /** `--pass-header NAME`: hosts' headers sent with their own upstream calls (lowercase). @default [] */
+  passHeaders: readonly string[];
+  /** `--auth-token-file FILE`: the bearer tokens hosts must send (one per line). @default none */
+  authTokens?: readonly string[];
+  /** `--connect-timeout MS`: the bound on the upstream handshake, probe and initialize. @default 30_000 */
+  connectTimeoutMs: number;
+  /** `--admin-port PORT`: health, readiness and metrics on 127.0.0.1:PORT. @default none */
+  adminPort?: number;
+  /** `--drain-timeout MS`: on SIGTERM, how long calls in flight may finish. @default 10_000 */
+  drainMs: number;
+}
+
+/** One flag: its type, its default as the usage text shows it, and what it does. */
+interface Flag {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  arg?: string;
+  default?: string;
+  help: string;
+}
+
+const FLAGS: Record<string, Flag> = {
+  'upstream-stdio': {
+    type: 'string',
+    arg: 'CMD',
+    help: 'spawn the upstream and speak MCP on its stdin/stdout',
+  },
+  'upstream-http': { type: 'string', arg: 'URL', help: 'reach the upstream over Streamable HTTP' },
+  'upstream-revision': {
+    type: 'string',
+    arg: 'REV',
+    default: 'auto',
+    help: 'revision to speak upstream: auto (2026-07-28 if offered, else the newest legacy) or 2024-11-05 .. 2026-07-28',
+  },
+  http: {
+    type: 'string',
+    arg: 'PORT',
+    default: 'stdio',
+    help: 'listen on HTTP at PORT (0 picks a free port)',
+  },
+  host: {
+    type: 'string',
+    arg: 'ADDR',
+    default: '127.0.0.1',
+    help: 'HTTP: the interface to bind; any other than loopback is reachable from other machines',
+  },
+  path: { type: 'string', arg: 'PATH', default: '/mcp', help: "HTTP: the MCP endpoint's path" },
+  'allowed-origins': {
+    type: 'string',
+    arg: 'LIST',
+    default: 'loopback',
+    help: 'HTTP: browser origins allowed to call, comma-separated, or * (preflights answered for them)',
+  },
+  'allowed-hosts': {
+    type: 'string',
+    arg: 'LIST',
+    default: 'loopback',
+    help: 'HTTP: names the Host header may carry, comma-separated, or * (off loopback: *)',
+  },
+  'auth-token-file': {
+    type: 'string',
+    arg: 'FILE',
+    default: 'none',
+    help: 'HTTP: hosts must send Authorization: Bearer <one of the tokens in FILE, one per line>',
+  },
+  header: {
+    type: 'string',
+    multiple: true,
+    arg: '"N: V"',
+    default: 'none',
+    help: 'a header on every upstream HTTP request (repeatable)',
+  },
+  'header-from-env': {
+    type: 'string',
+    multiple: true,
+    arg: '"N: VAR"',
+    default: 'none',
+    help: 'a header on every upstream HTTP request, its value from env VAR (repeatable)',
+  },
+  'pass-header': {
+    type: 'string',
+    multiple: true,
+    arg: 'NAME',
+    default: 'none',
+    help: "a host request's header NAME goes with that host's own upstream calls (2026-07-28 HTTP upstream only; repeatable)",
+  },
+  'connect-timeout': {
+    type: 'string',
+    arg: 'MS',
+    default: '30000',
+    help: 'the one bound on the upstream handshake (server/discover probe and initialize together)',
+  },
+  'idle-timeout': {
+    type: 'string',
+    arg: 'MS',
+    default: '60000',
+    help: 'end a relayed call after MS with no progress',
+  },
+  'max-timeout': {
+    type: 'string',
+    arg: 'MS',
+    default: '600000',
+    help: 'end a relayed call after MS whatever progress says',
+  },
+  'input-timeout': {
+    type: 'string',
+    arg: 'MS',
+    default: '300000',
+    help: 'how long an upstream call waits for a 2026-07-28 host to retry with the input asked for',
+  },
+  'progress-interval': {
+    type: 'string',
+    arg: 'MS',
+    default: '50',
+    help: 'at most one progress update per MS per call to a host, the latest kept; 0 passes every value',
+  },
+  'max-sessions': {
+    type: 'string',
+    arg: 'N',
+    default: '1000',
+    help: 'HTTP: legacy host sessions alive at once',
+  },
+  'session-idle': {
+    type: 'string',
+    arg: 'MS',
+    default: '300000',
+    help: 'HTTP: end a legacy host session after MS without contact (its calls: SESSION_EXPIRED)',
+  },
+  'admin-port': {
+    type: 'string',
+    arg: 'PORT',
+    default: 'none',
+    help: 'serve /healthz, /readyz and /metrics on 127.0.0.1:PORT',
+  },
+  'drain-timeout': {
+    type: 'string',
+    arg: 'MS',
+    default: '10000',
+    help: 'on SIGTERM/SIGINT, let calls in flight finish for MS, then cancel them (a second signal: at once)',
+  },
+  log: {
+    type: 'string',
+    arg: 'FORMAT',
+    default: 'text',
+    help: 'what to write to stderr: text, json or quiet',
+  },
+  'log-arguments': { type: 'boolean', default: 'off', help: "log tools' arguments (cut at 200 characters)" },
+  help: { type: 'boolean', help: 'print this text and exit' },
+};
+
+/**
+ * The usage text printed for `--help`: every flag with its default.
+ *
+ * @example
+ * ```ts
+ * import { USAGE } from '@mcp-inflight/proxy';
+ * process.stdout.write(USAGE);
+ * ```
+ */
+export const USAGE = `usage: mcp-inflight-proxy (--upstream-stdio "<command line>" | --upstream-http URL) [options]
+
+${Object.entries(FLAGS)
+  .map(([name, flag]) => {
+    const left = `  --${name}${flag.arg ? ` ${flag.arg}` : ''}`;
+    const help = flag.default === undefined ? flag.help : `${flag.help} (default ${flag.default})`;
+    return `${left.padEnd(30)}${help}`;
+  })
+  .join('\n')}
+`;
+
+/** A start-up mistake: the CLI prints its message on one line and exits 2. */
+export class UsageError extends Error {
+  /** Always `UsageError`. */
+  override name = 'UsageError';
+}
+
+/**
+ * Reads the proxy's command line with `node:util` `parseArgs`. Throws a {@link UsageError} saying what is
+ * wrong; `--help` is the caller's to check first.
+ *
+ * @example
+ * ```ts
+ * import { parseProxyArgs } from '@mcp-inflight/proxy';
+ * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']).idleMs; // 800
+ * ```
+ */
+export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyOptions {
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  try {
+    const options = Object.fromEntries(
+      Object.entries(FLAGS).map(([name, f]) => [
+        name,
+        { type: f.type, ...(f.multiple ? { multiple: true } : {}) },
+      ]),
+    ) as NonNullable<ParseArgsConfig['options']>;
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const str = (name: string): string | undefined => values[name] as string | undefined;
+  const list = (name: string): string[] => (values[name] as string[] | undefined) ?? [];
+  const upstreamStdio = str('upstream-stdio');
+  const upstreamHttp = str('upstream-http');
+  if ((upstreamStdio === undefined) === (upstreamHttp === undefined)) {
+    throw new UsageError('give exactly one of --upstream-stdio and --upstream-http');
+  }
+  const rev = str('upstream-revision') ?? 'auto';
+  if (rev !== 'auto' && !isRevision(rev))
+    throw new UsageError(`--upstream-revision: unknown revision ${rev}`);
+  const revision: Revision | 'auto' = rev;
+  const upstream: ProxyOptions['upstream'] =
+    upstreamStdio !== undefined
+      ? { kind: 'stdio', commandLine: upstreamStdio, revision }
+      : { kind: 'http', url: validUrl(upstreamHttp as string), revision };
+  const log = str('log') ?? 'text';
+  if (log !== 'text' && log !== 'json' && log !== 'quiet') {
+    throw new UsageError(`--log takes text, json or quiet, not ${log}`);
+  }
+  const whole = (name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
+    const text = str(name);
+    return text === undefined ? fallback : integer(`--${name}`, text, min, max);
+  };
+  const http = str('http');
+  const path = str('path') ?? '/mcp';
+  if (!path.startsWith('/')) throw new UsageError(`--path must start with /, not ${JSON.stringify(path)}`);
+  const headers: Record<string, string> = {};
+  for (const h of list('header')) {
+    const [name, value] = headerParts('--header', h);
+    headers[name] = value;
+  }
+  for (const h of list('header-from-env')) {
+    const [name, variable] = headerParts('--header-from-env', h);
+    const value = env[variable];
+    if (value === undefined) throw new UsageError(`--header-from-env: env ${variable} is not set`);
+    headers[name] = value;
+  }
+  if (Object.keys(headers).length > 0 && upstream.kind !== 'http') {
+    throw new UsageError('--header and --header-from-env need an HTTP upstream (--upstream-http)');
+  }
+  const passHeaders = list('pass-header').map((name) => {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw new UsageError(`--pass-header takes a header name, not ${JSON.stringify(name)}`);
+    return name.toLowerCase();
+  });
+  if (passHeaders.length > 0 && (upstream.kind !== 'http' || http === undefined)) {
+    throw new UsageError('--pass-header needs an HTTP upstream (--upstream-http) and HTTP hosts (--http)');
+  }
+  const tokenFile = str('auth-token-file');
+  const minInterval = str('progress-interval');
+  const adminPort = str('admin-port');
+  const origins = str('allowed-origins');
+  const hosts = str('allowed-hosts');
+  return {
+    upstream,
+    listen:
+      http === undefined ? { kind: 'stdio' } : { kind: 'http', port: integer('--http', http, 0, 65_535) },
+    host: str('host') ?? '127.0.0.1',
+    path,
+    ...(origins === undefined ? {} : { allowedOrigins: commaList(origins) }),
+    ...(hosts === undefined ? {} : { allowedHosts: commaList(hosts) }),
+    idleMs: whole('idle-timeout', 60_000),
+    ceilingMs: whole('max-timeout', 600_000),
+    log,
+    logArguments: values['log-arguments'] === true,
+    maxSessions: whole('max-sessions', 1_000),
+    sessionIdleMs: whole('session-idle', 300_000),
+    inputHoldMs: whole('input-timeout', 300_000),
+    ...(minInterval === undefined ? {} : { minIntervalMs: integer('--progress-interval', minInterval, 0) }),
+    headers,
+    passHeaders,
+    ...(tokenFile === undefined ? {} : { authTokens: readTokens(tokenFile) }),
+    connectTimeoutMs: whole('connect-timeout', 30_000),
+    ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),
+    drainMs: whole('drain-timeout', 10_000, 0),
+  };
+}
+
+function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/** `"Name: value"` into its two parts; the name must be a valid header name. */
+function headerParts(flag: string, text: string): [string, string] {
+  const colon = text.indexOf(':');
+  const name = colon < 0 ? '' : text.slice(0, colon).trim();
+  const value = colon < 0 ? '' : text.slice(colon + 1).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || value === '' || /[\r\n]/.test(value)) {
+    throw new UsageError(`${flag} takes "Name: value", not ${JSON.stringify(text)}`);
+  }
+  return [name, value];
+}
+
+function commaList(text: string): readonly string[] | '*' {
+  if (text.trim() === '*') return '*';
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function readTokens(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `--auth-token-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  const tokens = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  if (tokens.length === 0) throw new UsageError(`--auth-token-file: ${file} holds no token`);
+  return tokens;
+}
+
+function validUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+  } catch {
+    // fall through to the error below
+  }
+  throw new UsageError(`--upstream-http needs an http(s) URL, not ${JSON.stringify(text)}`);
+}

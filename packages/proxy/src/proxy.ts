@@ -1,0 +1,168 @@
+import { type Endpoint, type McpClient, ProgressRelay } from '@mcp-inflight/core';
+import { Listeners } from '@mcp-inflight/core/listen';
+import { LiveEndpoints } from '@mcp-inflight/core/stats';
+import { createHttpHandler, type HttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
+import { logEndpointEvents } from './endpoint-log.js';
+import type { ProxyEvent } from './events.js';
+import { hostLabel } from './host-label.js';
+import { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
+import { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
+import { serveProxyStats } from './stats.js';
+import { clientUpstream, type UpstreamClientOptions, type UpstreamTarget } from './upstream-client.js';
+import { type UpstreamConnector, UpstreamLink } from './upstream-link.js';
+
+/** Options for {@link createProxy}. */
+export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEvent'> {
+  /**
+   * The one upstream: where to spawn or reach it (`{ kind: 'stdio', commandLine }`, `{ kind: 'http', url }`),
+   * an `http(s)://` URL, or an `McpClient` of your own (connected once; it is not reopened when it closes).
+   */
+  upstream: UpstreamTarget | string | McpClient;
+  /** How the upstream is reached: headers, the connect timeout. */
+  upstreamOptions?: UpstreamClientOptions;
+  /** At most one progress update per this many ms per call to a host. @default 50 */
+  minIntervalMs?: number;
+  /** Every event: ended calls, the upstream's life, shutdown, and (with `logEndpoints`) the endpoints' own. */
+  onEvent?: (event: ProxyEvent) => void;
+  /** Also report the endpoints' cancels, deadlines, late messages and errors. @default false */
+  logEndpoints?: boolean;
+  /** Called for each host endpoint after the proxy set it up. */
+  onAttach?: (endpoint: Endpoint, host: string) => void;
+  /** Called with each upstream connection's endpoint as it opens. */
+  onUpstream?: (endpoint: Endpoint) => void;
+}
+
+/**
+ * A proxy: one upstream, shared by any number of hosts reached on stdio, over HTTP or through a Fetch
+ * handler you mount yourself.
+ */
+export interface McpProxy {
+  /** The relay every host endpoint is attached to (its stats, drain, shutdown, the relay step). */
+  readonly relay: ProxyRelay;
+  /** The one upstream (its connection, starts, readiness). */
+  readonly link: UpstreamLink;
+  /** Hosts' listen streams, fed by the upstream's list changes. */
+  readonly listeners: Listeners;
+  /** Host endpoints alive now (what `inflight/stats` reads). */
+  readonly hosts: LiveEndpoints;
+  /** The one progress relay every host endpoint shares (its `stats` count what it coalesced and dropped). */
+  readonly progress: ProgressRelay;
+  /** Connects the upstream now rather than on the first call; rejects if it cannot. */
+  connect(): Promise<void>;
+  /** Serves one host on this process's stdin and stdout. */
+  serveStdio(): Listener;
+  /** Serves hosts over Streamable HTTP with `node:http` (127.0.0.1 and `/mcp` unless told otherwise). */
+  serveHttp(options: HttpListenOptions): Promise<Listener>;
+  /** A Fetch-standard handler (`Request` to `Response`) for a server of your own. */
+  fetchHandler(options?: HttpServerOptions): HttpHandler;
+  /** Cancels every relayed call with `SHUTDOWN` (each host told so, each upstream call cancelled). */
+  shutdown(why: string): void;
+  /** Closes the upstream. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a proxy from an upstream and the limits every relayed call runs under.
+ *
+ * @example
+ * ```ts
+ * import { createProxy } from '@mcp-inflight/proxy';
+ * const proxy = createProxy({
+ *   upstream: { kind: 'stdio', commandLine: 'node server.js' },
+ *   idleMs: 60_000,
+ *   ceilingMs: 600_000,
+ * });
+ * await proxy.connect();
+ * const listener = await proxy.serveHttp({ port: 0 });
+ * console.error(`listening on ${listener.url}`);
+ * ```
+ */
+export function createProxy(config: ProxyConfig): McpProxy {
+  const { upstream, upstreamOptions, minIntervalMs, onEvent, logEndpoints, onAttach, onUpstream, ...limits } =
+    config;
+  const log = onEvent ?? (() => {});
+  const logging = logEndpoints === true && onEvent !== undefined;
+  const listeners = new Listeners({ offer: { resourceSubscriptions: false } });
+  const passHeaders = limits.passHeaders;
+  const connect = connectorOf(
+    upstream,
+    listeners,
+    passHeaders ? { ...upstreamOptions, fetch: passHeaders.fetch } : upstreamOptions,
+  );
+  // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired
+  // on it, the late answers it absorbed. Nobody subscribing means its endpoint emits nothing.
+  const link: UpstreamLink = new UpstreamLink(
+    async () => {
+      const connection = await connect();
+      if (logging) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
+      onUpstream?.(connection.endpoint);
+      return connection;
+    },
+    {
+      onEvent: log,
+      ...(upstreamOptions?.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: upstreamOptions.connectTimeoutMs }),
+    },
+  );
+  const hosts = new LiveEndpoints();
+  let listener: Listener | undefined;
+  const relay = new ProxyRelay(link, {
+    ...limits,
+    onEvent: log,
+    onAttach: (endpoint, host) => {
+      if (logging) logEndpointEvents(endpoint, host, log);
+      hosts.add(endpoint);
+      serveProxyStats(endpoint, host === 'http request', hosts, () => ({
+        relay,
+        link,
+        transport: (stateless) => {
+          const stats = listener?.stats() ?? {};
+          // A 2026-07-28 stats request over HTTP is itself a stateless request in flight: it is left out.
+          if (stateless && typeof stats.statelessInFlight === 'number') stats.statelessInFlight--;
+          return stats;
+        },
+      }));
+      onAttach?.(endpoint, host);
+    },
+  });
+  // One relay for every host endpoint, coalescing at that interval (0: every value).
+  const progress = new ProgressRelay(minIntervalMs === undefined ? {} : { minIntervalMs });
+  const keep = (l: Listener): Listener => {
+    listener = l;
+    return l;
+  };
+  return {
+    relay,
+    link,
+    listeners,
+    hosts,
+    progress,
+    connect: async () => {
+      await link.get();
+    },
+    serveStdio: () => keep(listenStdio(relay, listeners, progress)),
+    serveHttp: async (options) =>
+      keep(await listenHttp(relay, passHeaders ? { passHeaders, ...options } : options, listeners, progress)),
+    fetchHandler: (options = {}) =>
+      createHttpHandler((endpoint, info) => relay.attach(endpoint, hostLabel(info.sessionId)), {
+        listeners,
+        progressRelay: progress,
+        ...options,
+      }),
+    shutdown: (why) => relay.shutdown(why),
+    close: () => link.close(),
+  };
+}
+
+function connectorOf(
+  upstream: ProxyConfig['upstream'],
+  listeners: Listeners,
+  options: UpstreamClientOptions | undefined,
+): UpstreamConnector {
+  if (typeof upstream === 'string') {
+    return clientUpstream({ kind: 'http', url: upstream, revision: 'auto' }, listeners, options);
+  }
+  if ('kind' in upstream) return clientUpstream(upstream, listeners, options);
+  return clientUpstream({ kind: 'client', client: upstream, revision: 'auto' }, listeners, options);
+}
