@@ -390,3 +390,73 @@ describe('serveTasks, 2026-07-28 tasks that ask for input', () => {
     expect(asked).toEqual(['confirm', 'name', 'confirm~2']);
   });
 });
+
+describe('serveTasks, two instances on one store (rule 15)', () => {
+  async function pair() {
+    const store = new TaskStore({ clock: new ManualClock(), pollIntervalMs: 100 });
+    return { store, a: await setup('2026-07-28', store), b: await setup('2026-07-28', store) };
+  }
+
+  it('a task made on one instance is readable from the other before its CreateTaskResult goes out', async () => {
+    const { store, a, b } = await pair();
+    const create = store.createTask.bind(store);
+    let answeredBefore: boolean | undefined;
+    let seenFromB: unknown;
+    store.createTask = async (owner, ttlMs) => {
+      const task = await create(owner, ttlMs);
+      answeredBefore = a.received.some((m) => m.id !== undefined);
+      seenFromB = await b.client.request('tasks/get', declared({ taskId: task?.taskId }));
+      return task;
+    };
+    const created = (await a.client.request('tools/call', declared({ name: 'work', arguments: {} }))) as {
+      taskId: string;
+    };
+    expect(answeredBefore).toBe(false);
+    expect(seenFromB).toMatchObject({ taskId: created.taskId, status: 'working' });
+  });
+
+  it('tasks/cancel on the other instance stops the work where it runs', async () => {
+    const { a, b } = await pair();
+    const created = (await a.client.request('tools/call', declared({ name: 'work', arguments: {} }))) as {
+      taskId: string;
+    };
+    await flush();
+    await b.client.request('tasks/cancel', declared({ taskId: created.taskId }));
+    expect(a.work.signal?.aborted).toBe(true);
+    expect(b.work.signal).toBeUndefined();
+    await flush();
+    expect(await a.client.request('tasks/get', declared({ taskId: created.taskId }))).toMatchObject({
+      status: 'cancelled',
+    });
+  });
+
+  it('tasks/update on the other instance answers the work where it runs', async () => {
+    const { a, b } = await pair();
+    const work = askingWork();
+    serveTasks(a.server, a.store, work.handler);
+    const created = (await a.client.request('tools/call', declared({ name: 'ask', arguments: {} }))) as {
+      taskId: string;
+    };
+    await flush();
+    const fromB = (taskId: string) => b.client.request('tasks/get', declared({ taskId }));
+    expect(await fromB(created.taskId)).toMatchObject({
+      status: 'input_required',
+      inputRequests: { confirm: ask('Sure?') },
+    });
+    await b.client.request(
+      'tasks/update',
+      declared({
+        taskId: created.taskId,
+        inputResponses: { confirm: { action: 'accept', content: { v: 'b' } } },
+      }),
+    );
+    await flush();
+    expect(work.rounds[1]).toMatchObject({
+      inputResponses: { confirm: { content: { v: 'b' } } },
+      requestState: 'round-1',
+    });
+    expect(Object.keys(((await fromB(created.taskId)) as { inputRequests: object }).inputRequests)).toEqual([
+      'confirm~2',
+    ]);
+  });
+});

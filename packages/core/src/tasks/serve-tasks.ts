@@ -1,14 +1,15 @@
 import type { CallToolResult } from '../client/client.js';
+import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import type { HandlerLimits, RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { errorResponseFor } from '../endpoint/inbound.js';
 import { hasTask, JsonRpcError } from '../endpoint/messages.js';
-import type { Clock } from '../clock/clock.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { checkInputRequired, isInputRequired } from '../mrtr/types.js';
+import { ServedTask } from './served-task.js';
 import { awaitTaskInput, deliverTaskInput } from './task-input.js';
 import {
   declaresTasksExtension,
@@ -17,7 +18,6 @@ import {
   TASKS_EXTENSION,
   type TaskFields,
 } from './task-state.js';
-import { ServedTask } from './served-task.js';
 import { ownerKeyOf, type SharedTaskStore, type TaskRecord } from './task-store.js';
 
 /** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
@@ -110,7 +110,8 @@ export function serveTasks(
   ): Promise<TaskRecord> => {
     if (!isLegacy(ctx.revision) && !declaresTasksExtension(ctx.meta)) throw missingCapability();
     const taskId = (params as TaskFields | undefined)?.taskId;
-    const record = typeof taskId === 'string' ? await store.getTask(ownerOf(ctx.revision), taskId) : undefined;
+    const record =
+      typeof taskId === 'string' ? await store.getTask(ownerOf(ctx.revision), taskId) : undefined;
     if (!record) throw notFound();
     return record;
   };

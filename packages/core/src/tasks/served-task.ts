@@ -1,5 +1,5 @@
-import type { SharedTaskStore, TaskRecord } from './task-store.js';
 import { isTerminalStatus } from './task-state.js';
+import type { SharedTaskStore, TaskRecord } from './task-store.js';
 
 /**
  * What the instance that runs a task keeps beside the store's plain record: the work's abort, the keys
@@ -31,7 +31,8 @@ export class ServedTask {
       if (!isTerminalStatus(task.status)) return;
       ended = true;
       this.#unwatch();
-      if (!this.settled) this.abort.abort(new Error(task.error?.message ?? task.statusMessage ?? 'the task ended'));
+      if (!this.settled)
+        this.abort.abort(new Error(task.error?.message ?? task.statusMessage ?? 'the task ended'));
     });
     this.#unwatch = unwatch;
     if (ended) unwatch();

@@ -241,7 +241,10 @@ export class TaskStore implements SharedTaskStore {
     for (const kept of [...this.#tasks.values()]) this.#expire(kept);
   }
 
-  async createTask(owner: string | undefined, requestedTtlMs: number | undefined): Promise<TaskRecord | undefined> {
+  async createTask(
+    owner: string | undefined,
+    requestedTtlMs: number | undefined,
+  ): Promise<TaskRecord | undefined> {
     if (this.full) return undefined;
     const asked =
       typeof requestedTtlMs === 'number' && requestedTtlMs > 0 ? requestedTtlMs : this.defaultTtlMs;
