@@ -31,7 +31,10 @@ export interface ContractRunner {
  * const describeSettings = (s: TaskStoreSettings): string => `${s.maxTasks} tasks, ${s.defaultTtlMs} ms`;
  * ```
  */
-export type TaskStoreSettings = Required<TaskStoreOptions> & { clock: ManualClock };
+export interface TaskStoreSettings extends Required<TaskStoreOptions> {
+  /** The clock the store's TTL timers must run on; the case moves it. */
+  clock: ManualClock;
+}
 
 /**
  * Options for {@link taskStoreContract}.
@@ -39,7 +42,7 @@ export type TaskStoreSettings = Required<TaskStoreOptions> & { clock: ManualCloc
  * @example
  * ```ts
  * import type { TaskStoreContractOptions } from '@mcp-inflight/core/testing';
- * const options: TaskStoreContractOptions = { settle: () => new Promise((resolve) => setImmediate(resolve)) };
+ * const options: TaskStoreContractOptions = { settle: () => new Promise((resolve) => setTimeout(resolve, 0)) };
  * ```
  */
 export interface TaskStoreContractOptions {
