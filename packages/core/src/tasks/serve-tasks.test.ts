@@ -138,6 +138,33 @@ describe('serveTasks with callTask, in memory', () => {
     expect(task?.status).toBe('cancelled');
   });
 
+  it('2025-11-25: a call cancelled while the store makes its task gets no task work: the task ends cancelled', async () => {
+    const t = await setup('2025-11-25');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const create = t.store.createTask.bind(t.store);
+    t.store.createTask = async (owner, ttlMs) => {
+      await gate;
+      return create(owner, ttlMs);
+    };
+    const stop = new AbortController();
+    const call = t.client
+      .request('tools/call', { name: 'work', arguments: {}, task: {} }, { signal: stop.signal })
+      .catch((e: unknown) => e);
+    await flush();
+    stop.abort();
+    await flush();
+    release();
+    await flush();
+    expect(t.work.signal).toBeUndefined(); // the work never ran
+    expect(t.store.list(t.server).map((task) => task.status)).toEqual(['cancelled']);
+    expect(t.sent.map((m) => m.method)).toContain('notifications/cancelled');
+    expect(t.received.filter((m) => m.id !== undefined)).toEqual([]); // no answer after the cancel
+    await call;
+  });
+
   it('2025-11-25: tasks are bound to their session: another endpoint on the same store cannot see or cancel them', async () => {
     const store = new TaskStore({ clock: new ManualClock() });
     const a = await setup('2025-11-25', store);

@@ -148,6 +148,11 @@ export function serveTasks(
           }
         : undefined,
     );
+    if (ctx.signal.aborted) {
+      // Cancelled as a request while the store made the task: no answer goes, so no work may run (rule 3).
+      await store.finishTask(record.taskId, { status: 'cancelled', error: cancelledError() });
+      throw ctx.signal.reason;
+    }
     run(call, params, ctx, served, store, endpoint.clock);
     // The task is in the store, so any instance answers for it, before this result goes [rule 15].
     return legacy
