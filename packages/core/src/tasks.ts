@@ -18,4 +18,11 @@ export {
   type TaskStatus,
   withTasksExtension,
 } from './tasks/task-state.js';
-export { type TaskRecord, TaskStore, type TaskStoreOptions } from './tasks/task-store.js';
+export {
+  type SharedTaskStore,
+  type TaskChange,
+  type TaskOutcome,
+  type TaskRecord,
+  TaskStore,
+  type TaskStoreOptions,
+} from './tasks/task-store.js';

@@ -138,6 +138,33 @@ describe('serveTasks with callTask, in memory', () => {
     expect(task?.status).toBe('cancelled');
   });
 
+  it('2025-11-25: a call cancelled while the store makes its task gets no task work: the task ends cancelled', async () => {
+    const t = await setup('2025-11-25');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const create = t.store.createTask.bind(t.store);
+    t.store.createTask = async (owner, ttlMs) => {
+      await gate;
+      return create(owner, ttlMs);
+    };
+    const stop = new AbortController();
+    const call = t.client
+      .request('tools/call', { name: 'work', arguments: {}, task: {} }, { signal: stop.signal })
+      .catch((e: unknown) => e);
+    await flush();
+    stop.abort();
+    await flush();
+    release();
+    await flush();
+    expect(t.work.signal).toBeUndefined(); // the work never ran
+    expect(t.store.list(t.server).map((task) => task.status)).toEqual(['cancelled']);
+    expect(t.sent.map((m) => m.method)).toContain('notifications/cancelled');
+    expect(t.received.filter((m) => m.id !== undefined)).toEqual([]); // no answer after the cancel
+    await call;
+  });
+
   it('2025-11-25: tasks are bound to their session: another endpoint on the same store cannot see or cancel them', async () => {
     const store = new TaskStore({ clock: new ManualClock() });
     const a = await setup('2025-11-25', store);
@@ -388,5 +415,75 @@ describe('serveTasks, 2026-07-28 tasks that ask for input', () => {
     }
     await expect(call).resolves.toEqual({ content: [{ type: 'text', text: 'round-2: for confirm~2' }] });
     expect(asked).toEqual(['confirm', 'name', 'confirm~2']);
+  });
+});
+
+describe('serveTasks, two instances on one store (rule 15)', () => {
+  async function pair() {
+    const store = new TaskStore({ clock: new ManualClock(), pollIntervalMs: 100 });
+    return { store, a: await setup('2026-07-28', store), b: await setup('2026-07-28', store) };
+  }
+
+  it('a task made on one instance is readable from the other before its CreateTaskResult goes out', async () => {
+    const { store, a, b } = await pair();
+    const create = store.createTask.bind(store);
+    let answeredBefore: boolean | undefined;
+    let seenFromB: unknown;
+    store.createTask = async (owner, ttlMs) => {
+      const task = await create(owner, ttlMs);
+      answeredBefore = a.received.some((m) => m.id !== undefined);
+      seenFromB = await b.client.request('tasks/get', declared({ taskId: task?.taskId }));
+      return task;
+    };
+    const created = (await a.client.request('tools/call', declared({ name: 'work', arguments: {} }))) as {
+      taskId: string;
+    };
+    expect(answeredBefore).toBe(false);
+    expect(seenFromB).toMatchObject({ taskId: created.taskId, status: 'working' });
+  });
+
+  it('tasks/cancel on the other instance stops the work where it runs', async () => {
+    const { a, b } = await pair();
+    const created = (await a.client.request('tools/call', declared({ name: 'work', arguments: {} }))) as {
+      taskId: string;
+    };
+    await flush();
+    await b.client.request('tasks/cancel', declared({ taskId: created.taskId }));
+    expect(a.work.signal?.aborted).toBe(true);
+    expect(b.work.signal).toBeUndefined();
+    await flush();
+    expect(await a.client.request('tasks/get', declared({ taskId: created.taskId }))).toMatchObject({
+      status: 'cancelled',
+    });
+  });
+
+  it('tasks/update on the other instance answers the work where it runs', async () => {
+    const { a, b } = await pair();
+    const work = askingWork();
+    serveTasks(a.server, a.store, work.handler);
+    const created = (await a.client.request('tools/call', declared({ name: 'ask', arguments: {} }))) as {
+      taskId: string;
+    };
+    await flush();
+    const fromB = (taskId: string) => b.client.request('tasks/get', declared({ taskId }));
+    expect(await fromB(created.taskId)).toMatchObject({
+      status: 'input_required',
+      inputRequests: { confirm: ask('Sure?') },
+    });
+    await b.client.request(
+      'tasks/update',
+      declared({
+        taskId: created.taskId,
+        inputResponses: { confirm: { action: 'accept', content: { v: 'b' } } },
+      }),
+    );
+    await flush();
+    expect(work.rounds[1]).toMatchObject({
+      inputResponses: { confirm: { content: { v: 'b' } } },
+      requestState: 'round-1',
+    });
+    expect(Object.keys(((await fromB(created.taskId)) as { inputRequests: object }).inputRequests)).toEqual([
+      'confirm~2',
+    ]);
   });
 });

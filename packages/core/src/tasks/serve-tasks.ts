@@ -1,4 +1,5 @@
 import type { CallToolResult } from '../client/client.js';
+import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import type { HandlerLimits, RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
@@ -8,6 +9,7 @@ import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import { checkInputRequired, isInputRequired } from '../mrtr/types.js';
+import { ServedTask } from './served-task.js';
 import { awaitTaskInput, deliverTaskInput } from './task-input.js';
 import {
   declaresTasksExtension,
@@ -16,7 +18,7 @@ import {
   TASKS_EXTENSION,
   type TaskFields,
 } from './task-state.js';
-import type { TaskRecord, TaskStore } from './task-store.js';
+import { ownerKeyOf, type SharedTaskStore, type TaskRecord } from './task-store.js';
 
 /** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
 const MISSING_CLIENT_CAPABILITY = -32021;
@@ -74,7 +76,9 @@ export interface ServeTasksOptions {
  * (2025-11-25) and `tasks/update` (2026-07-28). 2025-11-25 tasks keep the request's progress token until
  * they end [PG14] and send `notifications/tasks/status` on each change; 2026-07-28 tasks carry no progress
  * [T13], so the work's progress messages become the task's `statusMessage`. A cancel stops the work
- * through its signal. Tasks live in `store` (TTL, cap, owner binding).
+ * through its signal, on whichever instance it runs. Tasks live in `store` (TTL, cap, owner binding): the
+ * in-memory {@link TaskStore} for one process, or any {@link SharedTaskStore} that every instance behind a
+ * balancer shares; a task is in the store before its `CreateTaskResult` goes out.
  *
  * @example
  * ```ts
@@ -90,23 +94,29 @@ export interface ServeTasksOptions {
  */
 export function serveTasks(
   endpoint: Endpoint,
-  store: TaskStore,
+  store: SharedTaskStore,
   call: RequestHandler,
   options: ServeTasksOptions = {},
 ): void {
   const taskable = options.taskable ?? (() => true);
+  const poll = store.pollIntervalMs;
   // A session (stdio pipe, HTTP session) owns its 2025-11-25 tasks; 2026-07-28 requests have no session,
   // so their tasks are bound to nobody and found by their unguessable id alone.
-  const ownerOf = (revision: Revision): object | undefined => (isLegacy(revision) ? endpoint : undefined);
-  const find = (params: Record<string, unknown> | undefined, ctx: RequestContext): TaskRecord => {
+  const ownerOf = (revision: Revision): string | undefined =>
+    isLegacy(revision) ? ownerKeyOf(endpoint) : undefined;
+  const find = async (
+    params: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+  ): Promise<TaskRecord> => {
     if (!isLegacy(ctx.revision) && !declaresTasksExtension(ctx.meta)) throw missingCapability();
-    const record = store.get(ownerOf(ctx.revision), (params as TaskFields | undefined)?.taskId);
-    if (!record)
-      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+    const taskId = (params as TaskFields | undefined)?.taskId;
+    const record =
+      typeof taskId === 'string' ? await store.getTask(ownerOf(ctx.revision), taskId) : undefined;
+    if (!record) throw notFound();
     return record;
   };
 
-  endpoint.setRequestHandler('tools/call', (params, ctx) => {
+  endpoint.setRequestHandler('tools/call', async (params, ctx) => {
     const legacy = isLegacy(ctx.revision);
     // 2026-07-28: never a task for a request that did not declare the extension itself [T24].
     const asked = legacy
@@ -121,31 +131,44 @@ export function serveTasks(
       if (!legacy) return call(params, ctx); // the server decides: this one answers directly
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'this tool does not run as a task');
     }
-    if (store.full) throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many tasks; retry later');
     const requested = ((params as TaskFields | undefined)?.task as { ttl?: unknown } | undefined)?.ttl;
-    const record = store.create(ownerOf(ctx.revision), typeof requested === 'number' ? requested : undefined);
-    if (legacy) {
-      record.listeners.add((r) => {
-        // Progress reported before the end goes out before the terminal status, and none after [PG15].
-        if (isTerminalStatus(r.status)) ctx.endProgress();
-        endpoint.notify('notifications/tasks/status', view(r, ctx.revision, store));
-      });
+    const record = await store.createTask(
+      ownerOf(ctx.revision),
+      typeof requested === 'number' ? requested : undefined,
+    );
+    if (!record) throw new JsonRpcError(JsonRpcErrorCode.Overloaded, 'too many tasks; retry later');
+    const served = new ServedTask(record.taskId);
+    await served.watch(
+      store,
+      legacy
+        ? (task) => {
+            // Progress reported before the end goes out before the terminal status, and none after [PG15].
+            if (isTerminalStatus(task.status)) ctx.endProgress();
+            endpoint.notify('notifications/tasks/status', view(task, ctx.revision, poll));
+          }
+        : undefined,
+    );
+    if (ctx.signal.aborted) {
+      // Cancelled as a request while the store made the task: no answer goes, so no work may run (rule 3).
+      await store.finishTask(record.taskId, { status: 'cancelled', error: cancelledError() });
+      throw ctx.signal.reason;
     }
-    run(call, params, ctx, record, store);
+    run(call, params, ctx, served, store, endpoint.clock);
+    // The task is in the store, so any instance answers for it, before this result goes [rule 15].
     return legacy
-      ? { task: view(record, ctx.revision, store) }
-      : { ...view(record, ctx.revision, store), resultType: 'task' };
+      ? { task: view(record, ctx.revision, poll) }
+      : { ...view(record, ctx.revision, poll), resultType: 'task' };
   });
 
-  endpoint.setRequestHandler('tasks/get', (params, ctx) => {
-    const record = find(params, ctx);
-    const v = view(record, ctx.revision, store) as TaskFields;
+  endpoint.setRequestHandler('tasks/get', async (params, ctx) => {
+    const record = await find(params, ctx);
+    const v = view(record, ctx.revision, poll) as TaskFields;
     if (isLegacy(ctx.revision)) return v;
     // 2026-07-28 inlines the outcome in the task [T20].
     if (record.status === 'completed') v.result = record.result;
     if (record.status === 'failed') v.error = record.error;
     // Every request still outstanding, each time it is asked, until answered [T31].
-    if (record.status === 'input_required' && record.input) v.inputRequests = record.input.outstanding;
+    if (record.status === 'input_required' && record.inputRequests) v.inputRequests = record.inputRequests;
     return v;
   });
 
@@ -153,17 +176,30 @@ export function serveTasks(
     // Removed by the 2026-07-28 tasks extension, whose tasks/get inlines the outcome [T28].
     if (!isLegacy(ctx.revision))
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/result');
-    const record = find(params, ctx);
-    if (!isTerminalStatus(record.status)) await untilTerminal(record, ctx.signal); // it blocks [T23]
+    const found = await find(params, ctx);
+    // it blocks [T23]
+    const record = isTerminalStatus(found.status)
+      ? found
+      : await untilTerminal(store, ownerOf(ctx.revision), found.taskId, ctx.signal);
     if (record.error) throw new JsonRpcError(record.error.code, record.error.message, record.error.data);
     const result = (record.result ?? {}) as Record<string, unknown>;
     const meta = ((result as TaskFields)._meta ?? {}) as Record<string, unknown>;
     return { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
   });
 
-  endpoint.setRequestHandler('tasks/cancel', (params, ctx) => {
-    const record = find(params, ctx);
-    if (isTerminalStatus(record.status)) {
+  endpoint.setRequestHandler('tasks/cancel', async (params, ctx) => {
+    const found = await find(params, ctx);
+    // The task is `cancelled` before the response goes [T2], and stays so [T4]; the instance running its
+    // work sees the end through the store and aborts it.
+    const record = isTerminalStatus(found.status)
+      ? found
+      : ((await store.finishTask(found.taskId, {
+          status: 'cancelled',
+          error: cancelledError(),
+          statusMessage: 'The task was cancelled by request.',
+        })) ?? (await store.getTask(ownerOf(ctx.revision), found.taskId)));
+    if (!record) throw notFound();
+    if (record.status !== 'cancelled' || record === found) {
       // 2025-11-25: a terminal task may not be cancelled [T3]; 2026-07-28 acknowledges anyway [T15 T12].
       if (isLegacy(ctx.revision))
         throw new JsonRpcError(
@@ -172,24 +208,23 @@ export function serveTasks(
         );
       return {};
     }
-    // The task is `cancelled` before the response goes [T2], and stays so [T4].
-    store.finish(record, 'cancelled', undefined, cancelledError(), 'The task was cancelled by request.');
-    record.abort.abort(new Error('the task was cancelled by request'));
-    return isLegacy(ctx.revision) ? view(record, ctx.revision, store) : {};
+    return isLegacy(ctx.revision) ? view(record, ctx.revision, poll) : {};
   });
 
-  endpoint.setRequestHandler('tasks/list', (_params, ctx) => {
+  endpoint.setRequestHandler('tasks/list', async (_params, ctx) => {
     if (!isLegacy(ctx.revision))
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/list');
-    return { tasks: store.list(ownerOf(ctx.revision)).map((r) => view(r, ctx.revision, store)) };
+    const tasks = await store.listTasks(ownerOf(ctx.revision));
+    return { tasks: tasks.map((r) => view(r, ctx.revision, poll)) };
   });
 
-  endpoint.setRequestHandler('tasks/update', (params, ctx) => {
+  endpoint.setRequestHandler('tasks/update', async (params, ctx) => {
     if (isLegacy(ctx.revision))
       throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/update');
-    deliverTaskInput(
-      find(params, ctx),
+    const record = await find(params, ctx);
+    await deliverTaskInput(
       store,
+      record.taskId,
       (params as { inputResponses?: unknown } | undefined)?.inputResponses,
     );
     return {}; // an acknowledgement only; the status shows what came of it [T34]
@@ -203,16 +238,22 @@ function missingCapability(): JsonRpcError {
   });
 }
 
+function notFound(): JsonRpcError {
+  return new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+}
+
 /** Runs the work in the background, under the task's own signal; its outcome ends the task. */
 function run(
   call: RequestHandler,
   params: Record<string, unknown> | undefined,
   ctx: RequestContext,
-  record: TaskRecord,
-  store: TaskStore,
+  served: ServedTask,
+  store: SharedTaskStore,
+  clock: Clock,
 ): void {
   const legacy = isLegacy(ctx.revision);
-  const deadline = new DeadlineController({ clock: store.clock, parent: record.abort.signal });
+  const taskId = served.taskId;
+  const deadline = new DeadlineController({ clock, parent: served.abort.signal });
   const scopes: DeadlineController[] = [deadline];
   let roundParams = withoutTask(params);
   const contextOf = (scope: DeadlineController): RequestContext => ({
@@ -229,8 +270,9 @@ function run(
     // task's work asks by returning input_required instead.
     task: legacy
       ? {
-          taskId: record.taskId,
-          onInputWait: (waiting) => store.setStatus(record, waiting ? 'input_required' : 'working'),
+          taskId,
+          onInputWait: (waiting) =>
+            void store.updateTask(taskId, { status: waiting ? 'input_required' : 'working' }).catch(noop),
         }
       : undefined,
     deadline: scope,
@@ -238,7 +280,8 @@ function run(
       scope.touch();
       if (legacy) return ctx.progress(progress, total, message);
       // No progress on 2026-07-28 tasks [T13]: the requestor sees the step as the status message.
-      store.note(record, message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
+      const statusMessage = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
+      void store.updateTask(taskId, { statusMessage }).catch(noop);
       return true;
     },
     limit(limits: HandlerLimits) {
@@ -263,7 +306,7 @@ function run(
       if (round > TASK_INPUT_ROUNDS)
         throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'the task kept asking for input');
       const asked = checkInputRequired('tools/call', output);
-      const answers = await awaitTaskInput(record, store, asked, deadline.signal);
+      const answers = await awaitTaskInput(served, store, asked, deadline.signal);
       const { inputResponses: _i, requestState: _r, ...rest } = base ?? {};
       roundParams = {
         ...rest,
@@ -275,15 +318,19 @@ function run(
   work()
     .then(
       (result) => {
+        served.settled = true;
         // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [T21 T22].
         const failed = legacy && (result as CallToolResult | undefined)?.isError === true;
-        store.finish(record, failed ? 'failed' : 'completed', result);
+        return store.finishTask(taskId, { status: failed ? 'failed' : 'completed', result });
       },
       (error: unknown) => {
+        served.settled = true;
         const wire = errorResponseFor(0, error) as { error: JsonRpcErrorObject };
-        store.finish(record, 'failed', undefined, wire.error, wire.error.message);
+        const outcome = { status: 'failed', error: wire.error, statusMessage: wire.error.message } as const;
+        return store.finishTask(taskId, outcome);
       },
     )
+    .catch(noop) // a store that fails to record the end: the TTL ends the task
     .finally(() => {
       for (const scope of scopes) scope.dispose();
       ctx.endProgress();
@@ -298,24 +345,38 @@ function cancelledError(): JsonRpcErrorObject {
   return { code: -32800, message: 'the task was cancelled by request', data: { cause: 'CANCELLED' } };
 }
 
-function untilTerminal(record: TaskRecord, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onEnd = (r: TaskRecord): void => {
-      if (!isTerminalStatus(r.status)) return;
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    };
+/** The task once it has ended, wherever it ends; rejects when `signal` aborts or the task is gone. */
+async function untilTerminal(
+  store: SharedTaskStore,
+  owner: string | undefined,
+  taskId: string,
+  signal: AbortSignal,
+): Promise<TaskRecord> {
+  let unwatch: () => void = noop;
+  let onEnd: (task: TaskRecord | undefined) => void = noop;
+  const ended = new Promise<TaskRecord>((resolve, reject) => {
     const onAbort = (): void => {
-      record.listeners.delete(onEnd);
+      unwatch();
       reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    record.listeners.add(onEnd);
+    onEnd = (task) => {
+      if (task && !isTerminalStatus(task.status)) return;
+      signal.removeEventListener('abort', onAbort);
+      unwatch();
+      if (task) resolve(task);
+      else reject(notFound());
+    };
   });
+  ended.catch(noop); // the caller sees the rejection; this only keeps it from looking unhandled
+  unwatch = await store.watchTask(taskId, (task) => onEnd(task));
+  // It may have ended before the watch was in place.
+  onEnd(await store.getTask(owner, taskId));
+  return ended;
 }
 
 /** The task as the revision names its fields: `ttl`/`pollInterval`, or `ttlMs`/`pollIntervalMs`. */
-function view(record: TaskRecord, revision: Revision, store: TaskStore): Record<string, unknown> {
+function view(record: TaskRecord, revision: Revision, pollIntervalMs: number): Record<string, unknown> {
   const legacy = isLegacy(revision);
   return {
     taskId: record.taskId,
@@ -323,7 +384,7 @@ function view(record: TaskRecord, revision: Revision, store: TaskStore): Record<
     createdAt: record.createdAt,
     lastUpdatedAt: record.lastUpdatedAt,
     [legacy ? 'ttl' : 'ttlMs']: record.ttlMs,
-    [legacy ? 'pollInterval' : 'pollIntervalMs']: store.pollIntervalMs,
+    [legacy ? 'pollInterval' : 'pollIntervalMs']: pollIntervalMs,
     ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
   };
 }
@@ -333,3 +394,5 @@ function withoutTask(params: Record<string, unknown> | undefined): Record<string
   const { task: _task, ...rest } = params;
   return rest;
 }
+
+function noop(): void {}
