@@ -37,6 +37,7 @@ const KIND_BY_CAUSE: Record<CancelCode, EndKind> = {
   UPSTREAM_CLOSED: 'upstream-closed',
   SHUTDOWN: 'shutdown',
   SESSION_EXPIRED: 'session-expired',
+  UNSERIALIZABLE: 'error', // the call was never sent: an error of ours, not a cancel
 };
 
 /**

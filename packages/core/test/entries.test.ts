@@ -106,6 +106,7 @@ const REVIEWED: Record<string, string[]> = {
     'resultResponse',
     'revisionOfHeader',
     'type RouteOptions',
+    'type SendIntent',
     'SERVER_INFO_META_KEY',
     'type ServerHandshake',
     'type TaskContext',

@@ -15,7 +15,7 @@ import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
-import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
+import { hasTask, JsonRpcError, type JsonRpcMessage, metaOf, type ProgressFields } from './messages.js';
 
 /**
  * Options for one outbound request.
@@ -221,18 +221,19 @@ export class OutboundRequests {
         meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
         if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
       }
+      const message: JsonRpcMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
+      let text: string | undefined;
       try {
-        s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
+        text = JSON.stringify(message);
+        s.channel.write(message, options.related, { kind: 'request', id, method, revision, text });
       } catch (error) {
-        // The channel refused the write: the call can never be answered.
+        // Too deep, a cycle, a BigInt: the caller learns now, and nothing was written. Otherwise the
+        // channel refused the write: the call can never be answered. Either way no entry stays.
         this.#reject(
           pending,
-          new InflightError(
-            'UPSTREAM_CLOSED',
-            'the request could not be written',
-            { method },
-            { cause: error },
-          ),
+          text
+            ? new InflightError('UPSTREAM_CLOSED', 'the request could not be written', { method }, { cause: error })
+            : new InflightError('UNSERIALIZABLE', undefined, { method }, { cause: error }),
         );
       }
     });
@@ -379,7 +380,7 @@ export class OutboundRequests {
         : undefined;
     try {
       if (s.channel.cancelRequest) s.channel.cancelRequest(pending.id, notification);
-      else if (notification) s.channel.write(notification);
+      else if (notification) s.channel.write(notification, undefined, { kind: 'cancel', id: pending.id });
       events?.emit('cancel-sent', pending.id, pending.method, cause, how.value);
     } catch (error) {
       s.onError(error, `cancelling request ${JSON.stringify(pending.id)}`);

@@ -14,6 +14,7 @@ describe('InflightError codes and messages', () => {
       'UPSTREAM_CLOSED',
       'SHUTDOWN',
       'SESSION_EXPIRED',
+      'UNSERIALIZABLE',
     ]);
     for (const code of CANCEL_CODES) {
       const error = new InflightError(code);
@@ -77,6 +78,7 @@ describe('toJsonRpc', () => {
       UPSTREAM_CLOSED: -32000,
       SHUTDOWN: -32000,
       SESSION_EXPIRED: -32000,
+      UNSERIALIZABLE: -32019,
     };
     expect(JSONRPC_CODE_BY_CAUSE).toEqual(expected);
     for (const code of CANCEL_CODES) {

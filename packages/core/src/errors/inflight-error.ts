@@ -53,6 +53,7 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   UPSTREAM_CLOSED: 'the upstream connection closed',
   SHUTDOWN: 'shutting down',
   SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
+  UNSERIALIZABLE: 'the request could not be serialized as JSON',
 };
 
 /**

@@ -1,0 +1,1 @@
+export { Endpoint, serveLifecycle, connectLifecycle } from './packages/core/dist/index.js';
