@@ -12,12 +12,11 @@ import type { JsonRpcMessage } from './messages.js';
  *   listen stream the server ends: a cancel follows it [L11 CN3]); a 2025-11-25 `CreateTaskResult` sets
  *   `task`: that request's messages still come, on any stream [PT5].
  * - `progress`: progress of the peer's request `id`.
- * - `cancel`: the `notifications/cancelled` core's policy chose for our request `id` (written this way
- *   only by a channel without `cancelRequest`).
  * - `notification`: any other notification, about request `id` when there is one; `final` when it ends
  *   that request's stream (a server ending a listen stream: the response, then this [L11 CN3]).
  *
- * Three writes carry no intent: a 2025-03-26 batch (an array of responses answering one batch [J9]); an
+ * A cancel is carried out by `cancelRequest`; a channel without it is handed the notification with no
+ * intent. Three more writes carry none: a 2025-03-26 batch (an array of responses answering one batch [J9]); an
  * answer to input that named no request we serve (bad JSON, a duplicate id, an invalid message), which
  * belongs to no request's stream; and a notification the application sends (`Endpoint.notify`), which
  * belongs to the request `related` names, if any, and never ends its stream.
@@ -42,7 +41,6 @@ export type SendIntent =
     }
   | { readonly kind: 'response'; readonly id: RequestId; readonly open?: boolean; readonly task?: boolean }
   | { readonly kind: 'progress'; readonly id: RequestId }
-  | { readonly kind: 'cancel'; readonly id: RequestId }
   | { readonly kind: 'notification'; readonly id?: RequestId | undefined; readonly final?: boolean };
 
 /**
@@ -73,6 +71,12 @@ export interface Channel {
    * method core writes the notification with `write`, and a close-stream cancel has nothing to close.
    */
   cancelRequest?(id: RequestId, notification: JsonRpcMessage | undefined): void;
+  /**
+   * Our request `id` ended (answered, failed, cancelled, timed out): nothing more is awaited for it, so a
+   * transport stops reading its reply. Called before `cancelRequest`, which carries out a cancel; a channel
+   * aborts nothing here.
+   */
+  settled?(id: RequestId): void;
   /**
    * An inbound request ended with no response and none will follow (the peer cancelled it, a cancel came
    * before it, its stream was dropped) [CN9]. HTTP ends that request's stream here; stdio has nothing to do.

@@ -380,7 +380,7 @@ export class OutboundRequests {
         : undefined;
     try {
       if (s.channel.cancelRequest) s.channel.cancelRequest(pending.id, notification);
-      else if (notification) s.channel.write(notification, undefined, { kind: 'cancel', id: pending.id });
+      else if (notification) s.channel.write(notification);
       events?.emit('cancel-sent', pending.id, pending.method, cause, how.value);
     } catch (error) {
       s.onError(error, `cancelling request ${JSON.stringify(pending.id)}`);
@@ -397,7 +397,7 @@ export class OutboundRequests {
    */
   #hold(pending: Pending, result: unknown): void {
     pending.done = true;
-    this.#byId.delete(pending.id);
+    if (this.#byId.delete(pending.id)) this.settings.channel.settled?.(pending.id);
     this.#ended(pending, 'result', undefined);
     this.#held.set(pending.id, pending);
     pending.taskRoute?.onCreated(() => this.#release(pending));
@@ -425,7 +425,7 @@ export class OutboundRequests {
   /** Removes a call (or a held task) from the tables and releases its route, deadline and signal link. */
   #settle(pending: Pending): void {
     pending.done = true;
-    this.#byId.delete(pending.id);
+    if (this.#byId.delete(pending.id)) this.settings.channel.settled?.(pending.id);
     pending.route?.close();
     pending.deadline.dispose();
     pending.unlink();
