@@ -36,7 +36,10 @@ describe('a request that cannot be serialized, over HTTP', () => {
       }
       expect(wire.length).toBe(posted);
       expect(client.endpoint.stats).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
-      const result = await client.request('tools/call', { name: 'work', arguments: { steps: 1, intervalMs: 1 } });
+      const result = await client.request('tools/call', {
+        name: 'work',
+        arguments: { steps: 1, intervalMs: 1 },
+      });
       expect(result).toMatchObject({ content: [{ type: 'text', text: 'done 1' }] });
       await client.close();
     },

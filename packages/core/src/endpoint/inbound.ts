@@ -134,7 +134,8 @@ export class InboundRequests {
       entry.route = s.progressRelay.open({
         token,
         revision,
-        send: (p) => s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
+        send: (p) =>
+          s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
       });
     }
     this.#entries.set(id, entry);
@@ -311,7 +312,11 @@ export class InboundRequests {
       this.settings.onError(error, `writing the response to request ${JSON.stringify(id)}`);
       if (!('result' in message)) return;
       try {
-        channel.write(errorResponse(id, JsonRpcErrorCode.InternalError, 'the result could not be sent'), id, intent);
+        channel.write(
+          errorResponse(id, JsonRpcErrorCode.InternalError, 'the result could not be sent'),
+          id,
+          intent,
+        );
       } catch (second) {
         this.settings.onError(second, `writing an error for request ${JSON.stringify(id)}`);
       }

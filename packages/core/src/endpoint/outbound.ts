@@ -232,7 +232,12 @@ export class OutboundRequests {
         this.#reject(
           pending,
           text
-            ? new InflightError('UPSTREAM_CLOSED', 'the request could not be written', { method }, { cause: error })
+            ? new InflightError(
+                'UPSTREAM_CLOSED',
+                'the request could not be written',
+                { method },
+                { cause: error },
+              )
             : new InflightError('UNSERIALIZABLE', undefined, { method }, { cause: error }),
         );
       }

@@ -189,7 +189,11 @@ export class Listeners {
         id: stream.id,
         open: true,
       });
-      const end = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: stream.id, reason: why } };
+      const end = {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: stream.id, reason: why },
+      };
       target.channel.write(end, stream.id, { kind: 'notification', id: stream.id, final: true });
       // The handler ends with no response of its own (it was written above); HTTP closes the stream here.
       target.abortInbound(stream.id, new InflightError('SHUTDOWN', why), true);

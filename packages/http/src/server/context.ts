@@ -1,4 +1,4 @@
-import type { Endpoint, RequestId, Revision } from '@mcp-inflight/core';
+import type { Endpoint, Revision } from '@mcp-inflight/core';
 import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';

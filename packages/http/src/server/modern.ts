@@ -107,7 +107,9 @@ export async function serveModern(
         // Core says what ends the stream: the response, or, for a listen stream the server ends, the
         // `notifications/cancelled` written right after its response [L11 CN3].
         const ends =
-          intent?.kind === 'response' ? intent.open !== true : intent?.kind === 'notification' && intent.final === true;
+          intent?.kind === 'response'
+            ? intent.open !== true
+            : intent?.kind === 'notification' && intent.final === true;
         stream.send(message, ends);
       },
       // Ended with no response (its stream closed, or the application aborted it): nothing more comes.

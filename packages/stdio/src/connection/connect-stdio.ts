@@ -64,12 +64,17 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     maxInFlight,
   );
   /** Carries out what core decided about each message (its {@link SendIntent}); it never reads the message. */
-  const write = (message: JsonRpcMessage | JsonRpcMessage[], _related?: RequestId, intent?: SendIntent): void => {
+  const write = (
+    message: JsonRpcMessage | JsonRpcMessage[],
+    _related?: RequestId,
+    intent?: SendIntent,
+  ): void => {
     if (reason) return;
     // A response (or a batch of them) may have freed a slot for a waiting request.
     if (intent === undefined || intent.kind === 'response') gate.release();
     let line: string;
-    if (intent?.kind === 'request') line = intent.text; // serialized once by core, which refused what could not be
+    if (intent?.kind === 'request')
+      line = intent.text; // serialized once by core, which refused what could not be
     else {
       try {
         line = JSON.stringify(message);
