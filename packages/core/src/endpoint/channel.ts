@@ -12,8 +12,8 @@ import type { JsonRpcMessage } from './messages.js';
  *   listen stream the server ends: a cancel follows it [L11 CN3]); a 2025-11-25 `CreateTaskResult` sets
  *   `task`: that request's messages still come, on any stream [PT5].
  * - `progress`: progress of the peer's request `id`.
- * - `notification`: any other notification, about request `id` when there is one; `final` when it ends
- *   that request's stream (a server ending a listen stream: the response, then this [L11 CN3]).
+ * - `notification`: a notification core writes about request `id`; `final` when it ends that request's
+ *   stream (the cancel after the response of a listen stream the server ends [L11 CN3]).
  *
  * A cancel is carried out by `cancelRequest`; a channel without it is handed the notification with no
  * intent. Three more writes carry none: a 2025-03-26 batch (an array of responses answering one batch [J9]); an
