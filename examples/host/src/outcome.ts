@@ -38,6 +38,7 @@ const KIND_BY_CAUSE: Record<CancelCode, EndKind> = {
   UPSTREAM_UNAVAILABLE: 'upstream-closed',
   SHUTDOWN: 'shutdown',
   SESSION_EXPIRED: 'session-expired',
+  UNSERIALIZABLE: 'error', // the call was never sent: an error of ours, not a cancel
 };
 
 /**

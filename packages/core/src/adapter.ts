@@ -12,7 +12,7 @@ export type { LifecycleHooks } from './client/connect-lifecycle.js';
 export type { ServerHandshake } from './client/handshake.js';
 export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
 export { pause } from './clock/pause.js';
-export type { Channel } from './endpoint/channel.js';
+export type { Channel, SendIntent } from './endpoint/channel.js';
 export type { TaskContext } from './endpoint/context.js';
 export { batchTooLarge } from './endpoint/endpoint.js';
 export type { Direction, Outcome } from './endpoint/events.js';

@@ -108,6 +108,7 @@ const REVIEWED: Record<string, string[]> = {
     'resultResponse',
     'revisionOfHeader',
     'type RouteOptions',
+    'type SendIntent',
     'SERVER_INFO_META_KEY',
     'type ServerHandshake',
     'type TaskContext',

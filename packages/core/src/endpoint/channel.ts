@@ -1,5 +1,47 @@
+import type { Revision } from '../eras/eras.js';
 import type { RequestId } from '../schemas/types.js';
 import type { JsonRpcMessage } from './messages.js';
+
+/**
+ * What core decided about a message it hands a {@link Channel}, so a transport carries it out without
+ * looking inside: which request it belongs to and whether it ends that request's stream.
+ *
+ * - `request`: our outbound request; `id` is its id, `text` the message as JSON (serialized once by core,
+ *   which rejects the caller itself when that fails, so a channel is never handed what cannot be written).
+ * - `response`: the answer to the peer's request `id`, which ends that request's stream unless `open` (a
+ *   listen stream the server ends: a cancel follows it [L11 CN3]); a 2025-11-25 `CreateTaskResult` sets
+ *   `task`: that request's messages still come, on any stream [PT5].
+ * - `progress`: progress of the peer's request `id`.
+ * - `notification`: a notification core writes about request `id`; `final` when it ends that request's
+ *   stream (the cancel after the response of a listen stream the server ends [L11 CN3]).
+ *
+ * A cancel is carried out by `cancelRequest`; a channel without it is handed the notification with no
+ * intent. Three more writes carry none: a 2025-03-26 batch (an array of responses answering one batch [J9]); an
+ * answer to input that named no request we serve (bad JSON, a duplicate id, an invalid message), which
+ * belongs to no request's stream; and a notification the application sends (`Endpoint.notify`), which
+ * belongs to the request `related` names, if any, and never ends its stream.
+ *
+ * @example
+ * ```ts
+ * import type { Channel, SendIntent } from '@mcp-inflight/core/adapter';
+ * const lines: string[] = [];
+ * const channel: Channel = {
+ *   write: (message, _related, intent?: SendIntent) =>
+ *     void lines.push(intent?.kind === 'request' ? intent.text : JSON.stringify(message)),
+ * };
+ * ```
+ */
+export type SendIntent =
+  | {
+      readonly kind: 'request';
+      readonly id: RequestId;
+      readonly method: string;
+      readonly revision: Revision;
+      readonly text: string;
+    }
+  | { readonly kind: 'response'; readonly id: RequestId; readonly open?: boolean; readonly task?: boolean }
+  | { readonly kind: 'progress'; readonly id: RequestId }
+  | { readonly kind: 'notification'; readonly id?: RequestId | undefined; readonly final?: boolean };
 
 /**
  * Where an {@link Endpoint} writes. Adapters implement it: stdio writes one line per message; HTTP
@@ -18,10 +60,10 @@ import type { JsonRpcMessage } from './messages.js';
 export interface Channel {
   /**
    * Writes one message (or a 2025-03-26 batch array). `related` is the id of the inbound request the
-   * message belongs to (its progress, its response); HTTP uses it to pick that request's stream, and a
-   * response whose id equals `related` ends that stream.
+   * message belongs to (its progress, its response), as before; `intent` is what core decided about it
+   * ({@link SendIntent}): act on it rather than read the message.
    */
-  write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void;
+  write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId, intent?: SendIntent): void;
   /**
    * Carries out the cancel of an outbound request that core's policy chose: send `notification` (stdio,
    * legacy HTTP [CN25]), or, when it is undefined, close that request's response stream and send nothing
@@ -29,6 +71,12 @@ export interface Channel {
    * method core writes the notification with `write`, and a close-stream cancel has nothing to close.
    */
   cancelRequest?(id: RequestId, notification: JsonRpcMessage | undefined): void;
+  /**
+   * Our request `id` ended (answered, failed, cancelled, timed out): nothing more is awaited for it, so a
+   * transport stops reading its reply. Called before `cancelRequest`, which carries out a cancel; a channel
+   * aborts nothing here.
+   */
+  settled?(id: RequestId): void;
   /**
    * An inbound request ended with no response and none will follow (the peer cancelled it, a cancel came
    * before it, its stream was dropped) [CN9]. HTTP ends that request's stream here; stdio has nothing to do.

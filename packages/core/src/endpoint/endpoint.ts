@@ -499,7 +499,12 @@ export class Endpoint {
     if (batch) {
       batch.expect();
       batch.add(message);
-    } else this.channel.write(message, related);
+    } else
+      this.channel.write(
+        message,
+        related,
+        related === undefined ? undefined : { kind: 'response', id: related },
+      );
   }
 
   #onRequest(

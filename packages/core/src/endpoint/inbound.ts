@@ -10,7 +10,7 @@ import { isTokenOrId } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
 import type { BatchCollector } from './batch.js';
-import type { Channel } from './channel.js';
+import type { Channel, SendIntent } from './channel.js';
 import type { HandlerLimits, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
 import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
@@ -130,10 +130,12 @@ export class InboundRequests {
     const mayProgress =
       isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
     if (mayProgress) {
+      const intent: SendIntent = { kind: 'progress', id }; // one per request, none per notification
       entry.route = s.progressRelay.open({
         token,
         revision,
-        send: (p) => s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id),
+        send: (p) =>
+          s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
       });
     }
     this.#entries.set(id, entry);
@@ -209,7 +211,8 @@ export class InboundRequests {
           if (route && taskAugmented) {
             if (!route.settle(result)) taskRoutes.add(route);
           } else route?.finish();
-          this.#reply(batch, id, resultResponse(id, withResultType(result, revision)));
+          const task = taskAugmented && hasTask(result);
+          this.#reply(batch, id, resultResponse(id, withResultType(result, revision)), task);
         },
         (error: unknown) => {
           // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
@@ -301,17 +304,22 @@ export class InboundRequests {
     this.settings.hub.events?.emit('late', 'result', id);
   }
 
-  #reply(batch: BatchCollector | undefined, id: RequestId, message: JsonRpcMessage): void {
+  #reply(batch: BatchCollector | undefined, id: RequestId, message: JsonRpcMessage, task = false): void {
     if (batch) return batch.add(message);
     const channel = this.settings.channel;
+    const intent: SendIntent = { kind: 'response', id, task };
     try {
-      channel.write(message, id);
+      channel.write(message, id, intent);
     } catch (error) {
       // A result the channel cannot write (a BigInt, a cycle) still gets an answer [rule 10].
       this.settings.onError(error, `writing the response to request ${JSON.stringify(id)}`);
       if (!('result' in message)) return;
       try {
-        channel.write(errorResponse(id, JsonRpcErrorCode.InternalError, 'the result could not be sent'), id);
+        channel.write(
+          errorResponse(id, JsonRpcErrorCode.InternalError, 'the result could not be sent'),
+          id,
+          intent,
+        );
       } catch (second) {
         this.settings.onError(second, `writing an error for request ${JSON.stringify(id)}`);
       }

@@ -16,7 +16,7 @@ import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.
 import { TokenRegistry } from '../tokens/token-registry.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
-import { hasTask, JsonRpcError, metaOf, type ProgressFields } from './messages.js';
+import { hasTask, JsonRpcError, type JsonRpcMessage, metaOf, type ProgressFields } from './messages.js';
 
 /**
  * Options for one outbound request.
@@ -246,18 +246,24 @@ export class OutboundRequests {
         meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
         if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
       }
+      const message: JsonRpcMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
+      let text: string | undefined;
       try {
-        s.channel.write({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, options.related);
+        text = JSON.stringify(message);
+        s.channel.write(message, options.related, { kind: 'request', id, method, revision, text });
       } catch (error) {
-        // The channel refused the write: the call can never be answered.
+        // Too deep, a cycle, a BigInt: the caller learns now, and nothing was written. Otherwise the
+        // channel refused the write: the call can never be answered. Either way no entry stays.
         this.#reject(
           pending,
-          new InflightError(
-            'UPSTREAM_CLOSED',
-            'the request could not be written',
-            { method },
-            { cause: error },
-          ),
+          text
+            ? new InflightError(
+                'UPSTREAM_CLOSED',
+                'the request could not be written',
+                { method },
+                { cause: error },
+              )
+            : new InflightError('UNSERIALIZABLE', undefined, { method }, { cause: error }),
         );
       }
     });
@@ -419,7 +425,7 @@ export class OutboundRequests {
    */
   #hold(pending: Pending, result: unknown): void {
     pending.done = true;
-    this.#byId.delete(pending.id);
+    if (this.#byId.delete(pending.id)) this.settings.channel.settled?.(pending.id);
     this.#ended(pending, 'result', undefined);
     this.#held.set(pending.id, pending);
     pending.taskRoute?.onCreated(() => this.#release(pending));
@@ -447,7 +453,7 @@ export class OutboundRequests {
   /** Removes a call (or a held task) from the tables and releases its route, deadline and signal link. */
   #settle(pending: Pending): void {
     pending.done = true;
-    this.#byId.delete(pending.id);
+    if (this.#byId.delete(pending.id)) this.settings.channel.settled?.(pending.id);
     if (pending.token !== undefined) this.#tokens.release(pending.token);
     pending.route?.close();
     pending.deadline.dispose();

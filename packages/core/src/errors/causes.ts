@@ -1,6 +1,8 @@
 /**
  * Why a request stopped before its result. Causes are data: each maps to a local error code, an honest
  * wire `reason` for `notifications/cancelled`, and a JSON-RPC error for whoever waits on the call.
+ * `UNSERIALIZABLE` is the one cause that is not a cancel: the request could not be written as JSON (too
+ * deep, a cycle, a BigInt), so it never left and nothing is cancelled on the wire.
  *
  * @example
  * ```ts
@@ -28,7 +30,8 @@ export type CancelCode =
   | 'UPSTREAM_CLOSED'
   | 'UPSTREAM_UNAVAILABLE'
   | 'SHUTDOWN'
-  | 'SESSION_EXPIRED';
+  | 'SESSION_EXPIRED'
+  | 'UNSERIALIZABLE';
 
 /**
  * Every cancellation cause, in a stable order.
@@ -48,6 +51,7 @@ export const CANCEL_CODES: readonly CancelCode[] = [
   'UPSTREAM_UNAVAILABLE',
   'SHUTDOWN',
   'SESSION_EXPIRED',
+  'UNSERIALIZABLE',
 ];
 
 /**
@@ -56,7 +60,9 @@ export const CANCEL_CODES: readonly CancelCode[] = [
  * -32001 for both timeouts (what existing hosts already read as "timed out"), -32800 for a caller's own
  * cancel (never the timeout code: a user's stop is not a timeout), -32000 for a connection that went away
  * (and for an HTTP session that expired with no contact from its client, which is a lost peer too).
- * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart.
+ * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart. A request that
+ * could not be serialized (too deep, a cycle, a BigInt; never sent) is ours, -32019: it is neither a
+ * lost connection nor a cancel, and a proxy answers its host with the same code.
  *
  * @example
  * ```ts
@@ -74,6 +80,7 @@ export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   UPSTREAM_UNAVAILABLE: -32000,
   SHUTDOWN: -32000,
   SESSION_EXPIRED: -32000,
+  UNSERIALIZABLE: -32019,
 };
 
 /**

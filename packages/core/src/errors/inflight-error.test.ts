@@ -15,6 +15,7 @@ describe('InflightError codes and messages', () => {
       'UPSTREAM_UNAVAILABLE',
       'SHUTDOWN',
       'SESSION_EXPIRED',
+      'UNSERIALIZABLE',
     ]);
     for (const code of CANCEL_CODES) {
       const error = new InflightError(code);
@@ -79,6 +80,7 @@ describe('toJsonRpc', () => {
       UPSTREAM_UNAVAILABLE: -32000,
       SHUTDOWN: -32000,
       SESSION_EXPIRED: -32000,
+      UNSERIALIZABLE: -32019,
     };
     expect(JSONRPC_CODE_BY_CAUSE).toEqual(expected);
     for (const code of CANCEL_CODES) {

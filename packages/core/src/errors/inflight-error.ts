@@ -54,6 +54,7 @@ const DEFAULT_MESSAGES: Record<CancelCode, string> = {
   UPSTREAM_UNAVAILABLE: 'the upstream is not ready',
   SHUTDOWN: 'shutting down',
   SESSION_EXPIRED: 'the HTTP session expired with no contact from its client',
+  UNSERIALIZABLE: 'the request could not be serialized as JSON',
 };
 
 /**

@@ -184,13 +184,24 @@ export class Listeners {
       const target = stream.endpoint;
       if (target.closed) continue;
       const meta = { [SUBSCRIPTION_ID_META_KEY]: stream.id };
-      target.channel.write(resultResponse(stream.id, { resultType: 'complete', _meta: meta }), stream.id);
+      // The stream stays open for the cancel that follows, which ends it [L11 CN3].
+      target.channel.write(resultResponse(stream.id, { resultType: 'complete', _meta: meta }), stream.id, {
+        kind: 'response',
+        id: stream.id,
+        open: true,
+      });
       // A 2026-07-28 server sends notifications/cancelled only to end a listen stream [CN6]: the policy says so.
       if (
         eraCancelPolicy(MODERN_REVISION, target.transport).maySendCancelled('server', 'subscriptions/listen')
           .value
-      )
-        target.notify('notifications/cancelled', { requestId: stream.id, reason: why }, stream.id);
+      ) {
+        const end = {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: stream.id, reason: why },
+        };
+        target.channel.write(end, stream.id, { kind: 'notification', id: stream.id, final: true });
+      }
       // The handler ends with no response of its own (it was written above); HTTP closes the stream here.
       target.abortInbound(stream.id, new InflightError('SHUTDOWN', why), true);
     }

@@ -6,7 +6,7 @@ import {
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
-import { type Channel, type JsonRpcMessage, metaVersionOf } from '@mcp-inflight/core/adapter';
+import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';
@@ -30,6 +30,15 @@ export interface HttpChannelOptions {
   renewSession: (stale: string) => Promise<void>;
 }
 
+/** One request's POST: what the transport must hold (its fetch's abort) and core's word on whether it is awaited. */
+interface Exchange {
+  readonly controller: AbortController;
+  /** Core still awaits this request's response; `settled` clears it (answered, failed, cancelled). */
+  open: boolean;
+}
+
+type RequestIntent = Extract<SendIntent, { kind: 'request' }>;
+
 /**
  * The client's {@link Channel} over Streamable HTTP: each request is its own POST whose reply (JSON, or SSE
  * of progress then the response) feeds the endpoint; notifications and responses are POSTs answered 202.
@@ -45,10 +54,9 @@ export class HttpChannel implements Channel {
   /** The latest SSE `retry` the server sent on a reply stream: its advice for a reconnection [H18]. */
   retryMs: number | undefined;
   #options: HttpChannelOptions;
-  #inflight = new Map<RequestId, AbortController>();
+  /** Requests whose POST is open, keyed by core's id; the only per-request state kept here. */
+  #exchanges = new Map<RequestId, Exchange>();
   #all = new Set<AbortController>();
-  /** Requests we cancelled with the legacy notification: their streams are no longer awaited. */
-  #cancelled = new Set<RequestId>();
   /** Notification and response POSTs the endpoint wrote that have not been answered yet. */
   #sending = new Set<Promise<void>>();
   /** The latest session renewal, shared by every request that found that session gone. */
@@ -63,10 +71,16 @@ export class HttpChannel implements Channel {
     return this.#options.fetch;
   }
 
-  write(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    if (!Array.isArray(message) && message.method !== undefined && message.id !== undefined)
-      return void this.#exchange(message);
+  /** A request (core says so in `intent`) is its own POST; anything else is posted in the background. */
+  write(message: JsonRpcMessage | JsonRpcMessage[], _related?: RequestId, intent?: SendIntent): void {
+    if (intent?.kind === 'request') return void this.#exchange(message as JsonRpcMessage, intent);
     this.#postInBackground(message);
+  }
+
+  /** Core no longer awaits request `id`: its reply is not read further nor resumed (a cancel comes apart). */
+  settled(id: RequestId): void {
+    const exchange = this.#exchanges.get(id);
+    if (exchange) exchange.open = false;
   }
 
   /**
@@ -76,7 +90,6 @@ export class HttpChannel implements Channel {
    */
   cancelRequest(id: RequestId, notification: JsonRpcMessage | undefined): void {
     if (!notification) return this.#closeStream(id);
-    if (this.#inflight.has(id)) this.#cancelled.add(id);
     this.#postInBackground(notification, () => this.#closeStream(id));
   }
 
@@ -92,9 +105,9 @@ export class HttpChannel implements Channel {
   }
 
   #closeStream(id: RequestId): void {
-    const controller = this.#inflight.get(id);
-    this.#inflight.delete(id);
-    controller?.abort(new Error('the request was cancelled'));
+    const exchange = this.#exchanges.get(id);
+    this.#exchanges.delete(id);
+    exchange?.controller.abort(new Error('the request was cancelled'));
   }
 
   /** POSTs a notification or response; resolves on 2xx, rejects otherwise. */
@@ -125,7 +138,7 @@ export class HttpChannel implements Channel {
   abortAll(): void {
     for (const controller of this.#all) controller.abort(new Error('the client closed'));
     this.#all.clear();
-    this.#inflight.clear();
+    this.#exchanges.clear();
   }
 
   /** Request headers: the legacy session's, or the 2026-07-28 mirrored ones [H39 H44 H45]. */
@@ -138,6 +151,7 @@ export class HttpChannel implements Channel {
     message: JsonRpcMessage | JsonRpcMessage[],
     signal: AbortSignal,
     lastEventId?: string,
+    text?: string,
   ): RequestInit {
     if (method === 'GET') {
       const headers = this.headersFor({}, 'text/event-stream');
@@ -146,20 +160,20 @@ export class HttpChannel implements Channel {
     }
     const headers = this.headersFor(message, 'application/json, text/event-stream');
     headers.set('content-type', 'application/json');
-    return { method, headers, body: JSON.stringify(message), signal };
+    return { method, headers, body: text ?? JSON.stringify(message), signal };
   }
 
-  async #exchange(message: JsonRpcMessage): Promise<void> {
-    const id = message.id as RequestId;
+  async #exchange(message: JsonRpcMessage, intent: RequestIntent): Promise<void> {
+    const { id } = intent;
     const controller = this.#track(new AbortController());
-    this.#inflight.set(id, controller);
-    const state = { answered: false };
-    const legacy = metaVersionOf(message) !== MODERN_REVISION;
+    const exchange: Exchange = { controller, open: true };
+    this.#exchanges.set(id, exchange);
+    const legacy = intent.revision !== MODERN_REVISION;
     try {
-      const response = await this.#send(message, controller, legacy);
+      const response = await this.#send(message, intent, exchange, legacy);
       if (!response) return;
       const session = response.headers.get('mcp-session-id');
-      if (message.method === 'initialize' && session) this.sessionId = session;
+      if (intent.method === 'initialize' && session) this.sessionId = session;
       if (!response.ok) return await this.#refused(id, response);
       const type = mediaTypeOf(response);
       if (type === 'text/event-stream' && response.body) {
@@ -171,32 +185,31 @@ export class HttpChannel implements Channel {
           signal: controller.signal,
           resume: (lastEventId) =>
             this.#options.fetch(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
-          onValue: (value) => this.#deliver(id, value, state),
-          finished: () => state.answered || this.#cancelled.has(id),
+          onValue: (value) => this.#options.endpoint().receive(value),
+          finished: () => !exchange.open,
           onRetry: (ms) => {
             this.retryMs = ms;
           },
         });
-        if (failure) this.#fail(id, controller, failure);
+        if (failure) this.#fail(id, exchange, failure);
         return;
       }
       if (type === 'application/json') {
-        this.#deliver(id, await response.json(), state);
-        if (!state.answered) this.#fail(id, controller, 'the JSON reply did not carry the response');
+        this.#options.endpoint().receive(await response.json());
+        this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }
       await response.body?.cancel().catch(() => {});
       this.#fail(
         id,
-        controller,
+        exchange,
         `the server answered ${response.status} with ${type || 'no body'} instead of a response`,
       );
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      this.#fail(id, controller, `the request failed: ${why}`, { network: true });
+      this.#fail(id, exchange, `the request failed: ${why}`, { network: true });
     } finally {
-      if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
-      this.#cancelled.delete(id);
+      if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
       this.#all.delete(controller);
     }
   }
@@ -208,34 +221,32 @@ export class HttpChannel implements Channel {
    */
   async #send(
     message: JsonRpcMessage,
-    controller: AbortController,
+    intent: RequestIntent,
+    exchange: Exchange,
     legacy: boolean,
   ): Promise<Response | undefined> {
-    const id = message.id as RequestId;
+    const { id } = intent;
+    const { controller } = exchange;
     for (let renewed = false; ; renewed = true) {
-      const session = legacy && message.method !== 'initialize' ? this.sessionId : undefined;
+      const session = legacy && intent.method !== 'initialize' ? this.sessionId : undefined;
       const response = await this.#options.fetch(
         this.#options.url,
-        this.#init('POST', message, controller.signal),
+        this.#init('POST', message, controller.signal, undefined, intent.text),
       );
       if (response.status !== 404 || session === undefined) return response;
       await response.body?.cancel().catch(() => {});
       if (renewed) {
-        this.#fail(
-          id,
-          controller,
-          `the server answered 404 for session ${session} too, right after it began`,
-        );
+        this.#fail(id, exchange, `the server answered 404 for session ${session} too, right after it began`);
         return undefined;
       }
       try {
         await this.#renew(session);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        this.#fail(id, controller, `the server ended the session (404) and a new one failed: ${why}`);
+        this.#fail(id, exchange, `the server ended the session (404) and a new one failed: ${why}`);
         return undefined;
       }
-      if (controller.signal.aborted || this.#cancelled.has(id)) return undefined;
+      if (controller.signal.aborted || !exchange.open) return undefined;
     }
   }
 
@@ -249,28 +260,15 @@ export class HttpChannel implements Channel {
     return done;
   }
 
-  #deliver(id: RequestId, value: unknown, state: { answered: boolean }): void {
-    const messages = Array.isArray(value) ? value : [value];
-    for (const m of messages as JsonRpcMessage[]) {
-      if (m && m.id === id && m.method === undefined) state.answered = true;
-    }
-    this.#options.endpoint().receive(value);
-  }
-
   /** A non-2xx answer to a request: its JSON-RPC error, or one made from the status. */
   async #refused(id: RequestId, response: Response): Promise<void> {
     const error = await refusalError(response);
     this.#options.endpoint().receive({ jsonrpc: '2.0', id, error });
   }
 
-  /** Ends a request that will get no response, unless it was already ended by us (cancel, close). */
-  #fail(
-    id: RequestId,
-    controller: AbortController,
-    message: string,
-    data: Record<string, unknown> = {},
-  ): void {
-    if (controller.signal.aborted || this.#cancelled.has(id)) return;
+  /** Ends a request that will get no response, unless core already ended it (answered, cancelled, closed). */
+  #fail(id: RequestId, exchange: Exchange, message: string, data: Record<string, unknown> = {}): void {
+    if (exchange.controller.signal.aborted || !exchange.open) return;
     // No answer can come: the upstream is gone for this call (the same cause a closed stdio pipe gives).
     const detail = Object.keys(data).length > 0 ? ` (${JSON.stringify(data)})` : '';
     this.#options

@@ -1,5 +1,5 @@
-import type { Endpoint, RequestId, Revision } from '@mcp-inflight/core';
-import { hasTask, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { Endpoint, Revision } from '@mcp-inflight/core';
+import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
 
@@ -111,19 +111,9 @@ export function acceptsOf(request: Request): Accepts {
   };
 }
 
-/** Whether `message` is the response to request `id`. */
-export function isResponseTo(message: JsonRpcMessage, id: RequestId): boolean {
-  return message.method === undefined && message.id === id && ('result' in message || 'error' in message);
-}
-
 /** The JSON-RPC error code of a response, if it is an error. */
 export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number | undefined {
   if (Array.isArray(message)) return undefined;
   const error = message.error as { code?: unknown } | undefined;
   return typeof error?.code === 'number' ? error.code : undefined;
-}
-
-/** Whether `message` answers a task-augmented request with a `CreateTaskResult` (2025-11-25 tasks) [PT5]. */
-export function isCreateTaskResult(message: JsonRpcMessage): boolean {
-  return hasTask(message.result);
 }

@@ -7,7 +7,7 @@ import {
 } from '@mcp-inflight/core';
 import { classify } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
-import { acceptsOf, errorCodeOf, isResponseTo, type ServeContext } from './context.js';
+import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
 import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
@@ -62,7 +62,6 @@ export async function serveModern(
   if (refusal) return refusal;
 
   const { id, method } = c;
-  const listen = method === 'subscriptions/listen';
   const accepts = acceptsOf(request);
   let endpoint: Endpoint | undefined;
   const stream = new ResponseStream({
@@ -105,16 +104,16 @@ export async function serveModern(
     progressRelay: options.progressRelay,
     ...options.endpoint,
     channel: {
-      write(message, related) {
+      write(message, related, intent) {
         // Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
         if (related !== id || Array.isArray(message)) return void stats.droppedMessages++;
-        const response = isResponseTo(message, id);
-        // A listen stream's graceful end is its response and then `notifications/cancelled` [L11 CN3]:
-        // the stream stays open for that one message, written right after, and closes after it.
-        if (response && listen && 'result' in message) {
-          stream.send(message, false);
-          queueMicrotask(() => stream.end());
-        } else stream.send(message, response);
+        // Core says what ends the stream: the response, or, for a listen stream the server ends, the
+        // `notifications/cancelled` written right after its response [L11 CN3].
+        const ends =
+          intent?.kind === 'response'
+            ? intent.open !== true
+            : intent?.kind === 'notification' && intent.final === true;
+        stream.send(message, ends);
       },
       // Ended with no response (its stream closed, or the application aborted it): nothing more comes.
       suppressed: (ended) => {

@@ -1,6 +1,6 @@
 import type { RequestId } from '@mcp-inflight/core';
-import { BoundedSet, type Channel, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
-import { type HttpHandlerStats, isCreateTaskResult, isResponseTo } from './context.js';
+import { BoundedSet, type Channel, type JsonRpcMessage, type SendIntent } from '@mcp-inflight/core/adapter';
+import type { HttpHandlerStats } from './context.js';
 import type { ResponseStream } from './response-stream.js';
 
 /** Unrelated messages kept for a GET stream that is not open yet; the oldest go first. */
@@ -77,16 +77,18 @@ export class SessionRouter implements Channel {
     this.#unrelated = [];
   }
 
-  write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void {
+  /** Puts a message on its request's stream; core's intent says whether it ends that stream [PT2]. */
+  write(message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId, intent?: SendIntent): void {
     if (Array.isArray(message)) return this.#writeBatch(message);
     if (related !== undefined) {
       const stream = this.#byRequest.get(related);
       if (stream) {
-        const final = !this.#batches.has(stream) && isResponseTo(message, related);
+        const response = intent?.kind === 'response' ? intent : undefined;
+        const final = response !== undefined && response.open !== true && !this.#batches.has(stream);
         if (final) {
           this.#byRequest.delete(related);
           stream.requestIds.delete(related);
-          if (isCreateTaskResult(message)) this.#tasks.add(related);
+          if (response.task === true) this.#tasks.add(related);
         }
         return stream.send(message, final);
       }

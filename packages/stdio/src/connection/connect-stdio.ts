@@ -7,7 +7,7 @@ import {
   type Role,
   systemClock,
 } from '@mcp-inflight/core';
-import type { Channel, JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
 import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
 import {
@@ -65,24 +65,31 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     options.resultGapMs ?? DEFAULT_RESULT_GAP_MS,
     maxInFlight,
   );
-  const write = (message: JsonRpcMessage | JsonRpcMessage[], related?: RequestId): void => {
+  /** Carries out what core decided about each message (its {@link SendIntent}); it never reads the message. */
+  const write = (
+    message: JsonRpcMessage | JsonRpcMessage[],
+    _related?: RequestId,
+    intent?: SendIntent,
+  ): void => {
     if (reason) return;
     // A response (or a batch of them) may have freed a slot for a waiting request.
-    if (Array.isArray(message) || message.method === undefined) gate.release();
+    if (intent === undefined || intent.kind === 'response') gate.release();
     let line: string;
-    try {
-      line = JSON.stringify(message);
-    } catch (error) {
-      // Never throw into the endpoint: a handler's unserializable result becomes an internal error.
-      if (Array.isArray(message) || !('id' in message)) return onError(error);
-      line = JSON.stringify(unserializableResponse(message.id, error));
+    if (intent?.kind === 'request')
+      line = intent.text; // serialized once by core, which refused what could not be
+    else {
+      try {
+        line = JSON.stringify(message);
+      } catch (error) {
+        // Never throw into the endpoint: a handler's unserializable result becomes an internal error.
+        if (intent?.kind !== 'response') return onError(error);
+        line = JSON.stringify(unserializableResponse(intent.id, error));
+      }
     }
-    if (related !== undefined && !Array.isArray(message)) {
-      // Core names the inbound request a progress line or a response belongs to; a response right after
-      // that request's progress waits out the gap, so an SDK v1 host reads the two apart (see result-gap).
-      if (message.method === 'notifications/progress') gap.progress(related);
-      else if (message.method === undefined && message.id === related && gap.hold(related, line)) return;
-    }
+    // A response right after its request's progress waits out the gap, so an SDK v1 host reads the two
+    // apart (see result-gap).
+    if (intent?.kind === 'progress') gap.progress(intent.id);
+    else if (intent?.kind === 'response' && gap.hold(intent.id, line)) return;
     writer.writeLine(line);
   };
   const channel: Channel = {

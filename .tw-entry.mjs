@@ -1,0 +1,1 @@
+export { connectLifecycle, Endpoint, serveLifecycle } from './packages/core/dist/index.js';
