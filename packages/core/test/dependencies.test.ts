@@ -48,7 +48,14 @@ describe.each(workspaces)('%s', (workspace) => {
   const imported = new Set<string>();
   for (const file of shippedFiles(join(root, workspace, 'src'))) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    for (const { fileName } of info.importedFiles) {
+    // Resolving a package (a bin found through its package.json) uses it as much as importing it does.
+    const resolved = [
+      ...readFileSync(file, 'utf8').matchAll(/(?:import\.meta|require)\.resolve\('([^']+)'\)/g),
+    ];
+    for (const fileName of [
+      ...info.importedFiles.map((f) => f.fileName),
+      ...resolved.map((m) => m[1] ?? ''),
+    ]) {
       const name = packageOf(fileName);
       if (name !== undefined && name !== manifest.name) imported.add(name);
     }

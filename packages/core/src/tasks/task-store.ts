@@ -280,14 +280,14 @@ export class TaskStore implements SharedTaskStore {
       if (change.statusMessage === undefined || change.statusMessage === was.statusMessage) return copy(was);
     }
     const next: Record<string, unknown> = { ...was };
-    if (change.statusMessage !== undefined) next.statusMessage = change.statusMessage;
-    if (change.status !== undefined) next.status = change.status;
+    if (change.statusMessage !== undefined) next['statusMessage'] = change.statusMessage;
+    if (change.status !== undefined) next['status'] = change.status;
     if (change.inputRequests !== undefined) {
-      next.inputRequests = copy(change.inputRequests);
-      next.inputResponses = {};
+      next['inputRequests'] = copy(change.inputRequests);
+      next['inputResponses'] = {};
     } else if (change.status === 'working') {
-      delete next.inputRequests;
-      delete next.inputResponses;
+      delete next['inputRequests'];
+      delete next['inputResponses'];
     }
     return this.#changed(kept, next as unknown as TaskRecord);
   }
