@@ -104,7 +104,7 @@ describe('examples/server over stdio with the SDK v1 Client', () => {
       },
     });
     await expect(call).rejects.toThrow(/user stop/);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
     const cancel = sent.find((m) => 'method' in m && m.method === 'notifications/cancelled');
     expect(cancel).toMatchObject({ params: { reason: 'user stop' } });
   });
@@ -115,6 +115,6 @@ describe('examples/server over stdio with the SDK v1 Client', () => {
     const call = client.callTool(work(50, 400), CallToolResultSchema, { timeout: 200 });
     await expect(call).rejects.toMatchObject({ code: -32001 });
     expect(performance.now() - started).toBeLessThan(1_500);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
   });
 });

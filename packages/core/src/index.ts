@@ -50,6 +50,7 @@ export {
   type Role,
   type TransportKind,
 } from './policy/era-cancel-policy.js';
+export { isCancel } from './policy/is-cancel.js';
 export {
   DEFAULT_MIN_INTERVAL_MS,
   ProgressRelay,

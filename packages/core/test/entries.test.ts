@@ -33,6 +33,7 @@ const REVIEWED: Record<string, string[]> = {
     'InflightError',
     'type InflightErrorDetails',
     'inflightErrorFromJsonRpc',
+    'isCancel',
     'isRevision',
     'JsonRpcError',
     'JsonRpcErrorCode',
