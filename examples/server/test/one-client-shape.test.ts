@@ -49,7 +49,11 @@ async function run(
 
 async function status(client: McpClient): Promise<{ running: number; cancelled: number; stopped: number }> {
   const result = await client.callTool('status');
-  return JSON.parse(String(result.content[0]?.text)) as { running: number; cancelled: number; stopped: number };
+  return JSON.parse(String(result.content[0]?.text)) as {
+    running: number;
+    cancelled: number;
+    stopped: number;
+  };
 }
 
 let http: SpawnedServer;
