@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Endpoint } from '@mcp-inflight/core';
+import type { Endpoint, TransportKind } from '@mcp-inflight/core';
 import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
@@ -64,10 +64,11 @@ export function conformanceServer(
   counters: WorkCounters,
   listeners: Publisher,
   tasks?: TaskStore,
+  transport: TransportKind = 'stdio',
 ): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(
     [
-      ...exampleTools(counters, tasks !== undefined),
+      ...exampleTools(counters, tasks !== undefined, transport),
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
       // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).

@@ -21,13 +21,13 @@ if (options.help) {
   process.exit(0);
 }
 
-const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0 };
+const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0, stopped: 0 };
 // Listen streams (2026-07-28 `subscriptions/listen`) on every transport; the conformance tools publish
 // their list changes to them.
 const listeners = new Listeners();
 const tasks = options.tasks ? exampleTaskStore() : undefined;
 const setupTools = options.conformance
-  ? conformanceServer(counters, listeners, tasks)
+  ? conformanceServer(counters, listeners, tasks, options.httpPort === undefined ? 'stdio' : 'http')
   : (endpoint: Endpoint) => setupExampleServer(endpoint, counters, tasks);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Endpoint, InflightError, type RequestContext, serveLifecycle } from '@mcp-inflight/core';
+import {
+  type Endpoint,
+  InflightError,
+  isCancel,
+  type RequestContext,
+  serveLifecycle,
+  type TransportKind,
+} from '@mcp-inflight/core';
 import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
 import { type ServeTasksOptions, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
@@ -10,7 +17,10 @@ import { confirmTool } from './confirm.js';
 export interface WorkCounters {
   running: number;
   completed: number;
+  /** Ended because the caller asked (`isCancel`: a cancel, or a 2026-07-28 HTTP stream closed). */
   cancelled: number;
+  /** Ended by anything else: a limit, a dropped peer on stdio or legacy HTTP, a shutdown. */
+  stopped: number;
 }
 
 const workInput = z.object({
@@ -30,23 +40,27 @@ const signer = new RequestStateSigner({ ttlMs: 300_000 });
  * @example
  * ```ts
  * import { exampleTools } from './tools.js';
- * exampleTools({ running: 0, completed: 0, cancelled: 0 }).map((t) => t.name); // ['work', 'status', 'confirm']
+ * exampleTools({ running: 0, completed: 0, cancelled: 0, stopped: 0 }).map((t) => t.name); // ['work', 'status', 'confirm']
  * ```
  */
-export function exampleTools(counters: WorkCounters, tasks = false): Tool[] {
+export function exampleTools(
+  counters: WorkCounters,
+  tasks = false,
+  transport: TransportKind = 'stdio',
+): Tool[] {
   return [
     defineTool({
       name: 'work',
       description:
         'Sleeps intervalMs per step for `steps` steps, reporting progress after each; honours cancellation.',
       input: workInput,
-      run: (args, ctx) => work(args, ctx, counters),
+      run: (args, ctx) => work(args, ctx, counters, transport),
       // With tasks served, a client may run it as one [T17].
       ...(tasks ? { listing: { execution: { taskSupport: 'optional' } } } : {}),
     }),
     defineTool({
       name: 'status',
-      description: 'Counts of work calls: running, completed, cancelled (as JSON text).',
+      description: 'Counts of work calls: running, completed, cancelled, stopped (as JSON text).',
       input: z.object({}),
       run: () => JSON.stringify(counters),
     }),
@@ -58,6 +72,7 @@ async function work(
   { steps, intervalMs, tag }: z.output<typeof workInput>,
   ctx: RequestContext,
   counters: WorkCounters,
+  transport: TransportKind,
 ): Promise<string> {
   const prefix = tag ? `${tag}: ` : '';
   counters.running++;
@@ -70,8 +85,11 @@ async function work(
     return `${prefix}done ${steps} steps`;
   } catch (error) {
     if (!ctx.signal.aborted) throw error;
-    counters.cancelled++;
-    throw InflightError.from(ctx.signal.reason); // the cause (cancel, disconnect, limit) is the answer
+    const cause = InflightError.from(ctx.signal.reason); // the cause (cancel, disconnect, limit) is the answer
+    // A dropped peer on stdio or legacy HTTP, or a limit, is not the caller asking to stop.
+    if (isCancel(cause, ctx.revision, transport)) counters.cancelled++;
+    else counters.stopped++;
+    throw cause;
   } finally {
     counters.running--;
   }
@@ -85,7 +103,7 @@ async function work(
  * ```ts
  * import { exampleTools, serveExample } from './tools.js';
  * declare const endpoint: import('@mcp-inflight/core').Endpoint;
- * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0 }));
+ * serveExample(endpoint, exampleTools({ running: 0, completed: 0, cancelled: 0, stopped: 0 }));
  * ```
  */
 export function serveExample(
@@ -124,7 +142,7 @@ export function exampleTaskable(params: Record<string, unknown> | undefined): bo
  * the whole process; so is `tasks`, the process's task store (`--tasks`).
  */
 export function setupExampleServer(endpoint: Endpoint, counters: WorkCounters, tasks?: TaskStore): void {
-  serveExample(endpoint, exampleTools(counters, tasks !== undefined), tasks);
+  serveExample(endpoint, exampleTools(counters, tasks !== undefined, endpoint.transport), tasks);
 }
 
 /** The process's task store for `--tasks`: tasks live 60 s (at most 10 min), polled every 200 ms. */

@@ -43,9 +43,13 @@ async function run(
   }
 }
 
-async function status(client: McpClient): Promise<{ running: number; cancelled: number }> {
+async function status(client: McpClient): Promise<{ running: number; cancelled: number; stopped: number }> {
   const result = await client.callTool('status');
-  return JSON.parse(String(result.content[0]?.text)) as { running: number; cancelled: number };
+  return JSON.parse(String(result.content[0]?.text)) as {
+    running: number;
+    cancelled: number;
+    stopped: number;
+  };
 }
 
 let http: SpawnedServer;
@@ -110,10 +114,14 @@ describe.each(['stdio', 'http'] as const)('one client shape over %s', (transport
     });
 
     it("the server's own ceiling reaches the same catch as an InflightError, origin remote", async () => {
+      const before = await status(client);
       const ending = await run(client, { steps: 1_000, intervalMs: 20 });
       expect(ending).toMatchObject({ kind: 'limit', code: 'CEILING', origin: 'remote' });
       expect(ending.kind === 'limit' && ending.message).toMatch(`hard ceiling of ${SERVER_CEILING_MS} ms`);
       expect(ending.updates).toBeGreaterThan(0);
+      // Nobody asked it to stop: the server counts it stopped, not cancelled (isCancel).
+      await expect.poll(async () => (await status(client)).stopped).toBe(before.stopped + 1);
+      expect((await status(client)).cancelled).toBe(before.cancelled);
     });
 
     it('invalid arguments are a tool error the model can read (from 2025-11-25)', async () => {

@@ -104,7 +104,7 @@ describe('examples/server over stdio with the SDK v1 Client', () => {
       },
     });
     await expect(call).rejects.toThrow(/user stop/);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
     const cancel = sent.find((m) => 'method' in m && m.method === 'notifications/cancelled');
     expect(cancel).toMatchObject({ params: { reason: 'user stop' } });
   });
@@ -116,6 +116,6 @@ describe('examples/server over stdio with the SDK v1 Client', () => {
     await expect(call).rejects.toMatchObject({ code: -32001 });
     // REQUEST_TIMEOUT is the SDK's 200 ms timeout (the work takes 20 s); never before it.
     expect(performance.now() - started).toBeGreaterThanOrEqual(195);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
   });
 });

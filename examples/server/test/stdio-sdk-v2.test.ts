@@ -107,7 +107,7 @@ describe('examples/server over stdio with the SDK v2 client pinned to 2026-07-28
       },
     });
     await expect(call).rejects.toThrow(/user stop/);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
     // On stdio the 2026-07-28 client cancels with the notification [CN25].
     expect(sent.find((m) => isMethod(m, 'notifications/cancelled'))).toMatchObject({
       params: { reason: 'user stop' },
@@ -118,12 +118,12 @@ describe('examples/server over stdio with the SDK v2 client pinned to 2026-07-28
     const { client } = await connect();
     // The pinned client spawns its session process at connect and does not wait for it: make sure the
     // server is reading, or the call and its cancel arrive together and the cancel wins before dispatch.
-    expect(await status(client)).toEqual({ running: 0, completed: 0, cancelled: 0 });
+    expect(await status(client)).toEqual({ running: 0, completed: 0, cancelled: 0, stopped: 0 });
     const started = performance.now();
     const call = client.callTool(work(50, 400), { timeout: 200 });
     await expect(call).rejects.toMatchObject({ code: 'REQUEST_TIMEOUT' });
     // REQUEST_TIMEOUT is the SDK's 200 ms timeout (the work takes 20 s); never before it.
     expect(performance.now() - started).toBeGreaterThanOrEqual(195);
-    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1 });
+    await expect.poll(() => status(client)).toEqual({ running: 0, completed: 0, cancelled: 1, stopped: 0 });
   });
 });

@@ -76,7 +76,7 @@ describe('examples/server on stdio', () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InflightError);
       expect((error as InflightError).code).toBe('IDLE_TIMEOUT');
-      await expect.poll(() => status(client)).toEqual({ running: 0, completed: 1, cancelled: 1 });
+      await expect.poll(() => status(client)).toEqual({ running: 0, completed: 1, cancelled: 1, stopped: 0 });
     },
   );
 

@@ -182,6 +182,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
         running: 0,
         completed: start.completed + 1,
         cancelled: start.cancelled + 3,
+        stopped: start.stopped,
       });
       await page.screenshot({ path: join(shots, `${revision}-endings.png`), fullPage: true });
       expect(errors).toEqual([]);

@@ -7,7 +7,7 @@
  * @module @mcp-inflight/core
  */
 
-export type { CallToolResult, McpClient } from './client/client.js';
+export type { CallToolResult, ContentBlock, McpClient, UnknownContent } from './client/client.js';
 export { connectLifecycle } from './client/connect-lifecycle.js';
 export { type ClientIdentity, type ConnectOptions, NegotiationError } from './client/handshake.js';
 export { type Clock, systemClock, type TimerHandle } from './clock/clock.js';
@@ -50,6 +50,7 @@ export {
   type Role,
   type TransportKind,
 } from './policy/era-cancel-policy.js';
+export { isCancel } from './policy/is-cancel.js';
 export {
   DEFAULT_MIN_INTERVAL_MS,
   ProgressRelay,

@@ -4,6 +4,13 @@
  *
  * @module @mcp-inflight/core/tools
  */
+export type {
+  AudioContent,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+} from './client/content.js';
 export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
 export {
   type CacheHints,

@@ -15,21 +15,26 @@ const WIRE_REASON = /^([A-Z_]+): ([\s\S]*)$/;
  * Reads the `reason` of an inbound `notifications/cancelled` (what the SDK aborts a handler's signal with)
  * back into an {@link InflightError}. A reason written by mcp-inflight (`"CEILING: hard ceiling of…"`,
  * {@link InflightError.wireReason}) keeps its cause, so a proxy passes "the host's ceiling fired" on
- * upstream instead of a bare "cancelled". A transport close is DISCONNECTED; anything else is the caller's
- * cancel, with their text kept.
+ * upstream instead of a bare "cancelled". A string reason is one the peer sent, so its error has `origin:
+ * 'remote'`. A transport close is DISCONNECTED; anything else is the caller's cancel, with their text
+ * kept (`origin: 'local'`: the SDK aborted without a reason from the peer).
  *
  * @example
  * ```ts
  * import { inflightErrorFromAbort } from '@mcp-inflight/sdk';
  * inflightErrorFromAbort('CEILING: hard ceiling of 500 ms reached (0 updates before)').code; // 'CEILING'
  * inflightErrorFromAbort('user pressed stop').code;                                        // 'CANCELLED'
+ * inflightErrorFromAbort('user pressed stop').origin;                                      // 'remote'
  * ```
  */
 export function inflightErrorFromAbort(reason: unknown): InflightError {
+  // A string is the `reason` the peer put in its notifications/cancelled: the cause is theirs.
   if (typeof reason === 'string') {
     const match = WIRE_REASON.exec(reason);
-    if (match && CODES.has(match[1]!)) return new InflightError(match[1] as CancelCode, match[2]);
-    return InflightError.from(reason);
+    const remote = { origin: 'remote', cause: reason } as const;
+    if (match && CODES.has(match[1]!)) return new InflightError(match[1] as CancelCode, match[2], {}, remote);
+    const { code, message, details } = InflightError.from(reason);
+    return new InflightError(code, message, details, remote);
   }
   // SDK v2 aborts every in-flight handler with SdkError CONNECTION_CLOSED when its transport closes.
   if (isConnectionClosed(reason)) return new InflightError('DISCONNECTED', undefined, {}, { cause: reason });

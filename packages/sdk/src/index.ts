@@ -22,6 +22,7 @@ export {
 export { keepProgressOrder } from './host/progress-order.js';
 export { DEFAULT_CEILING_MS, DEFAULT_IDLE_MS } from './host/request-lifecycle.js';
 export { type DeadlineCallOptions, withDeadline } from './host/with-deadline.js';
+export { type InflightClientDefaults, withInflight } from './host/with-inflight.js';
 export { type RelayRequestOptions, relayRequest } from './proxy/relay-request.js';
 export { relayedRequest } from './proxy/relayed-request.js';
 export { type RelayOptions, sharedRelay } from './relay-for.js';

@@ -8,6 +8,14 @@ describe('inflightErrorFromAbort (the reason a host cancel aborts a handler with
     const error = inflightErrorFromAbort(wire);
     expect(error.code).toBe('CEILING');
     expect(error.message).toBe('hard ceiling of 500 ms reached (2 updates before)');
+    expect(error.origin).toBe('remote'); // the peer's limit, not ours
+  });
+
+  it('a reason the peer sent is remote; an abort without one is local', () => {
+    expect(inflightErrorFromAbort('user stop')).toMatchObject({ code: 'CANCELLED', origin: 'remote' });
+    expect(inflightErrorFromAbort(undefined).origin).toBe('local');
+    const closed = Object.assign(new Error('Connection closed'), { code: 'CONNECTION_CLOSED' });
+    expect(inflightErrorFromAbort(closed).origin).toBe('local');
   });
 
   it('reads any other text, and no reason, as the caller cancelling', () => {

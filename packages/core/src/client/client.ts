@@ -4,35 +4,20 @@ import type { RequestOptions } from '../endpoint/outbound.js';
 import { isLegacy, MODERN_REVISION, type Revision } from '../eras/eras.js';
 import { filterFor, LIST_CHANGED, LISTEN_ACK_METHOD, offeredBy, RESOURCE_UPDATED } from '../listen/filter.js';
 import { connectLifecycle, type LifecycleHooks } from './connect-lifecycle.js';
+import { type CallToolResult, checkContent } from './content.js';
 import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshake.js';
 import { ListenLoop } from './listen-loop.js';
 
-/**
- * A `tools/call` result as every revision shapes it.
- *
- * @example
- * ```ts
- * import type { CallToolResult, McpClient } from '@mcp-inflight/core';
- * declare const client: McpClient;
- * const result: CallToolResult = await client.callTool('work', { steps: 3, intervalMs: 100 });
- * if (result.isError) console.error('the tool failed:', result.content);
- * ```
- */
-export interface CallToolResult {
-  /** The result's content blocks (text, images, resources), each with its `type`. */
-  content: Array<{
-    /** The block's kind: `text`, `image`, `audio`, `resource_link` or `resource`. */
-    type: string;
-    [key: string]: unknown;
-  }>;
-  /** Structured output, when the tool declares an output schema. */
-  structuredContent?: Record<string, unknown>;
-  /** A tool execution error the model should see (not a protocol error). */
-  isError?: boolean;
-  /** The result's `_meta`, as the server sent it. */
-  _meta?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type {
+  AudioContent,
+  CallToolResult,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+  UnknownContent,
+} from './content.js';
 
 /**
  * The one client shape: the stdio client and the HTTP client both implement it, so host code written
@@ -212,8 +197,15 @@ export class LifecycleClient implements McpClient {
     return (await this.endpoint.request(method, params, options)) as T;
   }
 
-  callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
-    return this.request<CallToolResult>('tools/call', { name, arguments: args ?? {} }, options);
+  async callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    const result = await this.request<CallToolResult>('tools/call', { name, arguments: args ?? {} }, options);
+    // The types promise narrowable blocks: a block we cannot vouch for is handed on as `unknown`.
+    if (Array.isArray(result?.content)) result.content = result.content.map(checkContent);
+    return result;
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {

@@ -241,4 +241,28 @@ describe('LifecycleClient', () => {
     await mcp.close(); // twice is fine
     await expect(mcp.connect()).rejects.toThrow(/closed/);
   });
+
+  it('hands a block of an unknown kind, or a malformed one, on as { type: "unknown", block }', async () => {
+    const { client, server } = pair();
+    serveLifecycle(server, SERVER);
+    const sent = [
+      { type: 'text', text: 'fine' },
+      { type: 'video', url: 'https://example.com/v' },
+      { type: 'text', text: 42 },
+      { type: 'image', data: 'AAAA' },
+      null,
+    ];
+    server.setRequestHandler('tools/call', () => ({ content: sent, structuredContent: [1, 2] }));
+    const mcp = new LifecycleClient(client, IDENTITY, {
+      notify: async (method, params) => client.notify(method, params),
+      close: async () => client.close(),
+    });
+    const result = await mcp.callTool('any');
+    expect(result.content).toEqual([
+      { type: 'text', text: 'fine' },
+      ...sent.slice(1).map((block) => ({ type: 'unknown', block })),
+    ]);
+    expect(result.structuredContent).toEqual([1, 2]);
+    await mcp.close();
+  });
 });

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { CallToolResult } from '../client/client.js';
+import type { CallToolResult } from '../client/content.js';
 import type { RequestContext } from '../endpoint/context.js';
 import type { InputRequiredResult } from '../mrtr/types.js';
 
@@ -15,6 +15,7 @@ import type { InputRequiredResult } from '../mrtr/types.js';
  * ```
  */
 export type ToolOutput = string | CallToolResult | InputRequiredResult;
+// In plain JavaScript `run` may return anything: serveTools checks the value before it goes on the wire.
 
 /**
  * One tool: its name and description as `tools/list` shows them, its input as a zod schema (validated
@@ -43,12 +44,21 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   description?: string;
   /** The arguments' schema; it should describe an object (MCP tool input is an object). */
   input: Input;
-  /** Extra fields shown in `tools/list` (`annotations`, `outputSchema`, `_meta`…). */
+  /**
+   * The schema of the tool's `structuredContent`. From 2025-06-18 on it is listed as `outputSchema`, and
+   * every result that is not `isError` must carry `structuredContent` that passes it (one that does not
+   * is turned into an `isError` result naming the issues, and reported to `onError`); older revisions
+   * have neither, so both are left out for them. @default none: no `outputSchema`, nothing checked
+   */
+  output?: z.ZodType;
+  /** Extra fields shown in `tools/list` (`annotations`, `_meta`…). */
   listing?: Record<string, unknown>;
   /**
    * Runs the tool. `ctx.progress` reports progress, `ctx.signal` aborts on cancel or a limit,
    * `ctx.limit()` bounds part of the work. Throw an `InflightError` (or let an aborted signal throw) for
-   * a limit, a `JsonRpcError` for a protocol error; any other throw becomes an `isError` result.
+   * a limit, a `JsonRpcError` for a protocol error; any other throw becomes an `isError` result. A
+   * returned value that is not a {@link ToolOutput} (a number, `undefined`, a `Date`, a block of no known
+   * kind) becomes an `isError` result naming the mistake, and is reported to `serveTools`' `onError`.
    */
   run(args: z.output<Input>, ctx: RequestContext): ToolOutput | Promise<ToolOutput>;
 }

@@ -159,4 +159,150 @@ describe('serveTools', () => {
       isError: true,
     });
   });
+
+  describe('what a tool returns is checked before it goes on the wire', () => {
+    /** Tools as plain JavaScript writes them: `run` returns whatever it likes. */
+    function loose(revision: Revision) {
+      const errors: string[] = [];
+      const { server, call } = setup(revision);
+      const circular: Record<string, unknown> = { content: [{ type: 'text', text: 'loop' }] };
+      circular.self = circular;
+      const returns: Record<string, unknown> = {
+        number: 42,
+        nothing: undefined,
+        date: new Date(0),
+        block: { content: [{ type: 'text', text: 7 }] },
+        circular,
+      };
+      serveTools(
+        server,
+        [
+          defineTool({
+            name: 'js',
+            input: z.object({ what: z.string() }),
+            run: (({ what }: { what: string }) => returns[what]) as never,
+          }),
+          defineTool({
+            name: 'add',
+            input: z.object({ a: z.number(), b: z.number() }),
+            run: ({ a, b }) => String(a + b),
+          }),
+        ],
+        { onError: (error) => void errors.push(error.message) },
+      );
+      return { call, errors };
+    }
+
+    it.each([
+      ['number', /js returned the number 42, not a string or a CallToolResult/],
+      ['nothing', /js returned undefined, not a string or a CallToolResult/],
+      ['date', /js returned a Date, not a string or a CallToolResult/],
+      ['block', /js returned content\[0\] that is not a well-formed text/],
+    ])('returning %s is an isError result naming the mistake, reported to onError', async (what, named) => {
+      const { call, errors } = loose('2025-11-25');
+      const result = (await call('tools/call', { name: 'js', arguments: { what } })) as {
+        isError?: boolean;
+        content: Array<{ type: string; text: string }>;
+      };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(named);
+      expect(errors).toEqual([result.content[0]?.text]);
+      await expect(call('tools/call', { name: 'add', arguments: { a: 1, b: 2 } })).resolves.toEqual({
+        content: [{ type: 'text', text: '3' }],
+      });
+    });
+
+    it('a result that cannot be serialized (a cycle) is a -32603 error response; serving goes on', async () => {
+      const { call } = loose('2025-11-25');
+      await expect(call('tools/call', { name: 'js', arguments: { what: 'circular' } })).rejects.toMatchObject(
+        {
+          code: -32603,
+        },
+      );
+      await expect(call('tools/call', { name: 'add', arguments: { a: 1, b: 2 } })).resolves.toEqual({
+        content: [{ type: 'text', text: '3' }],
+      });
+    });
+  });
+
+  describe('an output schema', () => {
+    function shaped(revision: Revision) {
+      const errors: string[] = [];
+      const { server, call } = setup(revision);
+      serveTools(
+        server,
+        [
+          defineTool({
+            name: 'count',
+            input: z.object({ n: z.unknown() }),
+            output: z.object({ steps: z.number() }),
+            run: ({ n }) => ({
+              content: [{ type: 'text', text: String(n) }],
+              structuredContent: { steps: n },
+            }),
+          }),
+        ],
+        { onError: (error) => void errors.push(error.message) },
+      );
+      return { call, errors };
+    }
+
+    it.each(['2025-06-18', '2025-11-25', '2026-07-28'] as const)(
+      '%s: fills outputSchema and checks structuredContent',
+      async (revision) => {
+        const { call, errors } = shaped(revision);
+        const listed = (await call('tools/list', {})) as { tools: Array<Record<string, unknown>> };
+        expect(listed.tools[0]?.outputSchema).toMatchObject({
+          type: 'object',
+          properties: { steps: { type: 'number' } },
+          required: ['steps'],
+        });
+        await expect(call('tools/call', { name: 'count', arguments: { n: 3 } })).resolves.toEqual({
+          content: [{ type: 'text', text: '3' }],
+          structuredContent: { steps: 3 },
+          ...(revision === '2026-07-28' ? { resultType: 'complete' } : {}),
+        });
+        const refused = (await call('tools/call', { name: 'count', arguments: { n: 'three' } })) as {
+          isError?: boolean;
+          content: Array<{ text: string }>;
+        };
+        expect(refused.isError).toBe(true);
+        expect(refused.content[0]?.text).toMatch(
+          /count returned structuredContent its output schema refuses/,
+        );
+        expect(errors).toHaveLength(1);
+      },
+    );
+
+    it.each(['2024-11-05', '2025-03-26'] as const)(
+      '%s: no outputSchema in the list and no structuredContent in the result',
+      async (revision) => {
+        const { call } = shaped(revision);
+        const listed = (await call('tools/list', {})) as { tools: Array<Record<string, unknown>> };
+        expect(listed.tools[0]).not.toHaveProperty('outputSchema');
+        await expect(call('tools/call', { name: 'count', arguments: { n: 'x' } })).resolves.toEqual({
+          content: [{ type: 'text', text: 'x' }],
+        });
+      },
+    );
+
+    it('up to 2025-11-25 structuredContent must be an object; on 2026-07-28 any JSON value passes', async () => {
+      const tool = defineTool({
+        name: 'list',
+        input: z.object({}),
+        run: () => ({ content: [], structuredContent: [1, 2] }),
+      });
+      const legacy = setup('2025-11-25');
+      serveTools(legacy.server, [tool]);
+      await expect(legacy.call('tools/call', { name: 'list', arguments: {} })).resolves.toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringMatching(/structuredContent that is an array/) }],
+      });
+      const modern = setup('2026-07-28');
+      serveTools(modern.server, [tool]);
+      await expect(modern.call('tools/call', { name: 'list', arguments: {} })).resolves.toMatchObject({
+        structuredContent: [1, 2],
+      });
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { CallToolResult } from '../client/client.js';
+import { type CallToolResult, checkContent } from '../client/content.js';
 import type { RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
@@ -8,7 +8,7 @@ import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
 import { RELATED_TASK_META_KEY } from '../tasks/task-state.js';
-import type { Tool, ToolOutput } from './define-tool.js';
+import type { Tool } from './define-tool.js';
 import { ToolList } from './tool-list.js';
 
 /**
@@ -39,6 +39,12 @@ export interface CacheHints {
 export interface ServeToolsOptions {
   /** @default { ttlMs: 0, cacheScope: 'private' }: always fresh, never shared */
   cache?: CacheHints;
+  /**
+   * Told when a tool returned what it may not (not a string, `CallToolResult` or `input_required`
+   * result; a malformed block; `structuredContent` its output schema refuses). The caller gets an
+   * `isError` result naming the mistake either way. @default ignore
+   */
+  onError?: (error: Error, context: string) => void;
 }
 
 /**
@@ -96,23 +102,27 @@ export function serveTools(
   const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
   // Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most
   // requests are calls), and again only after a changing list changed; each tool's entry is made once.
-  let listed: Record<string, unknown>[] | undefined;
+  // Two listings: with `outputSchema` (2025-06-18 on) and without (older revisions).
+  const listed: Array<Record<string, unknown>[] | undefined> = [undefined, undefined];
   let version = list?.version;
-  const listing = (): Record<string, unknown>[] => {
-    if (list && version !== list.version) listed = undefined;
+  const listing = (revision: Revision): Record<string, unknown>[] => {
+    if (list && version !== list.version) listed.fill(undefined);
     version = list?.version;
-    listed ??= (list?.tools ?? (tools as readonly Tool[])).map(listingOf);
-    return listed;
+    const structured = revision >= STRUCTURED_OUTPUT ? 1 : 0;
+    listed[structured] ??= (list?.tools ?? (tools as readonly Tool[])).map((tool) =>
+      structured ? listingOf(tool) : withoutOutputSchema(listingOf(tool)),
+    );
+    return listed[structured];
   };
   const hints = options.cache ?? NO_CACHING;
   endpoint.setRequestHandler('tools/list', (_params, ctx) =>
-    isLegacy(ctx.revision) ? { tools: listing() } : { tools: listing(), ...hints },
+    isLegacy(ctx.revision) ? { tools: listing(ctx.revision) } : { tools: listing(ctx.revision), ...hints },
   );
   const call: RequestHandler = (params, ctx) => {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
-    return callTool(endpoint, tool, args ?? {}, ctx);
+    return callTool(endpoint, tool, args ?? {}, ctx, options.onError);
   };
   endpoint.setRequestHandler('tools/call', call);
   return { call };
@@ -123,6 +133,7 @@ async function callTool(
   tool: Tool,
   args: unknown,
   ctx: RequestContext,
+  onError: ServeToolsOptions['onError'],
 ): Promise<CallToolResult | InputRequiredResult> {
   const parsed = tool.definition.input.safeParse(args);
   if (!parsed.success) {
@@ -170,7 +181,7 @@ async function callTool(
         params: { ...rest, inputResponses, ...state },
       });
     }
-    return asResult(output);
+    return checkedResult(output, tool, ctx.revision, onError);
   } catch (error) {
     if (InflightError.is(error) || error instanceof JsonRpcError) throw error;
     // An abort thrown by a timer or fetch: the limit or cancel behind it is what the caller must see.
@@ -184,8 +195,72 @@ async function callTool(
 /** The most input rounds a tool gets on a legacy client, where each is a server-to-client request. */
 const LEGACY_INPUT_ROUNDS = 8;
 
-function asResult(output: ToolOutput): CallToolResult | InputRequiredResult {
-  return typeof output === 'string' ? { content: [{ type: 'text', text: output }] } : output;
+/** `structuredContent` and `outputSchema` arrived in 2025-06-18. */
+const STRUCTURED_OUTPUT: Revision = '2025-06-18';
+
+/**
+ * What a tool returned, checked before it goes on the wire (plain JavaScript can return anything): a
+ * string is one text block; a result passes when its blocks are well formed and its `structuredContent`
+ * is what the revision and the tool's output schema allow; anything else is an `isError` result naming
+ * the mistake, reported to `onError`. A result that cannot be serialized (a cycle) fails in the channel's
+ * write, which answers -32603 and keeps serving.
+ */
+function checkedResult(
+  output: unknown,
+  tool: Tool,
+  revision: Revision,
+  onError: ServeToolsOptions['onError'],
+): CallToolResult | InputRequiredResult {
+  if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
+  if (isInputRequired(output)) return output;
+  const mistake = mistakeIn(output, tool, revision);
+  if (mistake === undefined) {
+    const result = output as CallToolResult;
+    if (revision >= STRUCTURED_OUTPUT || result.structuredContent === undefined) return result;
+    const { structuredContent: _s, ...older } = result; // not in this revision's result shape
+    return older;
+  }
+  const message = `${tool.name} returned ${mistake}`;
+  onError?.(new Error(message), `tool ${tool.name}`);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function mistakeIn(output: unknown, tool: Tool, revision: Revision): string | undefined {
+  const result = output as CallToolResult | null;
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    Array.isArray(result) ||
+    !Array.isArray(result.content)
+  )
+    return `${describe(output)}, not a string or a CallToolResult ({ content: [...] })`;
+  const bad = result.content.findIndex((block) => checkContent(block).type === 'unknown');
+  if (bad !== -1)
+    return `content[${bad}] that is not a well-formed text, image, audio, resource_link or resource block`;
+  if (revision < STRUCTURED_OUTPUT || result.isError === true) return undefined;
+  const structured = result.structuredContent;
+  if (isLegacy(revision) && structured !== undefined && !isPlainObject(structured))
+    return `structuredContent that is ${describe(structured)}; up to 2025-11-25 it must be an object`;
+  const schema = tool.definition.output;
+  if (schema === undefined) return undefined;
+  if (structured === undefined) return 'no structuredContent, but it declares an output schema';
+  const parsed = schema.safeParse(structured);
+  return parsed.success
+    ? undefined
+    : `structuredContent its output schema refuses: ${z.prettifyError(parsed.error)}`;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A returned value, named for the mistake message: `the number 42`, `undefined`, `a Date`. */
+function describe(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value !== 'object') return `the ${typeof value} ${String(value).slice(0, 40)}`;
+  if (Array.isArray(value)) return 'an array';
+  const name = Object.getPrototypeOf(value)?.constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object without a content array';
 }
 
 /** Each tool's `tools/list` entry, made once: a JSON Schema conversion costs more than the call it lists. */
@@ -201,7 +276,7 @@ function listingOf(tool: Tool): Record<string, unknown> {
 }
 
 function buildListing(tool: Tool): Record<string, unknown> {
-  const { name, title, description, input, listing } = tool.definition;
+  const { name, title, description, input, output, listing } = tool.definition;
   // `io: 'input'`: a field with a default is optional for the caller.
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, { io: 'input' }) as Record<
     string,
@@ -212,6 +287,26 @@ function buildListing(tool: Tool): Record<string, unknown> {
     ...(title === undefined ? {} : { title }),
     ...(description === undefined ? {} : { description }),
     inputSchema,
+    ...(output === undefined ? {} : { outputSchema: jsonSchemaOf(output, 'output') }),
     ...listing,
   };
+}
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  return json;
+}
+
+/** Revisions before 2025-06-18 have no `outputSchema` in a tool's listing. */
+const olderListings = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
+
+function withoutOutputSchema(entry: Record<string, unknown>): Record<string, unknown> {
+  if (!('outputSchema' in entry)) return entry;
+  let older = olderListings.get(entry);
+  if (older === undefined) {
+    const { outputSchema: _o, ...rest } = entry;
+    older = rest;
+    olderListings.set(entry, older);
+  }
+  return older;
 }

@@ -84,9 +84,10 @@ export function exportsWithoutExamples(
 export function typecheckExamples(
   packageDir: string,
   examples: Array<{ name: string; code: string }>,
-  options: { types?: string[]; alsoInclude?: string[] } = {},
+  options: { types?: string[]; alsoInclude?: string[]; dirName?: string } = {},
 ): string {
-  const outDir = join(packageDir, '.doc-examples');
+  // A test file of its own passes its own `dirName`, so two files type-checking at once do not collide.
+  const outDir = join(packageDir, options.dirName ?? '.doc-examples');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   examples.forEach((example, i) => {
