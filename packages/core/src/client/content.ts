@@ -8,9 +8,13 @@
  * ```
  */
 export interface TextContent {
+  /** The block's kind. */
   type: 'text';
+  /** The text. */
   text: string;
+  /** The spec's annotations (audience, priority, last modified). */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -24,11 +28,15 @@ export interface TextContent {
  * ```
  */
 export interface ImageContent {
+  /** The block's kind. */
   type: 'image';
   /** Base64-encoded bytes. */
   data: string;
+  /** The media type of `data`. */
   mimeType: string;
+  /** The spec's annotations (audience, priority, last modified). */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -42,11 +50,15 @@ export interface ImageContent {
  * ```
  */
 export interface AudioContent {
+  /** The block's kind. */
   type: 'audio';
   /** Base64-encoded bytes. */
   data: string;
+  /** The media type of `data`. */
   mimeType: string;
+  /** The spec's annotations (audience, priority, last modified). */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -60,14 +72,47 @@ export interface AudioContent {
  * ```
  */
 export interface ResourceLink {
+  /** The block's kind. */
   type: 'resource_link';
+  /** The resource's URI. */
   uri: string;
+  /** The resource's name. */
   name: string;
+  /** A title for display. */
   title?: string;
+  /** What the resource is. */
   description?: string;
+  /** Its media type, when known. */
   mimeType?: string;
+  /** Its size in bytes, when known. */
   size?: number;
+  /** The spec's annotations (audience, priority, last modified). */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** Text contents of an embedded resource. */
+export interface EmbeddedText {
+  /** The resource's URI. */
+  uri: string;
+  /** Its media type, when known. */
+  mimeType?: string;
+  /** The text. */
+  text: string;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** Binary contents of an embedded resource. */
+export interface EmbeddedBlob {
+  /** The resource's URI. */
+  uri: string;
+  /** Its media type, when known. */
+  mimeType?: string;
+  /** Base64-encoded bytes. */
+  blob: string;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -81,11 +126,13 @@ export interface ResourceLink {
  * ```
  */
 export interface EmbeddedResource {
+  /** The block's kind. */
   type: 'resource';
-  resource:
-    | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
-    | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
+  /** The contents: `text`, or base64 `blob`. */
+  resource: EmbeddedText | EmbeddedBlob;
+  /** The spec's annotations (audience, priority, last modified). */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -101,6 +148,7 @@ export interface EmbeddedResource {
  * ```
  */
 export interface UnknownContent {
+  /** Always `'unknown'`: not a kind the spec defines, or malformed. */
   type: 'unknown';
   /** The block as the peer sent it. */
   block: unknown;

@@ -33,18 +33,44 @@ import type { JsonRpcMessage } from './messages.js';
  */
 export type SendIntent =
   | {
+      /** A request core sends. */
       readonly kind: 'request';
+      /** Its id, as core names the request. */
       readonly id: RequestId;
+      /** Its method. */
       readonly method: string;
+      /** The revision it is sent under. */
       readonly revision: Revision;
+      /** The message as JSON, serialized once by core. */
       readonly text: string;
     }
-  | { readonly kind: 'response'; readonly id: RequestId; readonly open?: boolean; readonly task?: boolean }
-  | { readonly kind: 'progress'; readonly id: RequestId }
-  | { readonly kind: 'notification'; readonly id?: RequestId | undefined; readonly final?: boolean };
+  | {
+      /** A response to an inbound request. */
+      readonly kind: 'response';
+      /** The inbound request it answers. */
+      readonly id: RequestId;
+      /** The request's stream stays open after it (a message that ends it follows). */
+      readonly open?: boolean;
+      /** A 2025-11-25 `CreateTaskResult`: the task's progress may still follow. */
+      readonly task?: boolean;
+    }
+  | {
+      /** Progress of an inbound request. */
+      readonly kind: 'progress';
+      /** The inbound request it belongs to. */
+      readonly id: RequestId;
+    }
+  | {
+      /** Any other notification. */
+      readonly kind: 'notification';
+      /** The request it belongs to, if any. */
+      readonly id?: RequestId | undefined;
+      /** It ends that request's stream (the cancel that closes a listen stream). */
+      readonly final?: boolean;
+    };
 
 /**
- * Where an {@link Endpoint} writes. Adapters implement it: stdio writes one line per message; HTTP
+ * Where an `Endpoint` writes. Adapters implement it: stdio writes one line per message; HTTP
  * writes a message to the response stream of the request it relates to.
  *
  * @example

@@ -34,6 +34,7 @@ export class LiveEndpoints {
   readonly #set = new Set<Endpoint>();
   #sweepAt = 64;
 
+  /** Adds an open endpoint; it leaves the set by itself once it closes. */
   add(endpoint: Endpoint): void {
     this.#set.add(endpoint);
     if (this.#set.size < this.#sweepAt) return;
@@ -118,6 +119,7 @@ const NO_PROCESS: NodeLike = {
 
 /** What every process reports about itself. */
 export interface ProcessStats {
+  /** The process id (0 outside Node). */
   pid: number;
   /** Whether a full collection ran before measuring (asked with `gc: true`, and `--expose-gc` given). */
   gc: boolean;
@@ -125,6 +127,7 @@ export interface ProcessStats {
   heapUsedBytes: number;
   /** With `gc`: the heap in use just before the collection, so the garbage it freed shows. */
   heapBeforeGcBytes?: number;
+  /** Timers: core's queue and Node's own. */
   timers: {
     /** Logical timers (deadlines, progress flushes) waiting in core's queue on the system clock. */
     queued: number;

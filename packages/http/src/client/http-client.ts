@@ -69,7 +69,7 @@ export interface HttpClientOptions {
 
 /**
  * An MCP client over Streamable HTTP: the {@link @mcp-inflight/core!McpClient} every transport implements,
- * built on core's {@link Endpoint}: progress routed per request, idle and ceiling limits, and era-correct
+ * built on core's `Endpoint`: progress routed per request, idle and ceiling limits, and era-correct
  * cancellation (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy
  * revisions). Uses only `fetch`, so it runs in browsers too.
  *
