@@ -21,10 +21,7 @@ export function legPaths(from: string | URL = import.meta.url): {
   host: string;
 } {
   const at = (leg: string) => fileURLToPath(new URL(`../../${leg}/dist/index.js`, from));
-  // The package's bin, found through the package (its `bin` field), as an installed demo would.
-  const proxy = fileURLToPath(
-    new URL('dist/bin.js', import.meta.resolve('@mcp-inflight/proxy/package.json')),
-  );
+  const proxy = fileURLToPath(new URL('../../../packages/proxy/dist/bin.js', from));
   return { server: at('server'), proxy, host: at('host') };
 }
 

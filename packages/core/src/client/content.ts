@@ -196,13 +196,15 @@ export interface CallToolResult {
 }
 
 const str = (v: unknown): boolean => typeof v === 'string';
-const FIELDS: Record<string, (b: Record<string, unknown>) => boolean> = {
+/** The fields a block's check reads (named, so strict index-signature access holds when vendored). */
+type Fields = { [K in 'text' | 'data' | 'mimeType' | 'uri' | 'name' | 'blob' | 'resource']?: unknown };
+const FIELDS: Record<string, (b: Fields) => boolean> = {
   text: (b) => str(b.text),
   image: (b) => str(b.data) && str(b.mimeType),
   audio: (b) => str(b.data) && str(b.mimeType),
   resource_link: (b) => str(b.uri) && str(b.name),
   resource: (b) => {
-    const r = b.resource as Record<string, unknown> | null;
+    const r = b.resource as Fields | null;
     return typeof r === 'object' && r !== null && str(r.uri) && (str(r.text) || str(r.blob));
   },
 };
@@ -214,7 +216,7 @@ const FIELDS: Record<string, (b: Record<string, unknown>) => boolean> = {
  * tool's result with such a block. Internal: not on any entry.
  */
 export function checkContent(block: unknown): ContentBlock | UnknownContent {
-  const b = block as Record<string, unknown> | null;
+  const b = block as (Fields & { type?: unknown }) | null;
   const known = typeof b === 'object' && b !== null && Object.hasOwn(FIELDS, b.type as string);
   return known && FIELDS[b.type as string]!(b) ? (b as unknown as ContentBlock) : { type: 'unknown', block };
 }
