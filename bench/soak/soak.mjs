@@ -10,7 +10,8 @@ import { seedFromEnv } from './rng.mjs';
 
 requireBuilt();
 const { CORE_DIST } = await import('./procs.mjs');
-const { systemClock, TimerQueue } = await import(CORE_DIST);
+const { systemClock } = await import(CORE_DIST);
+const { TimerQueue } = await import(CORE_DIST.replace(/index\.js$/, 'adapter.js'));
 const { HttpLane, HttpProxy, StdioLane } = await import('./lanes.mjs');
 const {
   callChecks,
