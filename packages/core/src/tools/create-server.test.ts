@@ -4,6 +4,7 @@ import { ManualClock } from '../clock/manual-clock.js';
 import { Endpoint } from '../endpoint/endpoint.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
+import { inputRequired } from '../mrtr/server.js';
 import { createServer } from './create-server.js';
 import { defineTool } from './define-tool.js';
 import { definePrompt, PromptList } from './prompts.js';
@@ -387,6 +388,23 @@ describe('createServer', () => {
     expect(await modern.request('resources/templates/list')).toMatchObject({
       resourceTemplates: [],
     });
+  });
+
+  it('passes a prompt input_required result on 2026-07-28 and refuses it on a legacy revision', async () => {
+    const asks = definePrompt({
+      name: 'asks',
+      get: (_args, ctx) =>
+        ctx.params?.inputResponses
+          ? 'thanks'
+          : inputRequired({ inputRequests: { who: { method: 'roots/list', params: {} } } }),
+    });
+    const server = createServer({ name: 's', version: '1', prompts: [asks] });
+    expect(await connect(server, '2026-07-28').request('prompts/get', { name: 'asks' })).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { who: { method: 'roots/list' } },
+    });
+    const legacy = await connect(server, '2025-11-25').failure('prompts/get', { name: 'asks' });
+    expect(legacy).toMatchObject({ code: -32603, message: expect.stringMatching(/only on 2026-07-28/) });
   });
 
   it('completes prompt arguments and template variables', async () => {

@@ -5,6 +5,7 @@ import type { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import { isLegacy } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
+import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
 import { type CacheHints, NO_CACHING } from './serve-tools.js';
 import { Entries, type Publisher } from './tool-list.js';
 
@@ -46,7 +47,8 @@ export interface GetPromptResult {
 }
 
 /**
- * What a prompt's `get` may return: a full result, or a string for one user text message.
+ * What a prompt's `get` may return: a full result, a string for one user text message, or (2026-07-28, to
+ * ask the client for input first, see `@mcp-inflight/core/mrtr`) an `input_required` result.
  *
  * @example
  * ```ts
@@ -54,7 +56,7 @@ export interface GetPromptResult {
  * const short: PromptOutput = 'Summarise the file.'; // one user message
  * ```
  */
-export type PromptOutput = string | GetPromptResult;
+export type PromptOutput = string | GetPromptResult | InputRequiredResult;
 
 /**
  * Suggests values for one argument in `completion/complete`: the value typed so far, and the other
@@ -258,11 +260,15 @@ export function servePrompts(
       );
     }
     const output = await prompt.definition.get(parsed.data as Record<string, unknown>, ctx);
-    return typeof output === 'string'
-      ? {
-          messages: [{ role: 'user', content: { type: 'text', text: output } }],
-        }
-      : output;
+    if (typeof output === 'string')
+      return { messages: [{ role: 'user', content: { type: 'text', text: output } }] };
+    // A legacy client cannot read input_required on prompts/get: the prompt must answer without asking.
+    if (isInputRequired(output) && isLegacy(ctx.revision))
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InternalError,
+        `${prompt.name} asked for input (input_required), which prompts/get has only on 2026-07-28`,
+      );
+    return output;
   });
 }
 
