@@ -165,6 +165,7 @@ export function contentTools(): Tool[] {
           },
           allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
           if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+          // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, deep in a listing nothing awaits
           then: { required: ['phone'] },
           else: { required: ['email'] },
           additionalProperties: false,
