@@ -4,6 +4,7 @@ import { ManualClock } from '../clock/manual-clock.js';
 import { Endpoint } from '../endpoint/endpoint.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
+import { Listeners } from '../listen/listeners.js';
 import { inputRequired } from '../mrtr/server.js';
 import { createServer } from './create-server.js';
 import { defineTool } from './define-tool.js';
@@ -405,6 +406,30 @@ describe('createServer', () => {
     });
     const legacy = await connect(server, '2025-11-25').failure('prompts/get', { name: 'asks' });
     expect(legacy).toMatchObject({ code: -32603, message: expect.stringMatching(/only on 2026-07-28/) });
+  });
+
+  it('sends a resource update and list changes to a 2026-07-28 listen stream whose filter asks for them', async () => {
+    const listeners = new Listeners();
+    const resources = new ResourceList([notes], { listeners });
+    const prompts = new PromptList([], { listeners });
+    const server = createServer({ name: 's', version: '1', prompts, resources });
+    const modern = connect(server, '2026-07-28');
+    listeners.serve(modern.endpoint);
+    const listening = modern.request('subscriptions/listen', {
+      notifications: { promptsListChanged: true, resourceSubscriptions: ['notes://today'] },
+    });
+    void listening.catch(() => {}); // ends with the endpoint
+    await Promise.resolve();
+    expect(resources.updated('notes://other')).toBe(0); // not in the filter
+    expect(resources.updated('notes://today')).toBe(1);
+    prompts.add(greet);
+    resources.add(users); // resources list changes were not asked for
+    const methods = modern.notifications.map((n) => n.method);
+    expect(methods).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/resources/updated',
+      'notifications/prompts/list_changed',
+    ]);
   });
 
   it('completes prompt arguments and template variables', async () => {
