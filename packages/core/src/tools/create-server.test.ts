@@ -475,6 +475,19 @@ describe('createServer', () => {
         context: { arguments: { dir: 'docs/' } },
       }),
     ).toMatchObject({ completion: { values: ['a.md', 'docs/a.txt'] } });
+    // Declared by the caller with no completer yet: served, and a PromptList's later prompt completes.
+    const later = new PromptList();
+    const declared = connect(
+      createServer({ name: 's', version: '1', prompts: later, capabilities: { completions: {} } }),
+      '2025-11-25',
+    );
+    later.add(greet);
+    expect(
+      await declared.request('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'greet' },
+        argument: { name: 'style', value: 'fo' },
+      }),
+    ).toMatchObject({ completion: { values: ['formal'] } });
     const unknown = await failure('completion/complete', {
       ref: { type: 'ref/prompt', name: 'x' },
       argument: { name: 'a', value: '' },

@@ -95,7 +95,8 @@ export function createServer(options: CreateServerOptions): McpServer {
   if (typeof options?.name !== 'string' || typeof options.version !== 'string')
     throw new TypeError('createServer needs { name: string, version: string, tools?, prompts?, resources? }');
   const { tools, prompts, resources, cache } = options;
-  const completers = completersOf(prompts, resources);
+  // Declared and served when a prompt or template has completers now, or when the caller declares it.
+  const completers = completersOf(prompts, resources, options.capabilities?.completions !== undefined);
   const capabilities: Record<string, unknown> = {
     ...(tools ? { tools: tools instanceof ToolList ? { listChanged: true } : {} } : {}),
     ...(prompts ? { prompts: prompts instanceof PromptList ? { listChanged: true } : {} } : {}),
@@ -138,17 +139,21 @@ const MAX_COMPLETIONS = 100;
 
 type CompleteHandler = (params: Record<string, unknown> | undefined) => Promise<unknown>;
 
-/** `completion/complete` for the prompts' and templates' completers, or `undefined` when none has any. */
+/**
+ * `completion/complete` for the prompts' and templates' completers (looked up at each request, so a
+ * changing list's new completers count), or `undefined` when none has any and none was declared.
+ */
 function completersOf(
   prompts: CreateServerOptions['prompts'],
   resources: CreateServerOptions['resources'],
+  declared: boolean,
 ): CompleteHandler | undefined {
   const promptList = prompts instanceof PromptList ? prompts.prompts : prompts;
   const templates = resources instanceof ResourceList ? resources.templates : resources;
   const any =
     (promptList ?? []).some((p) => p.definition.complete) ||
     (templates ?? []).some((t) => 'uriTemplate' in t && t.definition.complete);
-  if (!any) return undefined;
+  if (!any && !declared) return undefined;
   const promptByName = prompts ? promptLookup(prompts) : () => undefined;
   const templateByUri = (uri: string): ResourceTemplate | undefined => {
     const now = resources instanceof ResourceList ? resources.templates : resources;
