@@ -1,5 +1,6 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
 import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
 
@@ -100,7 +101,7 @@ export interface Accepts {
   sse: boolean;
 }
 
-export function acceptsOf(request: Request): Accepts {
+export function acceptsOf(request: InboundRequest): Accepts {
   const header = request.headers.get('accept');
   if (!header) return { json: true, sse: true };
   const types = header.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
