@@ -72,5 +72,6 @@ export const SERVE_EXCHANGE: unique symbol = Symbol('mcp-inflight.serveExchange'
 
 /** A handler the Node listener can call without Fetch objects. */
 export interface ExchangeServer {
-  [SERVE_EXCHANGE](request: InboundRequest, disconnect: AbortSignal | undefined): Promise<Reply>;
+  /** `disconnect` aborts when the client's connection closed before the answer was written. */
+  [SERVE_EXCHANGE](request: InboundRequest, disconnect: AbortSignal): Promise<Reply>;
 }

@@ -191,7 +191,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const handler: HttpHandler & ExchangeServer = {
     handle: async (request, exchange) =>
       toResponse(await serve(fromRequest(request), exchange?.disconnect ?? request.signal)),
-    [SERVE_EXCHANGE]: (request, disconnect) => serve(request, disconnect ?? NEVER),
+    [SERVE_EXCHANGE]: serve,
     async close() {
       if (closed) return;
       closed = true;
@@ -244,6 +244,3 @@ function preflight(headers: Record<string, string>): Reply {
     'access-control-max-age': '600',
   });
 }
-
-/** The disconnect of an exchange whose runtime cannot tell one. */
-const NEVER = new AbortController().signal;
