@@ -62,7 +62,8 @@ export function buildPlan({ here, quick }) {
   // E: 10,000 deadlines firing at once (bench/deadline-storm.mjs, when it is there).
   if (existsSync(join(here, 'deadline-storm.mjs')))
     // A 3 s lead: issuing 10,000 calls took over 500 ms (half the old 1 s lead) on a loaded machine.
-    for (const c of ['inflight', 'sdk-v1']) add('E', c, 'deadline-storm.mjs', [c, '10000', '3000']);
+    for (const c of ['inflight', 'sdk-v1'])
+      add('E', c, 'deadline-storm.mjs', [c, size(10_000, 2_000), '3000']);
 
   // F: real transports, client and server in separate processes.
   const budget = (ms) => ['--budget-ms', String(ms)];

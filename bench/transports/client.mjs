@@ -78,7 +78,7 @@ async function connect() {
       : startNode(SERVER, [impl === 'fetch-ours' ? 'inflight' : impl, 'http']);
     url = await listeningUrl(server);
   }
-  const serverArgs = [SERVER, impl, 'stdio'];
+  const serverArgs = [...profilingArgs(), SERVER, impl, 'stdio']; // BENCH_CPU_PROF_DIR profiles it too
   if (impl === 'floor' && transport === 'stdio') return floorStdio();
   if (impl === 'floor') return bareFetch(url, { 'content-type': 'application/json', accept: ACCEPT }, {});
   if (impl === 'fetch-ours') {
