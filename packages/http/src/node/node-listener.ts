@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import {
+  ConnectionGone,
   type ExchangeServer,
   type InboundRequest,
   type ReplyBody,
@@ -43,9 +44,13 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const disconnect = new AbortController();
+  // Our own handler hears of a disconnect through a plain object; another handler gets an AbortSignal.
+  const controller = direct ? undefined : new AbortController();
+  const disconnect: ConnectionGone | AbortSignal = controller ? controller.signal : new ConnectionGone();
   const gone = (): void => {
-    if (!res.writableFinished && !disconnect.signal.aborted) disconnect.abort(CLIENT_GONE);
+    if (res.writableFinished || disconnect.aborted) return;
+    if (controller) controller.abort(CLIENT_GONE);
+    else (disconnect as ConnectionGone).abort();
   };
   // The client's FIN ('end') is the first sign: Node ends the socket then and nothing more can reach the
   // client, but the response's 'close' only follows once the socket is torn down, tens of ms later when
@@ -60,10 +65,10 @@ async function serve(
   let headers: Record<string, string>;
   let body: ReplyBody;
   if (direct) {
-    const reply = await direct(inboundOf(req), disconnect.signal);
+    const reply = await direct(inboundOf(req), disconnect);
     ({ status, headers, body } = reply);
   } else {
-    const response = await handler.handle(toRequest(req), { disconnect: disconnect.signal });
+    const response = await handler.handle(toRequest(req), { disconnect: disconnect as AbortSignal });
     status = response.status;
     headers = {};
     response.headers.forEach((value, name) => {
@@ -71,7 +76,7 @@ async function serve(
     });
     body = response.body;
   }
-  if (res.destroyed || disconnect.signal.aborted) {
+  if (res.destroyed || disconnect.aborted) {
     if (body !== null && typeof body !== 'string') await body.cancel().catch(() => {});
     return;
   }
@@ -89,7 +94,7 @@ async function serve(
   // Headers go out now, so an SSE client sees its stream open before the first event.
   res.flushHeaders();
   const reader = body.getReader();
-  disconnect.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  disconnect.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   // The body erroring means the stream was cut (its client stopped reading past the budget): the
   // connection is cut too, so the client cannot take a truncated stream for a complete one, and what
   // waits in the socket's buffer goes now. It is watched while waiting for 'drain', which never comes

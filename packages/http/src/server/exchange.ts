@@ -65,6 +65,36 @@ async function readStreamText(
 }
 
 /**
+ * How the server hears that a client went away: the part of an `AbortSignal` it uses, so the Node
+ * listener can pass {@link ConnectionGone} instead of building an `AbortController` per exchange (5-10 µs
+ * each on Node 20); a Fetch runtime passes its signal as it is.
+ */
+export interface Disconnect {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
+/** A {@link Disconnect} that a connection's owner trips once; its listeners run once, in order. */
+export class ConnectionGone implements Disconnect {
+  aborted = false;
+  #listeners: Array<() => void> | undefined;
+
+  /** Every listener runs once (as with `{ once: true }`): the connection goes only once. */
+  addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
+    if (this.aborted) return;
+    (this.#listeners ??= []).push(listener);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+}
+
+/**
  * The handler's own entry, below the Fetch one: the Node listener calls it with its own view of the
  * request, so both runtimes share one path and only the outer objects differ.
  */
@@ -73,5 +103,5 @@ export const SERVE_EXCHANGE: unique symbol = Symbol('mcp-inflight.serveExchange'
 /** A handler the Node listener can call without Fetch objects. */
 export interface ExchangeServer {
   /** `disconnect` aborts when the client's connection closed before the answer was written. */
-  [SERVE_EXCHANGE](request: InboundRequest, disconnect: AbortSignal): Promise<Reply>;
+  [SERVE_EXCHANGE](request: InboundRequest, disconnect: Disconnect): Promise<Reply>;
 }

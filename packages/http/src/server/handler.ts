@@ -4,6 +4,7 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
 import {
+  type Disconnect,
   type ExchangeServer,
   fromRequest,
   type InboundRequest,
@@ -107,7 +108,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const legacy = new LegacyServer(context);
   let closed = false;
 
-  const serve = async (request: InboundRequest, disconnect: AbortSignal): Promise<Reply> => {
+  const serve = async (request: InboundRequest, disconnect: Disconnect): Promise<Reply> => {
     if (closed)
       return errorReply(503, HTTP_ERROR_CODES.ServerClosing, 'Service Unavailable: the server is closing');
     const host = request.headers.get('host');
@@ -148,7 +149,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const post = async (
     request: InboundRequest,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
+    disconnect: Disconnect,
   ): Promise<Reply> => {
     const accepts = acceptsOf(request);
     if (!accepts.json && !accepts.sse) {

@@ -10,7 +10,7 @@ import {
 } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, type ServeContext } from './context.js';
-import { type InboundRequest, Reply } from './exchange.js';
+import { type Disconnect, type InboundRequest, Reply } from './exchange.js';
 import { accepted, errorReply, jsonReply, methodNotAllowed } from './replies.js';
 import { LegacySession } from './session.js';
 
@@ -35,7 +35,7 @@ export class LegacyServer {
     request: InboundRequest,
     value: unknown,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
+    disconnect: Disconnect,
   ): Promise<Reply> {
     const single = Array.isArray(value) ? undefined : classify(value);
     if (single?.kind === 'request' && single.method === 'initialize')
@@ -128,7 +128,7 @@ export class LegacyServer {
     value: unknown,
     id: RequestId,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
+    disconnect: Disconnect,
   ): Promise<Reply> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
@@ -177,7 +177,7 @@ export class LegacyServer {
     session: LegacySession,
     values: unknown[],
     headers: Record<string, string>,
-    disconnect: AbortSignal,
+    disconnect: Disconnect,
   ): Promise<Reply> | Reply {
     const revision = session.endpoint.revision;
     if (revision === undefined || !allowsBatches(revision)) {

@@ -8,7 +8,7 @@ import {
 import { classify } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
-import type { InboundRequest, Reply } from './exchange.js';
+import type { Disconnect, InboundRequest, Reply } from './exchange.js';
 import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
@@ -27,7 +27,7 @@ export async function serveModern(
   value: unknown,
   context: ServeContext,
   headers: Record<string, string>,
-  disconnect: AbortSignal,
+  disconnect: Disconnect,
 ): Promise<Reply> {
   const { options, stats } = context;
   if (!options.modern) {

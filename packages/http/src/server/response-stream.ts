@@ -6,7 +6,7 @@ import {
   type TimerHandle,
 } from '@mcp-inflight/core';
 import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
-import { Reply } from './exchange.js';
+import { type Disconnect, Reply } from './exchange.js';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**
@@ -157,7 +157,7 @@ export class ResponseStream {
    * Ties the stream to the HTTP request that opened it: that request aborting (its client went away, even
    * before any reply) is a disconnect, as long as its own connection is still the one attached.
    */
-  watch(signal: AbortSignal): void {
+  watch(signal: Disconnect): void {
     const onAbort = (): void => {
       if (this.#state === 'waiting' || (this.#sink !== undefined && this.#sink === this.#firstSink))
         this.disconnect();

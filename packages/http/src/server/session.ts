@@ -1,7 +1,7 @@
 import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
 import { DEFAULT_HTTP_REVISION, QuietTimer } from '@mcp-inflight/core/adapter';
 import type { Accepts, ServeContext } from './context.js';
-import type { Reply } from './exchange.js';
+import type { Disconnect, Reply } from './exchange.js';
 import { ResponseStream } from './response-stream.js';
 import { SessionRouter } from './session-router.js';
 
@@ -15,7 +15,7 @@ export interface OpenStreamOptions {
   accepts: Accepts;
   headers: Record<string, string>;
   /** The POST's signal: its abort is the client going away. */
-  signal?: AbortSignal;
+  signal?: Disconnect;
   onEnd?: () => void;
 }
 
