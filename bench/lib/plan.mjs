@@ -16,6 +16,33 @@ export const TRANSPORT_CONFIGS = [
   ['sdk-v2', 'http', 'modern'],
 ];
 
+/**
+ * The floors and halves beside them (bench/transports/floor.mjs): `floor` is no MCP library on either side
+ * (bare `fetch` to a `node:http` server, newline JSON over a pipe); over HTTP, `fetch-ours` is our server
+ * under bare `fetch` and `ours-floor` our `HttpClient` against the floor's server. Each transport's floor
+ * runs just before its other configurations, so every run interleaves it with them.
+ */
+export const FLOOR_CONFIGS = [
+  ['floor', 'stdio', 'legacy'],
+  ['floor', 'http', 'legacy'],
+  ['fetch-ours', 'http', 'legacy'],
+  ['ours-floor', 'http', 'legacy'],
+  ['fetch-ours', 'http', 'modern'],
+  ['ours-floor', 'http', 'modern'],
+];
+
+/** Every configuration of F2 (calls), each transport's floor and halves first. */
+export const CALL_CONFIGS = ['stdio', 'http'].flatMap((transport) => [
+  ...FLOOR_CONFIGS.filter(([, t]) => t === transport),
+  ...TRANSPORT_CONFIGS.filter(([, t]) => t === transport),
+]);
+
+/** Every configuration of F1 (progress): each transport's floor first. */
+export const PROGRESS_CONFIGS = ['stdio', 'http'].flatMap((transport) => [
+  [`floor`, transport, 'legacy'],
+  ...TRANSPORT_CONFIGS.filter(([, t]) => t === transport),
+]);
+
 export function buildPlan({ here, quick }) {
   const size = (full, small) => String(quick ? small : full);
   const jobs = [];
@@ -34,13 +61,15 @@ export function buildPlan({ here, quick }) {
     add('D', c, 'proxy.mjs', [c, size(100_000, 10_000)]);
   // E: 10,000 deadlines firing at once (bench/deadline-storm.mjs, when it is there).
   if (existsSync(join(here, 'deadline-storm.mjs')))
-    for (const c of ['inflight', 'sdk-v1']) add('E', c, 'deadline-storm.mjs', [c]);
+    // A 3 s lead: issuing 10,000 calls took over 500 ms (half the old 1 s lead) on a loaded machine.
+    for (const c of ['inflight', 'sdk-v1'])
+      add('E', c, 'deadline-storm.mjs', [c, size(10_000, 2_000), '3000']);
 
   // F: real transports, client and server in separate processes.
   const budget = (ms) => ['--budget-ms', String(ms)];
   // --quick runs each transport configuration with one mode (a burst on stdio, paced on HTTP) and one
   // concurrency (32), so CI's smoke test stays under a minute.
-  for (const [impl, transport, era] of TRANSPORT_CONFIGS) {
+  for (const [impl, transport, era] of PROGRESS_CONFIGS) {
     for (const paced of quick ? [transport === 'http'] : [false, true]) {
       const mode = paced ? 'paced' : 'burst';
       add('F', `progress ${transport} ${mode} ${impl} ${era}`, 'transports/client.mjs', [
@@ -55,7 +84,7 @@ export function buildPlan({ here, quick }) {
       ]);
     }
   }
-  for (const [impl, transport, era] of TRANSPORT_CONFIGS) {
+  for (const [impl, transport, era] of CALL_CONFIGS) {
     for (const concurrency of quick ? [32] : [1, 32]) {
       const calls =
         transport === 'stdio' ? (concurrency === 1 ? 3_000 : 10_000) : concurrency === 1 ? 1_000 : 2_000;

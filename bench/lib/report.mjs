@@ -1,6 +1,6 @@
 // The tables `node bench/run.mjs` prints (Markdown, so bench/README.md takes them as they are): medians
 // over the runs, each workload beside its reference, with the ratio.
-import { TRANSPORT_CONFIGS } from './plan.mjs';
+import { CALL_CONFIGS, PROGRESS_CONFIGS } from './plan.mjs';
 
 const fmt = (v, digits = 0) =>
   typeof v === 'number'
@@ -14,7 +14,16 @@ const table = (head, rows) => [
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ];
 const ERA = { legacy: '2025-11-25', modern: '2026-07-28' };
-const IMPL = { inflight: 'ours', 'sdk-v1': 'SDK v1', 'sdk-v2': 'SDK v2' };
+const IMPL = {
+  inflight: 'ours',
+  'sdk-v1': 'SDK v1',
+  'sdk-v2': 'SDK v2',
+  floor: 'floor',
+  'fetch-ours': 'bare fetch → our server',
+  'ours-floor': "our client → floor's server",
+};
+/** A row's name: the floor has no era. */
+const nameOf = (impl, era) => (impl === 'floor' ? 'floor (no MCP)' : `${IMPL[impl]} ${ERA[era]}`);
 
 /** CPU time of both processes, as `client + server`. */
 const cpu = (client, server, digits) =>
@@ -144,22 +153,24 @@ export function tables(results, { quick }) {
     const rows = [];
     for (const transport of ['stdio', 'http'])
       for (const mode of ['burst', 'paced'])
-        for (const [impl, t, era] of TRANSPORT_CONFIGS) {
+        for (const [impl, t, era] of PROGRESS_CONFIGS) {
           if (t !== transport) continue;
           const r = m('F', key('progress', transport, mode, impl, era));
           if (!r) continue;
+          const floor = m('F', key('progress', transport, mode, 'floor', 'legacy'))?.ratePerSec;
           const v1 = m('F', key('progress', transport, mode, 'sdk-v1', 'legacy'))?.ratePerSec;
           const v2 = m('F', key('progress', transport, mode, 'sdk-v2', era))?.ratePerSec;
           rows.push([
             transport,
             mode,
-            `${IMPL[impl]} ${ERA[era]}`,
+            nameOf(impl, era),
             fmt(r.ratePerSec),
             `${fmt(r.received)} of ${fmt(r.n)}`,
             fmt(r.lastValue),
             cpu(r.clientCpuMsPer1000, r.serverCpuMsPer1000, 1),
             impl === 'inflight' ? ratio(r.ratePerSec, v1) : '',
             impl === 'inflight' ? ratio(r.ratePerSec, v2) : '',
+            impl === 'floor' ? '' : ratio(floor, r.ratePerSec),
           ]);
         }
     out.push(
@@ -176,6 +187,7 @@ export function tables(results, { quick }) {
           'CPU ms per 1,000: client + server',
           'ours / SDK v1',
           'ours / SDK v2 same era',
+          'floor / this: updates/s',
         ],
         rows,
       ),
@@ -184,10 +196,11 @@ export function tables(results, { quick }) {
     const calls = [];
     for (const transport of ['stdio', 'http'])
       for (const c of [1, 32])
-        for (const [impl, t, era] of TRANSPORT_CONFIGS) {
+        for (const [impl, t, era] of CALL_CONFIGS) {
           if (t !== transport) continue;
           const r = m('F', key('calls', transport, `c${c}`, impl, era));
           if (!r) continue;
+          const floor = m('F', key('calls', transport, `c${c}`, 'floor', 'legacy'));
           const v1 = m('F', key('calls', transport, `c${c}`, 'sdk-v1', 'legacy'));
           const v2 = m('F', key('calls', transport, `c${c}`, 'sdk-v2', era));
           const vs = (ref) =>
@@ -197,7 +210,7 @@ export function tables(results, { quick }) {
           calls.push([
             transport,
             String(c),
-            `${IMPL[impl]} ${ERA[era]}`,
+            nameOf(impl, era),
             fmt(r.callsPerSec),
             fmt(r.p50Ms, 2),
             fmt(r.p99Ms, 2),
@@ -205,6 +218,9 @@ export function tables(results, { quick }) {
             cpu(r.clientCpuMsPerCall, r.serverCpuMsPerCall, 3),
             vs(v1),
             vs(v2),
+            impl === 'floor' || !floor
+              ? ''
+              : `${ratio(floor.callsPerSec, r.callsPerSec)} / ${ratio(cpuSum(r), cpuSum(floor))}`,
           ]);
         }
     out.push(
@@ -222,9 +238,12 @@ export function tables(results, { quick }) {
           'CPU ms per call: client + server',
           'ours / SDK v1: calls/s, p50, p99, CPU',
           'ours / SDK v2 same era',
+          'floor / this: calls/s (time per call over the floor), CPU this / floor',
         ],
         calls,
       ),
+      '',
+      "The floor is each transport with no MCP library on either side (`transports/floor.mjs`: bare `fetch` POSTs to a `node:http` server answering a JSON-RPC result, or newline JSON over a pipe); `bare fetch → our server` is the server half of the HTTP path and `our client → floor's server` its client half. floor / this over 1 is how many times the floor's time per call a row takes (goals: ours at most 1.3x over HTTP, each half at most 1.15x; 1.5x over stdio).",
       '',
       "Latency and CPU ratios under 1 and calls/s ratios over 1 favour ours. CPU is each process's user + system time over the measured calls (the server's read from /proc in 10 ms ticks); unlike wall time it hardly moves with other load on the machine.",
       '',

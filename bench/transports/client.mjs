@@ -5,7 +5,11 @@
 //   node client.mjs <impl> <transport> <era> calls [--calls 2000] [--concurrency 1] [--warmup 200]
 //
 //   impl:      inflight (spawnStdio / HttpClient against server.mjs inflight), sdk-v1, sdk-v2 (the SDK's
-//              Client and transports against server.mjs of the same SDK)
+//              Client and transports against server.mjs of the same SDK); the floors and halves (floor.mjs):
+//              floor (bare `fetch` POSTs to floor.mjs http, or newline JSON over a pipe to floor.mjs
+//              stdio: no MCP library on either side), fetch-ours (bare `fetch` POSTs to our server: the
+//              server half; the headers and body our HttpClient sends, recorded from one call it makes),
+//              ours-floor (our HttpClient against floor.mjs http: the client half)
 //   era:       legacy (2025-11-25) or modern (2026-07-28; ours and SDK v2 only)
 //   progress:  one `flood` call of n progress updates (a burst, or `--paced`: one per event-loop turn, see
 //              server.mjs), every value asked for; the rate is what the client callback received per
@@ -19,6 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { budget, finish, listeningUrl, option, percentile, round, startNode } from '../lib/procs.mjs';
 
 const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./floor.mjs', import.meta.url));
+const ACCEPT = 'application/json, text/event-stream';
 const [impl, transport, era, workload] = process.argv.slice(2);
 const REVISION = era === 'modern' ? '2026-07-28' : '2025-11-25';
 const TEXT = 'x'.repeat(64);
@@ -65,16 +71,36 @@ function cpuSince(before, count) {
 /** A uniform face over the three clients: call(name, args, onprogress?) and close(). */
 async function connect() {
   let url;
+  const floorServer = impl === 'floor' || impl === 'ours-floor';
   if (transport === 'http') {
-    server = startNode(SERVER, [impl, 'http']);
+    server = floorServer
+      ? startNode(FLOOR, ['http'])
+      : startNode(SERVER, [impl === 'fetch-ours' ? 'inflight' : impl, 'http']);
     url = await listeningUrl(server);
   }
-  const serverArgs = [SERVER, impl, 'stdio'];
-  if (impl === 'inflight') {
+  const serverArgs = [...profilingArgs(), SERVER, impl, 'stdio']; // BENCH_CPU_PROF_DIR profiles it too
+  if (impl === 'floor' && transport === 'stdio') return floorStdio();
+  if (impl === 'floor') return bareFetch(url, { 'content-type': 'application/json', accept: ACCEPT }, {});
+  if (impl === 'fetch-ours') {
+    // Our client makes one call and its POST is recorded; the calls measured are bare fetches of it.
+    const { HttpClient } = await import('@mcp-inflight/http');
+    let recorded;
+    const recording = (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"'))
+        recorded ??= { headers: Object.fromEntries(new Headers(init.headers)), body: JSON.parse(init.body) };
+      return fetch(input, init);
+    };
+    const c = new HttpClient({ url, fetch: recording });
+    await c.connect({ revision: REVISION });
+    await c.callTool('echo', { text: TEXT }, { idleMs: 30_000, ceilingMs: 60_000 });
+    const bare = bareFetch(url, recorded.headers, recorded.body);
+    return { ...bare, close: () => c.close() };
+  }
+  if (impl === 'inflight' || impl === 'ours-floor') {
     const { spawnStdio } = await import('@mcp-inflight/stdio');
     const { HttpClient } = await import('@mcp-inflight/http');
     const c =
-      transport === 'stdio'
+      transport === 'stdio' && impl === 'inflight'
         ? spawnStdio({ command: process.execPath, args: serverArgs }, { stderr: 'inherit' })
         : new HttpClient({ url });
     await c.connect({ revision: REVISION });
@@ -138,6 +164,99 @@ async function connect() {
     };
   }
   throw new Error(`unknown impl ${impl}`);
+}
+
+/**
+ * Calls as bare `fetch` POSTs: `template` is the JSON-RPC request (its id, name and arguments replaced per
+ * call), `headers` go on every POST. A JSON answer is read whole; an SSE one (flood) event by event.
+ */
+function bareFetch(url, headers, template) {
+  let id = 0;
+  return {
+    serverPid: server.child.pid,
+    call: async (name, args, onprogress) => {
+      const params = { ...template.params, name, arguments: args };
+      if (onprogress) params._meta = { ...params._meta, progressToken: 'p' };
+      const body = JSON.stringify({ ...template, jsonrpc: '2.0', id: ++id, method: 'tools/call', params });
+      const response = await fetch(url, { method: 'POST', headers, body });
+      if (!response.ok) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream'))
+        return (await response.json()).result;
+      let buffered = '';
+      let result;
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let end = buffered.indexOf('\n\n');
+        let start = 0;
+        while (end !== -1) {
+          const event = buffered.slice(start, end);
+          if (event.startsWith('data: ')) {
+            const message = JSON.parse(event.slice(6));
+            if (message.method === 'notifications/progress') onprogress?.(message.params);
+            else result = message.result;
+          }
+          start = end + 2;
+          end = buffered.indexOf('\n\n', start);
+        }
+        buffered = buffered.slice(start);
+      }
+      return result;
+    },
+    close: async () => {},
+  };
+}
+
+/** Newline JSON over a pipe to floor.mjs stdio: requests written as lines, answers matched by id. */
+async function floorStdio() {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [...profilingArgs(), FLOOR, 'stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting = new Map();
+  let id = 0;
+  let buffered = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let start = 0;
+    let end = buffered.indexOf('\n');
+    while (end !== -1) {
+      const message = JSON.parse(buffered.slice(start, end));
+      if (message.method === 'notifications/progress') waiting.get('progress')?.(message.params);
+      else {
+        waiting.get(message.id)(message.result);
+        waiting.delete(message.id);
+      }
+      start = end + 1;
+      end = buffered.indexOf('\n', start);
+    }
+    buffered = buffered.slice(start);
+  });
+  const floor = {
+    serverPid: child.pid,
+    call: (name, args, onprogress) =>
+      new Promise((resolve) => {
+        const callId = ++id;
+        if (onprogress) waiting.set('progress', onprogress);
+        waiting.set(callId, resolve);
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: 'p' } } })}\n`,
+        );
+      }),
+    close: async () => {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+  await floor.call('echo', { text: TEXT }); // the child is up, as a handshake would show
+  return floor;
+}
+
+/** The CPU-profile flags the benchmark's other children get (BENCH_CPU_PROF_DIR). */
+function profilingArgs() {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
 }
 
 async function progress(n, paced) {

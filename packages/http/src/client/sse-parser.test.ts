@@ -23,6 +23,35 @@ describe('SseParser', () => {
     expect(events.map((e) => e.data)).toEqual(['a', 'b', 'c']);
   });
 
+  it('reads the same events however the stream is cut, with every kind of line end mixed', () => {
+    const ends = ['\n', '\r', '\r\n'];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    let text = '';
+    const expected: string[] = [];
+    for (let e = 0; e < 200; e++) {
+      const data = `{"n":${e},"pad":"${'x'.repeat(next(300))}"}`;
+      expected.push(data);
+      const end = () => ends[next(3)]!;
+      const last = end(); // the blank line ends as its data line does: `\r` then `\n` would be one CRLF
+      text += `: keep-alive${end()}id: ${e}${end()}data: ${data}${last}${last}`;
+    }
+    const whole = parse([text]).events.map((event) => event.data);
+    expect(whole).toEqual(expected);
+    for (let round = 0; round < 20; round++) {
+      const chunks: string[] = [];
+      for (let at = 0; at < text.length; ) {
+        const size = 1 + next(64);
+        chunks.push(text.slice(at, at + size));
+        at += size;
+      }
+      expect(parse(chunks).events.map((event) => event.data)).toEqual(expected);
+    }
+  });
+
   it('splits a message anywhere across chunks', () => {
     const text = 'id: 1-9\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n';
     const { events } = parse(text.split(''));

@@ -92,19 +92,20 @@ export class SseParser {
       this.#skipLf = false;
       if (text.charCodeAt(0) === 10) start = 1; // the LF of a CRLF split across chunks
     }
-    for (let i = start; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      if (ch !== 10 && ch !== 13) continue;
-      if (ch === 13) {
-        if (i + 1 === text.length) this.#skipLf = true;
-        else if (text.charCodeAt(i + 1) === 10) {
-          this.#endLine(text, start, i);
-          start = ++i + 1;
-          continue;
-        }
-      }
+    // Line ends are found with native scans, not a loop over every character: a 10 MB event is one scan.
+    // Each scan's position is kept until the lines pass it, so the text is scanned once for each.
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
+    while (lf !== -1 || cr !== -1) {
+      const i = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
       this.#endLine(text, start, i);
       start = i + 1;
+      if (i === cr) {
+        if (start === text.length) this.#skipLf = true;
+        else if (lf === start) start++; // CRLF
+        cr = text.indexOf('\r', start);
+      }
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
     }
     if (start >= text.length || this.#lineDropped) return;
     // A line of an event being skipped: only whether it is blank matters, and it is not.

@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import {
+  ConnectionGone,
+  type ExchangeServer,
+  type InboundRequest,
+  type ReplyBody,
+  SERVE_EXCHANGE,
+} from '../server/exchange.js';
 import type { HttpHandler } from '../server/handler.js';
 
 /**
@@ -21,18 +28,29 @@ import type { HttpHandler } from '../server/handler.js';
  * ```
  */
 export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  // Our own handler is served below the Fetch layer: no Request, Headers, body stream or Response per call.
+  const direct = (handler as Partial<ExchangeServer>)[SERVE_EXCHANGE]?.bind(handler);
   return (req, res) => {
-    serve(handler, req, res).catch(() => {
+    serve(handler, direct, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
   };
 }
 
-async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const disconnect = new AbortController();
+async function serve(
+  handler: HttpHandler,
+  direct: ExchangeServer[typeof SERVE_EXCHANGE] | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  // Our own handler hears of a disconnect through a plain object; another handler gets an AbortSignal.
+  const controller = direct ? undefined : new AbortController();
+  const disconnect: ConnectionGone | AbortSignal = controller ? controller.signal : new ConnectionGone();
   const gone = (): void => {
-    if (!res.writableFinished && !disconnect.signal.aborted) disconnect.abort(CLIENT_GONE);
+    if (res.writableFinished || disconnect.aborted) return;
+    if (controller) controller.abort(CLIENT_GONE);
+    else (disconnect as ConnectionGone).abort();
   };
   // The client's FIN ('end') is the first sign: Node ends the socket then and nothing more can reach the
   // client, but the response's 'close' only follows once the socket is torn down, tens of ms later when
@@ -43,24 +61,40 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
     socket.off('end', gone);
     gone();
   });
-  const response = await handler.handle(toRequest(req), { disconnect: disconnect.signal });
-  if (res.destroyed || disconnect.signal.aborted) {
-    await response.body?.cancel().catch(() => {});
+  let status: number;
+  let headers: Record<string, string>;
+  let body: ReplyBody;
+  if (direct) {
+    const reply = await direct(inboundOf(req), disconnect);
+    ({ status, headers, body } = reply);
+  } else {
+    const response = await handler.handle(toRequest(req), { disconnect: disconnect as AbortSignal });
+    status = response.status;
+    headers = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    body = response.body;
+  }
+  if (res.destroyed || disconnect.aborted) {
+    if (body !== null && typeof body !== 'string') await body.cancel().catch(() => {});
     return;
   }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  res.writeHead(response.status, headers);
-  if (!response.body) {
+  if (typeof body === 'string') {
+    // A whole answer (JSON) goes out in one write with its length, headers and all.
+    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(status, headers);
+  if (!body) {
     res.end();
     return;
   }
   // Headers go out now, so an SSE client sees its stream open before the first event.
   res.flushHeaders();
-  const reader = response.body.getReader();
-  disconnect.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  const reader = body.getReader();
+  disconnect.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   // The body erroring means the stream was cut (its client stopped reading past the budget): the
   // connection is cut too, so the client cannot take a truncated stream for a complete one, and what
   // waits in the socket's buffer goes now. It is watched while waiting for 'drain', which never comes
@@ -77,6 +111,65 @@ async function serve(handler: HttpHandler, req: IncomingMessage, res: ServerResp
       return void res.destroy();
   }
   if (!res.destroyed) res.end();
+}
+
+/** The server's view of a Node request: headers read from `req.headers`, the body from the stream itself. */
+function inboundOf(req: IncomingMessage): InboundRequest {
+  return {
+    method: req.method ?? 'GET',
+    headers: {
+      get(name) {
+        const value = req.headers[name];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    readText: (maxBytes) => readNodeBody(req, maxBytes),
+    discard: () => void req.resume(),
+  };
+}
+
+/**
+ * The body of a Node request as text, `undefined` once it passes `maxBytes` (the rest is drained and
+ * dropped, so the `413` still reaches the client). UTF-8 with a leading BOM dropped, as `TextDecoder` does.
+ */
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        done();
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    const onClose = (): void => {
+      done();
+      reject(CLIENT_GONE);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** One reason for every disconnect: it carries no per-exchange detail, so no stack is captured per drop. */

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpSetup } from '../server/context.js';
+import { toResponse } from '../server/exchange.js';
 import { createHttpHandler, type HttpHandler } from '../server/handler.js';
 import { type HttpServerOptions, LOOPBACK_HOSTS } from '../server/options.js';
 import { errorReply } from '../server/replies.js';
@@ -103,7 +104,8 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
   });
   const listener = toNodeListener(handler);
   const notFound = toNodeListener({
-    handle: async () => errorReply(404, HTTP_ERROR_CODES.NotFound, `Not Found: the MCP endpoint is ${path}`),
+    handle: async () =>
+      toResponse(errorReply(404, HTTP_ERROR_CODES.NotFound, `Not Found: the MCP endpoint is ${path}`)),
     close: async () => {},
     stats: handler.stats,
   });
@@ -118,8 +120,7 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
     },
     (req, res) => {
       if (isRefused(req.socket)) return void res.destroy();
-      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-      (pathname === path ? listener : notFound)(req, res);
+      (isPath(req.url ?? '/', path) ? listener : notFound)(req, res);
     },
   );
   const isRefused = limitConnections(server, maxConnections);
@@ -147,4 +148,10 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       clearTimeout(force);
     },
   };
+}
+
+/** Whether a request target names `path`: the exact path (with or without a query) costs no URL parse. */
+function isPath(target: string, path: string): boolean {
+  if (target === path || (target.startsWith(path) && target.charCodeAt(path.length) === 63)) return true; // '?'
+  return new URL(target, 'http://x').pathname === path;
 }

@@ -1,9 +1,10 @@
 import { JsonRpcErrorCode } from '@mcp-inflight/core';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import type { InboundRequest, Reply } from './exchange.js';
 import { errorReply } from './replies.js';
 
 /** A parsed POST body, or the error response to send instead. */
-export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Response };
+export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Reply };
 
 /**
  * Reads and parses a POST body: `415` unless it is JSON, `413` past `maxBytes` (checked on the declared
@@ -11,7 +12,7 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; response: R
  * `-32700` for broken JSON.
  */
 export async function readJsonBody(
-  request: Request,
+  request: InboundRequest,
   maxBytes: number,
   headers: Record<string, string>,
 ): Promise<BodyResult> {
@@ -36,10 +37,10 @@ export async function readJsonBody(
     );
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
-    await request.body?.cancel().catch(() => {});
+    request.discard();
     return tooLarge();
   }
-  const text = await readText(request, maxBytes);
+  const text = await request.readText(maxBytes);
   if (text === undefined) return tooLarge();
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -50,24 +51,6 @@ export async function readJsonBody(
   }
 }
 
-async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let size = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-}
-
-function fail(response: Response): BodyResult {
+function fail(response: Reply): BodyResult {
   return { ok: false, response };
 }

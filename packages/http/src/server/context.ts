@@ -1,5 +1,6 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
 import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
 
@@ -100,16 +101,23 @@ export interface Accepts {
   sse: boolean;
 }
 
-export function acceptsOf(request: Request): Accepts {
+export function acceptsOf(request: InboundRequest): Accepts {
   const header = request.headers.get('accept');
-  if (!header) return { json: true, sse: true };
+  if (!header) return BOTH;
+  // A client sends the same header on every call: the last answer is kept, so a call splits nothing.
+  if (header === lastAccept.header) return lastAccept.accepts;
   const types = header.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
   const any = types.includes('*/*');
-  return {
+  const accepts: Accepts = Object.freeze({
     json: any || types.includes('application/json') || types.includes('application/*'),
     sse: any || types.includes('text/event-stream') || types.includes('text/*'),
-  };
+  });
+  lastAccept = { header, accepts };
+  return accepts;
 }
+
+const BOTH: Accepts = Object.freeze({ json: true, sse: true });
+let lastAccept: { header: string | undefined; accepts: Accepts } = { header: undefined, accepts: BOTH };
 
 /** The JSON-RPC error code of a response, if it is an error. */
 export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number | undefined {

@@ -3,6 +3,15 @@ import { DEFAULT_HTTP_REVISION, metaVersionOf } from '@mcp-inflight/core/adapter
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
+import {
+  type Disconnect,
+  type ExchangeServer,
+  fromRequest,
+  type InboundRequest,
+  Reply,
+  SERVE_EXCHANGE,
+  toResponse,
+} from './exchange.js';
 import { LegacyServer } from './legacy.js';
 import { serveModern } from './modern.js';
 import { type HttpServerOptions, resolveServerOptions } from './options.js';
@@ -99,8 +108,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const legacy = new LegacyServer(context);
   let closed = false;
 
-  const handle = async (request: Request, exchange?: HttpExchange): Promise<Response> => {
-    const disconnect = exchange?.disconnect ?? request.signal;
+  const serve = async (request: InboundRequest, disconnect: Disconnect): Promise<Reply> => {
     if (closed)
       return errorReply(503, HTTP_ERROR_CODES.ServerClosing, 'Service Unavailable: the server is closing');
     const host = request.headers.get('host');
@@ -139,10 +147,10 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   };
 
   const post = async (
-    request: Request,
+    request: InboundRequest,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
-  ): Promise<Response> => {
+    disconnect: Disconnect,
+  ): Promise<Reply> => {
     const accepts = acceptsOf(request);
     if (!accepts.json && !accepts.sse) {
       return errorReply(
@@ -180,8 +188,11 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     return legacy.post(request, value, headers, disconnect);
   };
 
-  return {
-    handle,
+  // The Fetch entry and the Node listener's (SERVE_EXCHANGE) share `serve`: one server, two wrappings.
+  const handler: HttpHandler & ExchangeServer = {
+    handle: async (request, exchange) =>
+      toResponse(await serve(fromRequest(request), exchange?.disconnect ?? request.signal)),
+    [SERVE_EXCHANGE]: serve,
     async close() {
       if (closed) return;
       closed = true;
@@ -207,6 +218,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       };
     },
   };
+  return handler;
 }
 
 function isInitialize(value: unknown): boolean {
@@ -224,15 +236,12 @@ function corsHeaders(origin: string | null): Record<string, string> {
   };
 }
 
-function preflight(headers: Record<string, string>): Response {
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...headers,
-      'access-control-allow-methods': ALLOW,
-      'access-control-allow-headers':
-        'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
-      'access-control-max-age': '600',
-    },
+function preflight(headers: Record<string, string>): Reply {
+  return new Reply(204, {
+    ...headers,
+    'access-control-allow-methods': ALLOW,
+    'access-control-allow-headers':
+      'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
+    'access-control-max-age': '600',
   });
 }

@@ -10,6 +10,7 @@ import {
 } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, type ServeContext } from './context.js';
+import { type Disconnect, type InboundRequest, Reply } from './exchange.js';
 import { accepted, errorReply, jsonReply, methodNotAllowed } from './replies.js';
 import { LegacySession } from './session.js';
 
@@ -31,16 +32,16 @@ export class LegacyServer {
   }
 
   async post(
-    request: Request,
+    request: InboundRequest,
     value: unknown,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
-  ): Promise<Response> {
+    disconnect: Disconnect,
+  ): Promise<Reply> {
     const single = Array.isArray(value) ? undefined : classify(value);
     if (single?.kind === 'request' && single.method === 'initialize')
       return this.#initialize(request, value, single.id, headers, disconnect);
     const found = this.#session(request, headers);
-    if (found instanceof Response) return found;
+    if (found instanceof Reply) return found;
     const session = found;
     const bad = badVersionHeader(request, headers);
     if (bad) return bad;
@@ -75,10 +76,10 @@ export class LegacyServer {
   }
 
   /** GET: resume a stream by `Last-Event-ID`, or open the session's stream for unrelated messages. */
-  get(request: Request, headers: Record<string, string>): Promise<Response> | Response {
+  get(request: InboundRequest, headers: Record<string, string>): Promise<Reply> | Reply {
     if (!request.headers.get(SESSION_HEADER)) return methodNotAllowed('POST', headers); // no session to listen on
     const found = this.#session(request, headers);
-    if (found instanceof Response) return found;
+    if (found instanceof Reply) return found;
     if (!acceptsOf(request).sse)
       return errorReply(
         406,
@@ -110,12 +111,12 @@ export class LegacyServer {
   }
 
   /** DELETE: the client ends its session [H28]; later requests with its id get 404. */
-  delete(request: Request, headers: Record<string, string>): Response {
+  delete(request: InboundRequest, headers: Record<string, string>): Reply {
     if (!request.headers.get(SESSION_HEADER)) return methodNotAllowed('POST', headers);
     const found = this.#session(request, headers);
-    if (found instanceof Response) return found;
+    if (found instanceof Reply) return found;
     found.terminate('the client ended the session');
-    return new Response(null, { status: 200, headers });
+    return new Reply(200, headers);
   }
 
   shutdown(why: string): void {
@@ -123,12 +124,12 @@ export class LegacyServer {
   }
 
   async #initialize(
-    request: Request,
+    request: InboundRequest,
     value: unknown,
     id: RequestId,
     headers: Record<string, string>,
-    disconnect: AbortSignal,
-  ): Promise<Response> {
+    disconnect: Disconnect,
+  ): Promise<Reply> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
       return errorReply(503, HTTP_ERROR_CODES.Overloaded, 'Service Unavailable: too many sessions', {
@@ -172,12 +173,12 @@ export class LegacyServer {
   }
 
   #batch(
-    request: Request,
+    request: InboundRequest,
     session: LegacySession,
     values: unknown[],
     headers: Record<string, string>,
-    disconnect: AbortSignal,
-  ): Promise<Response> | Response {
+    disconnect: Disconnect,
+  ): Promise<Reply> | Reply {
     const revision = session.endpoint.revision;
     if (revision === undefined || !allowsBatches(revision)) {
       return errorReply(
@@ -227,7 +228,7 @@ export class LegacyServer {
     return stream ? stream.response : accepted(headers);
   }
 
-  #session(request: Request, headers: Record<string, string>): LegacySession | Response {
+  #session(request: InboundRequest, headers: Record<string, string>): LegacySession | Reply {
     const id = request.headers.get(SESSION_HEADER);
     if (!id) {
       return errorReply(
@@ -252,7 +253,7 @@ export class LegacyServer {
 }
 
 /** 400 for a request id the session still owes a response, or one a batch repeats [J3]. */
-function inFlight(id: RequestId, headers: Record<string, string>, why = 'is already in flight'): Response {
+function inFlight(id: RequestId, headers: Record<string, string>, why = 'is already in flight'): Reply {
   return errorReply(
     400,
     HTTP_ERROR_CODES.InvalidRequest,
@@ -265,7 +266,7 @@ function inFlight(id: RequestId, headers: Record<string, string>, why = 'is alre
 }
 
 /** A present `MCP-Protocol-Version` must name a legacy HTTP revision we speak, else 400 [H38]. */
-function badVersionHeader(request: Request, headers: Record<string, string>): Response | undefined {
+function badVersionHeader(request: InboundRequest, headers: Record<string, string>): Reply | undefined {
   const header = request.headers.get('mcp-protocol-version');
   if (header === null || (isRevision(header) && LEGACY_HTTP.includes(header))) return undefined;
   return errorReply(

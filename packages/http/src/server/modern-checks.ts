@@ -1,6 +1,7 @@
 import { JsonRpcErrorCode, MODERN_REVISION, type RequestId } from '@mcp-inflight/core';
 import { CLIENT_CAPABILITIES_META_KEY, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { decodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
+import type { InboundRequest, Reply } from './exchange.js';
 import { errorReply } from './replies.js';
 
 /**
@@ -11,10 +12,10 @@ import { errorReply } from './replies.js';
  * `undefined` when the request may be served.
  */
 export function checkModernRequest(
-  request: Request,
+  request: InboundRequest,
   message: { id: RequestId; method: string; params: Record<string, unknown> | undefined },
   headers: Record<string, string>,
-): Response | undefined {
+): Reply | undefined {
   const { id, method, params } = message;
   const refuse = (code: number, text: string, data?: unknown) =>
     errorReply(400, code, text, { id, data, headers });

@@ -8,6 +8,7 @@ import {
 import { classify } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
+import type { Disconnect, InboundRequest, Reply } from './exchange.js';
 import { LEGACY_HTTP } from './legacy.js';
 import { checkModernRequest } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
@@ -25,12 +26,12 @@ const DISCONNECT_IS_CANCEL = eraCancelPolicy(MODERN_REVISION, 'http').disconnect
  * aborted with DISCONNECTED and nothing more is written for it [CN22 CN24].
  */
 export async function serveModern(
-  request: Request,
+  request: InboundRequest,
   value: unknown,
   context: ServeContext,
   headers: Record<string, string>,
-  disconnect: AbortSignal,
-): Promise<Response> {
+  disconnect: Disconnect,
+): Promise<Reply> {
   const { options, stats } = context;
   if (!options.modern) {
     return errorReply(400, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {

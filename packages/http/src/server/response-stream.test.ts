@@ -1,5 +1,6 @@
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
+import { toResponse } from './exchange.js';
 import { ResponseStream, type ResponseStreamOptions, type StreamOutcome } from './response-stream.js';
 
 const progress = (n: number, message?: string) => ({
@@ -60,7 +61,7 @@ describe('ResponseStream', () => {
   it('answers with JSON when the response is the first thing written', async () => {
     const { stream, log } = make();
     stream.send(result, true);
-    const response = await stream.response;
+    const response = toResponse(await stream.response);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('x-test')).toBe('1');
     expect(await response.json()).toEqual(result);
@@ -71,7 +72,7 @@ describe('ResponseStream', () => {
     const { stream, log } = make();
     stream.send(progress(1), false);
     stream.send(result, true);
-    const response = await stream.response;
+    const response = toResponse(await stream.response);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     const text = await response.text(); // completes: the stream ended
@@ -82,7 +83,7 @@ describe('ResponseStream', () => {
   it('maps a final message to a status (404 for -32601 on 2026-07-28)', async () => {
     const { stream } = make({ statusOf: () => 404 });
     stream.send({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no' } }, true);
-    expect((await stream.response).status).toBe(404);
+    expect(toResponse(await stream.response).status).toBe(404);
   });
 
   it('opens a quiet request as SSE after keepAliveMs and keeps it alive', async () => {
@@ -95,7 +96,7 @@ describe('ResponseStream', () => {
     await Promise.resolve();
     expect(opened).toBe(false);
     clock.advance(1);
-    const response = await stream.response;
+    const response = toResponse(await stream.response);
     clock.advance(1_000);
     clock.advance(500); // not quiet long enough for a third
     expect(await drain(response.body!)).toBe(': keep-alive\n\n: keep-alive\n\n');
@@ -106,7 +107,7 @@ describe('ResponseStream', () => {
   it('counts quiet time from the last write', async () => {
     const { stream, clock } = make();
     stream.send(progress(1), false);
-    const body = (await stream.response).body!;
+    const body = toResponse(await stream.response).body!;
     await drain(body); // a reading client: nothing waits, so the next progress is written at once
     clock.advance(800);
     stream.send(progress(2), false);
@@ -126,7 +127,7 @@ describe('ResponseStream', () => {
     expect(clock.pendingTimers).toBe(0); // no SSE, so no keep-alive to open one
     stream.send(progress(1), false);
     stream.send(result, true);
-    expect(await (await stream.response).json()).toEqual(result);
+    expect(await toResponse(await stream.response).json()).toEqual(result);
     expect(stream.droppedMessages).toBe(1);
   });
 
@@ -134,7 +135,7 @@ describe('ResponseStream', () => {
     const { stream } = make({ eventIds: legacyIds(true) });
     stream.send(progress(1), false);
     stream.send(result, true);
-    const text = await (await stream.response).text();
+    const text = await toResponse(await stream.response).text();
     expect(text.split('\n\n').filter(Boolean)).toEqual([
       'id: 4-0\nretry: 500\ndata:',
       `id: 4-1\ndata: ${JSON.stringify(progress(1))}`,
@@ -162,7 +163,7 @@ describe('ResponseStream', () => {
     stream.send(progress(2), false);
     stream.send(result, true);
     expect(log.parked).toBe(1);
-    const resumed = stream.attach(1, {})!;
+    const resumed = toResponse(stream.attach(1, {})!);
     expect(await resumed.text()).toBe(
       `id: 4-2\ndata: ${JSON.stringify(progress(2))}\n\nid: 4-3\ndata: ${JSON.stringify(result)}\n\n`,
     );
@@ -173,7 +174,7 @@ describe('ResponseStream', () => {
     const { stream } = make({ eventIds: legacyIds() });
     stream.send(progress(1), false);
     stream.disconnect();
-    const resumed = stream.attach(1, {})!;
+    const resumed = toResponse(stream.attach(1, {})!);
     stream.send(result, true);
     expect(await resumed.text()).toBe(`id: 4-2\ndata: ${JSON.stringify(result)}\n\n`);
   });
@@ -184,7 +185,7 @@ describe('ResponseStream', () => {
     stream.disconnect();
     for (let n = 2; n <= 5; n++) stream.send(progress(n), false);
     stream.send(result, true);
-    const text = await stream.attach(0, {})!.text();
+    const text = await toResponse(stream.attach(0, {})!).text();
     expect(text.match(/id: 4-\d+/g)).toEqual(['id: 4-4', 'id: 4-5', 'id: 4-6']);
   });
 
@@ -217,7 +218,7 @@ describe('ResponseStream', () => {
   it('end() answers a waiting POST with an empty SSE stream, or 204 for a JSON-only client', async () => {
     const sse = make();
     sse.stream.end();
-    expect(await (await sse.stream.response).text()).toBe('');
+    expect(await toResponse(await sse.stream.response).text()).toBe('');
     expect(sse.log.outcomes).toEqual(['closed']);
     const json = make({ acceptsSse: false });
     json.stream.end();
@@ -227,7 +228,7 @@ describe('ResponseStream', () => {
   it('the consumer cancelling the body is a disconnect', async () => {
     const { stream, log } = make({ eventIds: legacyIds() });
     stream.send(progress(1), false);
-    await (await stream.response).body!.cancel();
+    await toResponse(await stream.response).body!.cancel();
     expect(log.disconnects).toBe(1);
     expect(stream.attached).toBe(false);
   });
@@ -241,7 +242,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     const { stream } = make();
     for (let n = 1; n <= 50; n++) stream.send(progress(n), false);
     expect(stream.bufferedBytes).toBeGreaterThan(0);
-    const body = (await stream.response).body!;
+    const body = toResponse(await stream.response).body!;
     // The first was queued when nothing waited; 2..49 were superseded while it sat there.
     expect(progressOf(await drain(body))).toEqual([1, 50]);
     stream.send(progress(51), false); // the client reads again: written at once
@@ -252,7 +253,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
   it('by default queues every value while under 64 KiB waits, then holds the latest, in order', async () => {
     const { stream } = make({ holdProgressAfterBytes: undefined });
     for (let n = 1; n <= 50; n++) stream.send(progress(n), false); // one tick's burst, a few KiB
-    const body = (await stream.response).body!;
+    const body = toResponse(await stream.response).body!;
     expect(progressOf(await drain(body))).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     const big = 'x'.repeat(30_000);
     for (let n = 51; n <= 60; n++) stream.send(progress(n, big), false); // past 64 KiB after the third
@@ -269,7 +270,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     stream.send(progress(2), false);
     stream.send(progress(3), false);
     stream.send(result, true);
-    const text = await (await stream.response).text();
+    const text = await toResponse(await stream.response).text();
     expect(progressOf(text)).toEqual([1, 3]);
     expect(text.indexOf('"progress":3')).toBeLessThan(text.indexOf('"result"'));
     expect(log.outcomes).toEqual(['delivered']);
@@ -289,14 +290,14 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     expect(whys).toEqual(['slow']);
     expect(log.outcomes).toEqual(['dropped']); // the result was written, and lost with the connection
     expect(stream.bufferedBytes).toBe(0);
-    await expect((await stream.response).text()).rejects.toThrow(/byte budget/);
+    await expect(toResponse(await stream.response).text()).rejects.toThrow(/byte budget/);
   });
 
   it('a client that reads a backlog over the budget is never cut, and gets the result', async () => {
     const whys: string[] = [];
     const { clock, stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
     stream.send(progress(1, 'p'.repeat(400)), false);
-    const response = await stream.response;
+    const response = toResponse(await stream.response);
     stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);
     const reader = response.body!.getReader();
     await reader.read(); // one event read in the first window: the backlog shrank
@@ -317,7 +318,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     stream.send(progress(1, 'p'.repeat(300)), false);
     stream.send(progress(2), false);
     stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(300) } }, true);
-    const text = await (await stream.response).text();
+    const text = await toResponse(await stream.response).text();
     expect(progressOf(text)).toEqual([2]);
     expect(text).toContain('"code":-32603');
     expect(text).toContain('"maxMessageBytes":200');
@@ -330,7 +331,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
   it('one message is always accepted, however large; the stream ends once the client has read it', async () => {
     const { stream, log } = make({ budgetBytes: 100 });
     stream.send(progress(1), false);
-    const body = (await stream.response).body!;
+    const body = toResponse(await stream.response).body!;
     await drain(body);
     stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);
     expect(await drain(body)).toContain('x'.repeat(400));
@@ -353,7 +354,7 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
     expect(whys).toEqual(['slow']);
     expect(log.parked).toBe(1);
     expect(stream.replayBytes).toBeLessThanOrEqual(500);
-    const resumed = stream.attach(0, {})!;
+    const resumed = toResponse(stream.attach(0, {})!);
     const text = await resumed.text();
     expect(text).toContain('x'.repeat(400)); // the newest event always stays
     expect(log.outcomes).toEqual(['delivered']);

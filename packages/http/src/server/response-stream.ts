@@ -6,6 +6,7 @@ import {
   type TimerHandle,
 } from '@mcp-inflight/core';
 import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
+import { type Disconnect, Reply } from './exchange.js';
 import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**
@@ -84,13 +85,13 @@ export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
  * recent ones so a client can resume with `Last-Event-ID` after a drop [H22].
  */
 export class ResponseStream {
-  readonly response: Promise<Response>;
+  readonly response: Promise<Reply>;
   /** The requests this stream still owes a response (several for a 2025-03-26 batch). */
   readonly requestIds = new Set<RequestId>();
   /** Messages that had nowhere to go (a JSON-only client's progress, writes after the end). */
   droppedMessages = 0;
   #options: ResponseStreamOptions;
-  #resolve!: (response: Response) => void;
+  #resolve!: (response: Reply) => void;
   #state: 'waiting' | 'sse' | 'ended' = 'waiting';
   #sink: SseSink | undefined;
   /** The sink of the request that opened the stream (a resume attaches another). */
@@ -156,7 +157,7 @@ export class ResponseStream {
    * Ties the stream to the HTTP request that opened it: that request aborting (its client went away, even
    * before any reply) is a disconnect, as long as its own connection is still the one attached.
    */
-  watch(signal: AbortSignal): void {
+  watch(signal: Disconnect): void {
     const onAbort = (): void => {
       if (this.#state === 'waiting' || (this.#sink !== undefined && this.#sink === this.#firstSink))
         this.disconnect();
@@ -320,7 +321,7 @@ export class ResponseStream {
     if (this.#state === 'waiting') {
       // Answer the POST anyway: an empty SSE stream, or 204 for a JSON-only client.
       if (this.#options.acceptsSse) this.#open();
-      else this.#resolve(new Response(null, { status: 204, headers: this.#options.headers }));
+      else this.#resolve(new Reply(204, this.#options.headers));
     }
     // A final that was written but never reached anyone (parked) is a dropped result.
     this.#finish(this.#complete ? 'dropped' : 'closed');
@@ -338,7 +339,7 @@ export class ResponseStream {
   #disconnect(why: DisconnectWhy): void {
     if (this.#state === 'ended') return;
     // Nobody reads this answer any more; it only settles the handler's promise.
-    if (this.#state === 'waiting') this.#resolve(new Response(null, { status: 503 }));
+    if (this.#state === 'waiting') this.#resolve(new Reply(503, {}));
     if (!this.#options.eventIds) {
       this.#options.onDisconnect(why); // first, so the owner's abort carries its own cause
       this.#finish(this.#complete ? 'dropped' : 'closed');
@@ -357,7 +358,7 @@ export class ResponseStream {
    * Resumes a legacy stream on a new connection: replays every kept event after `afterSeq`, then goes on
    * live (or ends at once if the final was already written). Returns `undefined` if it cannot be resumed.
    */
-  attach(afterSeq: number, headers: Record<string, string>): Response | undefined {
+  attach(afterSeq: number, headers: Record<string, string>): Reply | undefined {
     if (!this.resumable || this.#state === 'ended') return undefined;
     this.#detach(); // a resume supersedes a connection whose drop we had not noticed yet
     const sink = this.#newSink();
@@ -365,7 +366,7 @@ export class ResponseStream {
     for (const entry of this.#log) if (entry.seq > afterSeq) sink.write(entry.frame);
     this.#quiet.touch();
     this.#state = 'sse';
-    const response = new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+    const response = new Reply(200, { ...SSE_HEADERS, ...headers }, sink.body);
     if (this.#complete) {
       sink.close();
       this.#finish('delivered');
@@ -386,9 +387,7 @@ export class ResponseStream {
     const sink = this.#newSink();
     this.#sink = sink;
     this.#firstSink = sink;
-    this.#resolve(
-      new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } }),
-    );
+    this.#resolve(new Reply(200, { ...SSE_HEADERS, ...this.#options.headers }, sink.body));
     const ids = this.#options.eventIds;
     if (ids?.priming) {
       sink.write(textFrame(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`));
@@ -431,7 +430,7 @@ export class ResponseStream {
     // UTF-16 length: at most the UTF-8 size for ASCII JSON, a close bound otherwise.
     if (body.length > this.#options.maxMessageBytes)
       body = JSON.stringify(this.#oversize(message, body.length) ?? message);
-    this.#resolve(new Response(body, { status, headers }));
+    this.#resolve(new Reply(status, headers, body));
   }
 
   #completeStream(): void {

@@ -1,6 +1,7 @@
 import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
 import { DEFAULT_HTTP_REVISION, QuietTimer } from '@mcp-inflight/core/adapter';
 import type { Accepts, ServeContext } from './context.js';
+import type { Disconnect, Reply } from './exchange.js';
 import { ResponseStream } from './response-stream.js';
 import { SessionRouter } from './session-router.js';
 
@@ -14,7 +15,7 @@ export interface OpenStreamOptions {
   accepts: Accepts;
   headers: Record<string, string>;
   /** The POST's signal: its abort is the client going away. */
-  signal?: AbortSignal;
+  signal?: Disconnect;
   onEnd?: () => void;
 }
 
@@ -128,7 +129,7 @@ export class LegacySession {
   }
 
   /** Opens the GET stream for unrelated server messages [H19]; `undefined` if one is already live (409). */
-  openStandalone(headers: Record<string, string>): Promise<Response> | undefined {
+  openStandalone(headers: Record<string, string>): Promise<Reply> | undefined {
     const old = this.#router.standalone;
     if (old && !old.ended && old.attached) return undefined;
     old?.end();
@@ -145,7 +146,7 @@ export class LegacySession {
   }
 
   /** Resumes the stream an event id belongs to [H22 H23]; `undefined` if it is unknown or expired. */
-  resume(lastEventId: string, headers: Record<string, string>): Response | undefined {
+  resume(lastEventId: string, headers: Record<string, string>): Reply | undefined {
     const match = /^(\d+)-(\d+)$/.exec(lastEventId.trim());
     const stream = match ? this.#byKey.get(match[1]!) : undefined;
     const response = stream?.attach(Number(match![2]), headers);

@@ -1,0 +1,129 @@
+// A large result and a large progress message through examples/proxy, for every host and upstream
+// transport (stdio or HTTP each), against the time of one JSON.parse + JSON.stringify of the message.
+//   node bench/big-proxy.mjs [--mb 10] [--legs stdio-stdio,stdio-http,http-stdio,http-http]
+// Each leg: host → proxy → upstream. The upstream's tool `big {bytes, kind}` sends one progress whose
+// message is `bytes` characters and returns a small result (kind `progress`), or returns one text item of
+// `bytes` characters (kind `result`). The host is our client (spawnStdio on the proxy's stdio, or
+// HttpClient to its HTTP endpoint), 2025-11-25 both sides; the time is the call's, host side, after one
+// small warm-up call. Prints one JSON line: per leg and kind, ms and ms / the JSON round trip's ms.
+// Needs `pnpm build`.
+import { fileURLToPath } from 'node:url';
+import { budget, finish, listeningUrl, option, round, startNode } from './lib/procs.mjs';
+
+const PROXY = fileURLToPath(new URL('../examples/proxy/dist/index.js', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+/** BENCH_CPU_PROF_DIR: the stdio children (proxy, upstream) write CPU profiles too, as startNode's do. */
+const PROF = process.env.BENCH_CPU_PROF_DIR
+  ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR]
+  : [];
+
+if (process.argv[2] === '--upstream') await upstream(process.argv[3]);
+else await main();
+
+async function upstream(transport) {
+  const { serveLifecycle } = await import('@mcp-inflight/core');
+  const setup = (endpoint) => {
+    serveLifecycle(endpoint, { serverInfo: { name: 'big', version: '1' }, capabilities: { tools: {} } });
+    endpoint.setRequestHandler('tools/call', async (params, ctx) => {
+      const { bytes, kind } = params.arguments;
+      if (kind === 'progress') {
+        ctx.progress(1, 2, 'p'.repeat(bytes));
+        return { content: [{ type: 'text', text: 'done' }] };
+      }
+      return { content: [{ type: 'text', text: 'r'.repeat(bytes) }] };
+    });
+  };
+  if (transport === 'stdio') {
+    const { serveStdio } = await import('@mcp-inflight/stdio');
+    await serveStdio(setup).closed;
+    process.exit(0);
+  }
+  const { serveHttp } = await import('@mcp-inflight/http');
+  const running = await serveHttp(setup, { port: 0 });
+  process.once('SIGTERM', () => running.close().then(() => process.exit(0)));
+}
+
+async function main() {
+  budget(Number(option('budget-ms', 300_000)), 'big-proxy');
+  const bytes = Math.round(Number(option('mb', 10)) * 1_000_000);
+  const legs = option('legs', 'stdio-stdio,stdio-http,http-stdio,http-http').split(',');
+  const { spawnStdio } = await import('@mcp-inflight/stdio');
+  const { HttpClient } = await import('@mcp-inflight/http');
+  const out = { bytes, jsonRoundTripMs: round(jsonRoundTripMs(bytes), 1), legs: {} };
+  for (const leg of legs) {
+    const [host, up] = leg.split('-');
+    const started = [];
+    let upstreamArgs;
+    if (up === 'stdio')
+      upstreamArgs = ['--upstream-stdio', [process.execPath, ...PROF, SELF, '--upstream', 'stdio'].join(' ')];
+    else {
+      const server = startNode(SELF, ['--upstream', 'http']);
+      started.push(server);
+      upstreamArgs = ['--upstream-http', await listeningUrl(server)];
+    }
+    const proxyArgs = [...PROF, PROXY, ...upstreamArgs, '--log', 'quiet', '--progress-interval', '0'];
+    let client;
+    if (host === 'stdio') {
+      client = spawnStdio({ command: process.execPath, args: proxyArgs }, { stderr: 'inherit' });
+    } else {
+      const proxy = startNode(PROXY, [
+        ...upstreamArgs,
+        '--http',
+        '0',
+        '--log',
+        'quiet',
+        '--progress-interval',
+        '0',
+      ]);
+      started.push(proxy);
+      client = new HttpClient({ url: await listeningUrl(proxy), listen: false });
+    }
+    await client.connect({ revision: '2025-11-25' });
+    const call = async (kind, n) => {
+      let progressChars = 0;
+      const t0 = performance.now();
+      const result = await client.callTool(
+        'big',
+        { bytes: n, kind },
+        { idleMs: 120_000, ceilingMs: 240_000, onprogress: (p) => (progressChars = p.message?.length ?? 0) },
+      );
+      const ms = performance.now() - t0;
+      const chars = kind === 'result' ? result.content[0].text.length : progressChars;
+      if (chars !== n) throw new Error(`${leg} ${kind}: ${chars} characters arrived, not ${n}`);
+      return ms;
+    };
+    await call('result', 10);
+    await call('progress', 10);
+    // The JSON round trip is timed right before each call, so both see the same load.
+    const resultJsonMs = jsonRoundTripMs(bytes);
+    const result = await call('result', bytes);
+    const progressJsonMs = jsonRoundTripMs(bytes);
+    const progress = await call('progress', bytes);
+    out.legs[leg] = {
+      resultMs: round(result, 1),
+      resultOverJson: round(result / resultJsonMs, 2),
+      progressMs: round(progress, 1),
+      progressOverJson: round(progress / progressJsonMs, 2),
+    };
+    await client.close();
+    for (const p of started) await p.stop();
+    process.stderr.write(`${leg}: ${JSON.stringify(out.legs[leg])}\n`);
+  }
+  finish(out);
+}
+
+/** One JSON.parse + JSON.stringify of a result message carrying `bytes` characters (median of 3). */
+function jsonRoundTripMs(bytes) {
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: 'r'.repeat(bytes) }] },
+  });
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    JSON.stringify(JSON.parse(text));
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[1];
+}
