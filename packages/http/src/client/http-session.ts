@@ -7,6 +7,7 @@ import {
   systemClock,
 } from '@mcp-inflight/core';
 import type { ClientTransport } from '@mcp-inflight/core/adapter';
+import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';
 import type { HttpClientOptions } from './http-client.js';
 import { listen } from './listen.js';
@@ -25,13 +26,13 @@ export class HttpSession implements ClientTransport {
   readonly identity: ClientIdentity;
   readonly channel: HttpChannel;
   readonly endpoint: Endpoint;
-  readonly listen: boolean | undefined;
+  readonly listen?: boolean;
   #listening: AbortController | undefined;
   #closed = false;
 
   constructor(options: HttpClientOptions) {
     this.options = options;
-    this.listen = options.listen;
+    if (options.listen !== undefined) this.listen = options.listen;
     const fetchFn =
       options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     this.identity = {
@@ -52,10 +53,12 @@ export class HttpSession implements ClientTransport {
       role: 'client',
       transport: 'http',
       channel: this.channel,
-      clock: options.clock,
-      progressRelay: options.progressRelay,
-      idleMs: options.idleMs,
-      ceilingMs: options.ceilingMs,
+      ...setFields({
+        clock: options.clock,
+        progressRelay: options.progressRelay,
+        idleMs: options.idleMs,
+        ceilingMs: options.ceilingMs,
+      }),
       // The endpoint stamps both on every 2026-07-28 request [M2 M4].
       clientInfo: this.identity.clientInfo,
       clientCapabilities: this.identity.capabilities,

@@ -1,4 +1,5 @@
 import { type Clock, type Endpoint, ProgressRelay, systemClock } from '@mcp-inflight/core';
+import { setFields } from '../shared/set-fields.js';
 
 /**
  * Host names that mean "this machine": the default `allowedHosts`, and the hosts of the default allowed
@@ -203,13 +204,13 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     modern: options.modern ?? true,
     clock,
     progressRelay: options.progressRelay ?? new ProgressRelay({ clock }),
-    endpoint: {
+    endpoint: setFields({
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
       maxBatchElements: options.maxBatchElements,
-    },
+    }),
     onError: options.onError ?? (() => {}),
     listeners: options.listeners,
   };
