@@ -103,5 +103,38 @@ export interface Tool {
  * ```
  */
 export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+  checkDefinition(definition as unknown as Record<string, unknown>);
   return { name: definition.name, definition: definition as unknown as ToolDefinition };
+}
+
+// A mistake in a definition throws here, where it was made, rather than as an internal error on the
+// first tools/list (a zod 3 schema has no JSON Schema conversion: `toJSONSchema` reads `_zod.def`).
+function checkDefinition(definition: Record<string, unknown>): void {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new TypeError(
+      `defineTool takes a definition object { name, input, run }, got ${typeof definition}`,
+    );
+  }
+  const name = definition['name'];
+  if (typeof name !== 'string' || name === '') {
+    throw new TypeError(`defineTool: name must be a non-empty string, got ${JSON.stringify(name) ?? name}`);
+  }
+  checkSchema(name, 'input', definition['input']);
+  if (definition['output'] !== undefined) checkSchema(name, 'output', definition['output']);
+  if (typeof definition['run'] !== 'function') {
+    throw new TypeError(`defineTool('${name}'): run must be a function (args, ctx) => result`);
+  }
+}
+
+function checkSchema(name: string, field: 'input' | 'output', schema: unknown): void {
+  if (typeof schema === 'object' && schema !== null && '_zod' in schema) return;
+  const fix =
+    "@mcp-inflight/core/tools takes zod 4 schemas (peer range ^4.0.0): install zod@^4 and build it with import * as z from 'zod'";
+  if (typeof schema === 'object' && schema !== null && '_def' in schema) {
+    throw new TypeError(`defineTool('${name}'): ${field} is a zod 3 schema; ${fix}`);
+  }
+  const got = schema === null ? 'null' : typeof schema;
+  throw new TypeError(
+    `defineTool('${name}'): ${field} must be a zod 4 schema such as z.object({...}), got ${got}; ${fix}`,
+  );
 }
