@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { CallToolResult } from '../client/content.js';
 import type { RequestContext } from '../endpoint/context.js';
 import type { InputRequiredResult } from '../mrtr/types.js';
+import { ToolList } from './tool-list.js';
 
 /**
  * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
@@ -136,5 +137,37 @@ function checkSchema(name: string, field: 'input' | 'output', schema: unknown): 
   const got = schema === null ? 'null' : typeof schema;
   throw new TypeError(
     `defineTool('${name}'): ${field} must be a zod 4 schema such as z.object({...}), got ${got}; ${fix}`,
+  );
+}
+
+/**
+ * What `serveTools` takes: an array of tools made by {@link defineTool}, or a `ToolList`. Throws a
+ * `TypeError` naming the accepted forms for anything else (one tool not in an array, a bare definition).
+ * Internal to core.
+ */
+export function checkTools(tools: unknown): void {
+  if (tools instanceof ToolList) return;
+  if (!Array.isArray(tools)) {
+    const got = tools === null ? 'null' : typeof tools;
+    throw new TypeError(
+      `serveTools(endpoint, tools): tools must be an array of defineTool(...) results or a ToolList, got ${got}${isTool(tools) ? ' (one tool: pass [tool])' : ''}`,
+    );
+  }
+  for (const [i, tool] of tools.entries()) {
+    if (isTool(tool)) continue;
+    const hint =
+      typeof tool === 'object' && tool !== null && 'run' in tool
+        ? ': wrap the definition in defineTool({...})'
+        : '';
+    throw new TypeError(`serveTools(endpoint, tools): tools[${i}] is not a tool made by defineTool${hint}`);
+  }
+}
+
+function isTool(value: unknown): value is Tool {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<Tool>).name === 'string' &&
+    typeof (value as Partial<Tool>).definition === 'object'
   );
 }

@@ -31,6 +31,7 @@ export class HttpSession implements ClientTransport {
   #closed = false;
 
   constructor(options: HttpClientOptions) {
+    checkUrl(options?.url);
     this.options = options;
     if (options.listen !== undefined) this.listen = options.listen;
     const fetchFn =
@@ -140,4 +141,20 @@ export class HttpSession implements ClientTransport {
       maxEventChars: this.options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
     });
   }
+}
+
+// Without it, a missing or relative url fails only at the first request, as fetch's 'Failed to parse URL'.
+function checkUrl(url: unknown): void {
+  if (url instanceof URL) return;
+  if (typeof url === 'string') {
+    try {
+      // In a page, fetch resolves a relative url against the page; elsewhere there is nothing to resolve it by.
+      const base = (globalThis as { location?: { href?: string } }).location?.href;
+      const { protocol } = new URL(url, base);
+      if (protocol === 'http:' || protocol === 'https:') return;
+    } catch {}
+  }
+  throw new TypeError(
+    `HttpClient: url must be the server's MCP endpoint, an http(s) URL (string or URL) such as 'http://127.0.0.1:3000/mcp' (relative only in a page), got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}`,
+  );
 }
