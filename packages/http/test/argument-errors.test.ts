@@ -93,7 +93,7 @@ describe('serveTools without the tools capability, over HTTP', () => {
     expect((await post()).status).toBe(500);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(TypeError);
-    expect(String(errors[0])).toContain('add capabilities: { tools: {} }');
+    expect(String(errors[0])).toContain('serveTools needs capabilities: { tools: {} } in serveLifecycle');
     declareTools = true;
     expect((await post()).status).toBe(200);
     await http.close();

@@ -606,6 +606,6 @@ export function batchTooLarge(elements: number, maxBatchElements: number): JsonR
  */
 function methodNotFound(method: string): string {
   return method === 'initialize' || method === 'server/discover'
-    ? `Method not found: ${method} (this endpoint serves no lifecycle: call serveLifecycle(endpoint, { serverInfo, capabilities }) from @mcp-inflight/core in its setup)`
+    ? `Method not found: ${method} (this endpoint serves no lifecycle: call serveLifecycle)`
     : `Method not found: ${method}`;
 }

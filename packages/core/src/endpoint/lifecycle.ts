@@ -59,19 +59,8 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  * ```
  */
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
-  // Shapes only: a proxy passes on its upstream's serverInfo, whose fields are the peer's business.
-  if (typeof identity?.serverInfo !== 'object' || identity.serverInfo === null) {
-    throw new TypeError(
-      "serveLifecycle(endpoint, identity): identity.serverInfo must be an object { name, version }, e.g. { serverInfo: { name: 'my-server', version: '1.0.0' }, capabilities: { tools: {} } }",
-    );
-  }
-  if (typeof identity.capabilities !== 'object' || identity.capabilities === null) {
-    throw new TypeError(
-      'serveLifecycle(endpoint, identity): identity.capabilities must be an object, e.g. { tools: {} } ({} offers nothing)',
-    );
-  }
   declared.set(endpoint, identity);
-  for (const [capability, by] of expected.get(endpoint) ?? []) checkDeclared(identity, capability, by);
+  for (const check of pending.get(endpoint) ?? []) check(identity);
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
     protocolVersion: negotiateLegacy(
@@ -94,11 +83,12 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
   endpoint.setNotificationHandler('notifications/initialized', () => {});
 }
 
-// What each endpoint's lifecycle declares, and which capabilities its features (serveTools…) need: a
+// What each endpoint's lifecycle declares, and the checks its features (serveTools…) left for it: a
 // feature served without its capability is one no client calls (lifecycle.mdx: "only use capabilities that
-// were successfully negotiated"), so either order of the two calls throws where the mistake is made.
+// were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
+// checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
 const declared = new WeakMap<Endpoint, ServerIdentity>();
-const expected = new WeakMap<Endpoint, Map<string, string>>();
+const pending = new WeakMap<Endpoint, Array<(identity: ServerIdentity) => void>>();
 
 /**
  * Called by a feature that serves a capability's methods on `endpoint` (`by` names it, e.g. `serveTools`):
@@ -106,17 +96,15 @@ const expected = new WeakMap<Endpoint, Map<string, string>>();
  * when it is called later. Internal to core.
  */
 export function expectCapability(endpoint: Endpoint, capability: string, by: string): void {
+  const check = (identity: ServerIdentity): void => {
+    if (identity.capabilities[capability] === undefined)
+      throw new TypeError(
+        `${by} needs capabilities: { ${capability}: {} } in serveLifecycle: no client asks for undeclared ${capability}`,
+      );
+  };
   const identity = declared.get(endpoint);
-  if (identity) checkDeclared(identity, capability, by);
-  const needs = expected.get(endpoint) ?? new Map<string, string>();
-  expected.set(endpoint, needs.set(capability, by));
-}
-
-function checkDeclared(identity: ServerIdentity, capability: string, by: string): void {
-  if (identity.capabilities[capability] !== undefined) return;
-  throw new TypeError(
-    `${by} serves ${capability}, but the capabilities given to serveLifecycle declare no ${capability}, so no client will ask for them: add capabilities: { ${capability}: {} } (or { ${capability}: { listChanged: true } })`,
-  );
+  if (identity) check(identity);
+  pending.set(endpoint, [...(pending.get(endpoint) ?? []), check]);
 }
 
 /**

@@ -111,33 +111,18 @@ export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<I
 // A mistake in a definition throws here, where it was made, rather than as an internal error on the
 // first tools/list (a zod 3 schema has no JSON Schema conversion: `toJSONSchema` reads `_zod.def`).
 function checkDefinition(definition: Record<string, unknown>): void {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new TypeError(
-      `defineTool takes a definition object { name, input, run }, got ${typeof definition}`,
-    );
+  const name = definition?.['name'];
+  if (typeof name !== 'string' || !name)
+    fail('defineTool takes { name, input, run }: name must be a non-empty string');
+  for (const field of ['input', 'output'] as const) {
+    const schema = definition[field];
+    if (field === 'output' && schema === undefined) continue;
+    if (typeof schema !== 'object' || schema === null || !('_zod' in schema))
+      fail(
+        `defineTool('${name}'): ${field} must be a zod 4 schema${typeof schema === 'object' && schema !== null && '_def' in schema ? ', not zod 3' : ''} (install zod@^4)`,
+      );
   }
-  const name = definition['name'];
-  if (typeof name !== 'string' || name === '') {
-    throw new TypeError(`defineTool: name must be a non-empty string, got ${JSON.stringify(name) ?? name}`);
-  }
-  checkSchema(name, 'input', definition['input']);
-  if (definition['output'] !== undefined) checkSchema(name, 'output', definition['output']);
-  if (typeof definition['run'] !== 'function') {
-    throw new TypeError(`defineTool('${name}'): run must be a function (args, ctx) => result`);
-  }
-}
-
-function checkSchema(name: string, field: 'input' | 'output', schema: unknown): void {
-  if (typeof schema === 'object' && schema !== null && '_zod' in schema) return;
-  const fix =
-    "@mcp-inflight/core/tools takes zod 4 schemas (peer range ^4.0.0): install zod@^4 and build it with import * as z from 'zod'";
-  if (typeof schema === 'object' && schema !== null && '_def' in schema) {
-    throw new TypeError(`defineTool('${name}'): ${field} is a zod 3 schema; ${fix}`);
-  }
-  const got = schema === null ? 'null' : typeof schema;
-  throw new TypeError(
-    `defineTool('${name}'): ${field} must be a zod 4 schema such as z.object({...}), got ${got}; ${fix}`,
-  );
+  if (typeof definition['run'] !== 'function') fail(`defineTool('${name}'): run must be a function`);
 }
 
 /**
@@ -147,27 +132,14 @@ function checkSchema(name: string, field: 'input' | 'output', schema: unknown): 
  */
 export function checkTools(tools: unknown): void {
   if (tools instanceof ToolList) return;
-  if (!Array.isArray(tools)) {
-    const got = tools === null ? 'null' : typeof tools;
-    throw new TypeError(
-      `serveTools(endpoint, tools): tools must be an array of defineTool(...) results or a ToolList, got ${got}${isTool(tools) ? ' (one tool: pass [tool])' : ''}`,
+  const array = Array.isArray(tools);
+  const bad = array ? tools.findIndex((tool) => typeof tool?.definition !== 'object') : -1;
+  if (!array || bad >= 0)
+    fail(
+      `serveTools takes an array of defineTool(...) results or a ToolList${array ? `: tools[${bad}] is not one (wrap it in defineTool)` : ''}`,
     );
-  }
-  for (const [i, tool] of tools.entries()) {
-    if (isTool(tool)) continue;
-    const hint =
-      typeof tool === 'object' && tool !== null && 'run' in tool
-        ? ': wrap the definition in defineTool({...})'
-        : '';
-    throw new TypeError(`serveTools(endpoint, tools): tools[${i}] is not a tool made by defineTool${hint}`);
-  }
 }
 
-function isTool(value: unknown): value is Tool {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Partial<Tool>).name === 'string' &&
-    typeof (value as Partial<Tool>).definition === 'object'
-  );
-}
+const fail = (message: string): never => {
+  throw new TypeError(message);
+};
