@@ -60,7 +60,7 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  */
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
   declared.set(endpoint, identity);
-  for (const check of pending.get(endpoint) ?? []) check(identity);
+  for (const check of pending.get(endpoint)?.values() ?? []) check(identity);
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
     protocolVersion: negotiateLegacy(
@@ -88,7 +88,7 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
 // were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
 // checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
 const declared = new WeakMap<Endpoint, ServerIdentity>();
-const pending = new WeakMap<Endpoint, Array<(identity: ServerIdentity) => void>>();
+const pending = new WeakMap<Endpoint, Map<string, (identity: ServerIdentity) => void>>();
 
 /**
  * Called by a feature that serves a capability's methods on `endpoint` (`by` names it, e.g. `serveTools`):
@@ -104,7 +104,8 @@ export function expectCapability(endpoint: Endpoint, capability: string, by: str
   };
   const identity = declared.get(endpoint);
   if (identity) check(identity);
-  pending.set(endpoint, [...(pending.get(endpoint) ?? []), check]);
+  // One check per capability: serving tools again on the same endpoint replaces it, never piles up.
+  pending.set(endpoint, (pending.get(endpoint) ?? new Map()).set(capability, check));
 }
 
 /**
