@@ -26,6 +26,7 @@ export const FAST = [
 export const FAST_EXCLUDE = [
   '**/packaging.test.ts',
   '**/doc-examples.test.ts',
+  '**/vendoring.test.ts',
   '**/*.e2e.test.ts',
   'packages/http/test/session-cap-process.test.ts',
 ];

@@ -3,6 +3,8 @@
 // tarballs and never on the workspace:
 //   - contents: LICENSE, README.md, CHANGELOG.md, package.json and dist/ are in; no src/, tests or build
 //     configs; no workspace:/catalog: range left in package.json, internal ranges point at a packed version;
+//   - README links: every relative link (and image) in README.md names a file the tarball ships, since on the
+//     registry a relative link resolves inside the package;
 //   - publint --strict <tarball>;
 //   - attw <tarball> --profile node16 (the profile `lint:pkg` uses);
 //   - the bundle-size budgets of bench/size.mjs (its own table, via --packages), bundled from the extracted
@@ -22,7 +24,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -114,6 +116,27 @@ for (const p of packed) {
   if (!p.contents) fail(`${p.packed.name}: contents`, problems.join('\n'));
 }
 
+// 2b. README links. Code blocks are left out (a snippet may hold brackets and parentheses); absolute URLs
+// (http:, https:, mailto:) and in-page anchors are not files.
+const LINK = /!?\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)|^\s*\[[^\]]+\]:\s*(\S+)/gm;
+for (const p of packed) {
+  if (!p.files.includes('README.md')) continue;
+  const text = readFileSync(join(p.extracted, 'README.md'), 'utf8').replace(
+    /^(```|~~~)[^\n]*\n[\s\S]*?^\1/gm,
+    '',
+  );
+  const dead = [];
+  for (const match of text.matchAll(LINK)) {
+    const target = match[1] ?? match[2];
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+    const path = posix.normalize(decodeURI(target.split('#')[0])).replace(/\/$/, '');
+    const ships = p.files.includes(path) || p.files.some((f) => f.startsWith(`${path}/`));
+    if (path.startsWith('../') || !ships) dead.push(target);
+  }
+  p.links = dead.length === 0;
+  if (!p.links) fail(`${p.packed.name}: README links`, `not in the tarball: ${dead.join(', ')}`);
+}
+
 // 3. publint and attw on the tarballs, two at a time (CI has two cores).
 async function lint(p) {
   const cwd = tmp; // nowhere near the workspace
@@ -139,11 +162,15 @@ await Promise.all(
   }),
 );
 
-// 4. Bundle sizes from the extracted tarballs. Third-party dependencies come from the workspace's install
+// 4. Bundle sizes from the extracted tarballs. Third-party dependencies and peers (zod, for core's /tools
+// and /schemas) come from the workspace's install
 // (resolved to their real paths), our own packages only from the tarballs.
 const linked = new Set();
 for (const p of packed) {
-  for (const dep of Object.keys(p.packed.dependencies ?? {})) {
+  for (const dep of [
+    ...Object.keys(p.packed.dependencies ?? {}),
+    ...Object.keys(p.packed.peerDependencies ?? {}),
+  ]) {
     if (packedVersions.has(dep) || linked.has(dep)) continue;
     const target = join(tmp, 'node_modules', dep);
     mkdirSync(dirname(target), { recursive: true });
@@ -195,12 +222,15 @@ const mark = (ok) => (ok === undefined ? '-' : ok ? 'ok' : 'FAIL');
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 console.log(`release check: pnpm pack of ${publicPackages.length} public packages into ${tarballs}\n`);
 console.log(
-  `${'package'.padEnd(22)} ${'version'.padEnd(8)} ${'tarball'.padStart(9)} ${'files'.padStart(5)}  ${'contents'.padEnd(8)}  ${'publint'.padEnd(7)}  attw`,
+  `${'package'.padEnd(22)} ${'version'.padEnd(8)} ${'tarball'.padStart(9)} ${'unpacked'.padStart(9)} ${'files'.padStart(5)}  ${'contents'.padEnd(8)}  ${'links'.padEnd(5)}  ${'publint'.padEnd(7)}  attw`,
 );
 for (const p of publicPackages) {
   const size = p.tarball ? kb(statSync(p.tarball).size) : 'not packed';
+  const unpacked = p.files
+    ? kb(p.files.reduce((sum, f) => sum + statSync(join(p.extracted, f)).size, 0))
+    : '-';
   console.log(
-    `${p.manifest.name.padEnd(22)} ${(p.packed?.version ?? p.manifest.version).padEnd(8)} ${size.padStart(9)} ${String(p.files?.length ?? '-').padStart(5)}  ${mark(p.contents).padEnd(8)}  ${mark(p.publint).padEnd(7)}  ${mark(p.attw)}`,
+    `${p.manifest.name.padEnd(22)} ${(p.packed?.version ?? p.manifest.version).padEnd(8)} ${size.padStart(9)} ${unpacked.padStart(9)} ${String(p.files?.length ?? '-').padStart(5)}  ${mark(p.contents).padEnd(8)}  ${mark(p.links).padEnd(5)}  ${mark(p.publint).padEnd(7)}  ${mark(p.attw)}`,
   );
 }
 console.log(`\n${sizeTable.trimEnd()}`);

@@ -1,36 +1,17 @@
 /**
- * The main entry never loads zod: only `@mcp-inflight/core/schemas` does. Checked on the built package in
- * real node child processes, for ESM (a resolve hook that refuses zod) and CJS (require.cache), each with a
- * control that proves the check can fail.
+ * zod is an optional peer: only `@mcp-inflight/core/schemas` and `@mcp-inflight/core/tools` load it, so an
+ * app that imports any other entry runs with no zod installed. Checked on the built package in real node
+ * child processes, for ESM (a resolve hook that refuses zod, as an app without it would) and CJS
+ * (require.cache), each with a control that proves the check can fail.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './support/ensure-built.js';
+import { importWithoutZod } from './support/refuse-zod.js';
 
 const coreDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-// Registered off-thread with node:module's register(): any resolution that lands in zod throws.
-const REFUSE_ZOD_HOOK = `export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  if (/[\\\\/]zod[\\\\/]/.test(resolved.url)) throw new Error('zod loaded from ' + context.parentURL);
-  return resolved;
-}`;
-
-function importWithoutZod(entry: string): { status: number | null; stderr: string } {
-  const script = `
-    import { register } from 'node:module';
-    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(REFUSE_ZOD_HOOK)}));
-    const mod = await import(${JSON.stringify(entry)});
-    if (Object.keys(mod).length === 0) process.exit(3);`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: coreDir,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { status: child.status, stderr: child.stderr };
-}
 
 function requiredZodFiles(entry: string): number {
   const script = `require(${JSON.stringify(entry)});
@@ -42,23 +23,28 @@ function requiredZodFiles(entry: string): number {
   return Number(out.trim());
 }
 
-describe('zod stays off the main entry', () => {
+const WITHOUT_ZOD = ['', '/adapter', '/listen', '/mrtr', '/stats', '/tasks', '/testing'].map(
+  (entry) => `@mcp-inflight/core${entry}`,
+);
+const WITH_ZOD = ['/schemas', '/tools'].map((entry) => `@mcp-inflight/core${entry}`);
+
+describe('zod stays off every entry but /schemas and /tools', () => {
   beforeAll(() => {
     ensureBuilt();
   }, 120_000);
 
-  it('ESM: importing @mcp-inflight/core resolves no zod module', () => {
-    expect(importWithoutZod('@mcp-inflight/core')).toEqual({ status: 0, stderr: '' });
+  it.each(WITHOUT_ZOD)('ESM: importing %s resolves no zod module', (entry) => {
+    expect(importWithoutZod(entry)).toEqual({ status: 0, stderr: '' });
   });
 
-  it('ESM control: importing @mcp-inflight/core/schemas is refused by the same hook', () => {
-    const result = importWithoutZod('@mcp-inflight/core/schemas');
+  it.each(WITH_ZOD)('ESM control: importing %s is refused by the same hook', (entry) => {
+    const result = importWithoutZod(entry);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('zod loaded from');
   });
 
-  it('CJS: requiring @mcp-inflight/core loads no zod file; /schemas does', () => {
-    expect(requiredZodFiles('@mcp-inflight/core')).toBe(0);
-    expect(requiredZodFiles('@mcp-inflight/core/schemas')).toBeGreaterThan(0);
+  it('CJS: requiring the entries without zod loads no zod file; /schemas and /tools do', () => {
+    for (const entry of WITHOUT_ZOD) expect(requiredZodFiles(entry), entry).toBe(0);
+    for (const entry of WITH_ZOD) expect(requiredZodFiles(entry), entry).toBeGreaterThan(0);
   });
 });

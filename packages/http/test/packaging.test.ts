@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importWithoutZod } from '../../core/test/support/refuse-zod.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -69,5 +70,11 @@ describe('@mcp-inflight/http as built', () => {
     for (const file of closure(join(dist, 'index.js'))) {
       expect(readFileSync(file, 'utf8')).not.toMatch(/class Endpoint\b/);
     }
+  });
+
+  // zod is an optional peer of core, loaded only by its /schemas and /tools entries: a browser host
+  // that uses only HttpClient, and a server on createHttpHandler, install none.
+  it.each(['@mcp-inflight/http', '@mcp-inflight/http/fetch'])('%s loads with zod unresolvable', (entry) => {
+    expect(importWithoutZod(entry, root)).toEqual({ status: 0, stderr: '' });
   });
 });

@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A raw node:http request, to send a Host header fetch would not let us set. */
-function withHost(host: string): Promise<number> {
+/** A raw node:http request, to send a Host header fetch would not let us set: its status and body. */
+function withHost(host: string): Promise<{ status: number; body: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -27,8 +27,12 @@ function withHost(host: string): Promise<number> {
         headers: { host, 'content-type': 'application/json' },
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode!);
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
       },
     );
     req.on('error', reject);
@@ -43,7 +47,12 @@ describe('DNS rebinding and browsers', () => {
       { origin: 'https://evil.example' },
     );
     expect(foreign.status).toBe(403);
-    expect((await foreign.json()).error).toMatchObject({ code: HTTP_ERROR_CODES.Forbidden });
+    const { error } = await foreign.json();
+    expect(error).toMatchObject({ code: HTTP_ERROR_CODES.Forbidden });
+    // The message names the option that lets the origin in.
+    expect(error.message).toBe(
+      `Forbidden: origin "https://evil.example" is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
+    );
     const local = await raw.post(modernRequest(1, 'server/discover'), {
       ...modernHeaders('server/discover'),
       origin: 'http://localhost:5173',
@@ -63,9 +72,13 @@ describe('DNS rebinding and browsers', () => {
   });
 
   it('403 when the Host header names another host; loopback names pass', async () => {
-    expect(await withHost('attacker.example:80')).toBe(403);
+    const refused = await withHost('attacker.example:80');
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toMatch(
+      /^Forbidden: host "attacker.example:80" is not allowed; list its name in the server's allowedHosts option/,
+    );
     // Passes the guard, then gets the legacy answer to a request without a session.
-    expect(await withHost(`localhost:${new URL(server.url).port}`)).toBe(400);
+    expect((await withHost(`localhost:${new URL(server.url).port}`)).status).toBe(400);
   });
 
   it('binds loopback by default and reports the real port', () => {

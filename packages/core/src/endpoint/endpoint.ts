@@ -529,8 +529,7 @@ export class Endpoint {
     }
     const handler =
       isLegacy(revision) || !REMOVED_IN_MODERN.has(method) ? this.#handlers.get(method) : undefined;
-    if (!handler)
-      return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`));
+    if (!handler) return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, methodNotFound(method)));
     batch?.expect();
     const onResult =
       method === 'initialize'
@@ -599,4 +598,14 @@ export function batchTooLarge(elements: number, maxBatchElements: number): JsonR
     `Invalid Request: ${batchTooLargeWhy(maxBatchElements)}`,
     { elements, maxBatchElements },
   );
+}
+
+/**
+ * A missing handshake is a set-up mistake, not a peer's: the message says which call serves it, while
+ * the code stays the spec's -32601.
+ */
+function methodNotFound(method: string): string {
+  return method === 'initialize' || method === 'server/discover'
+    ? `Method not found: ${method} (this endpoint serves no lifecycle: call serveLifecycle)`
+    : `Method not found: ${method}`;
 }

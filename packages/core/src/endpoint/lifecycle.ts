@@ -59,6 +59,8 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  * ```
  */
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
+  declared.set(endpoint, identity);
+  for (const check of pending.get(endpoint)?.values() ?? []) check(identity);
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
     protocolVersion: negotiateLegacy(
@@ -79,6 +81,31 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
     _meta: { [SERVER_INFO_META_KEY]: identity.serverInfo },
   }));
   endpoint.setNotificationHandler('notifications/initialized', () => {});
+}
+
+// What each endpoint's lifecycle declares, and the checks its features (serveTools…) left for it: a
+// feature served without its capability is one no client calls (lifecycle.mdx: "only use capabilities that
+// were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
+// checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
+const declared = new WeakMap<Endpoint, ServerIdentity>();
+const pending = new WeakMap<Endpoint, Map<string, (identity: ServerIdentity) => void>>();
+
+/**
+ * Called by a feature that serves a capability's methods on `endpoint` (`by` names it, e.g. `serveTools`):
+ * throws a `TypeError` naming the fix when the endpoint's `serveLifecycle` declares no `capability`, now or
+ * when it is called later. Internal to core.
+ */
+export function expectCapability(endpoint: Endpoint, capability: string, by: string): void {
+  const check = (identity: ServerIdentity): void => {
+    if (identity.capabilities[capability] === undefined)
+      throw new TypeError(
+        `${by} needs capabilities: { ${capability}: {} } in serveLifecycle: no client asks for undeclared ${capability}`,
+      );
+  };
+  const identity = declared.get(endpoint);
+  if (identity) check(identity);
+  // One check per capability: serving tools again on the same endpoint replaces it, never piles up.
+  pending.set(endpoint, (pending.get(endpoint) ?? new Map()).set(capability, check));
 }
 
 /**

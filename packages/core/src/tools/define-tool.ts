@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { CallToolResult } from '../client/content.js';
 import type { RequestContext } from '../endpoint/context.js';
 import type { InputRequiredResult } from '../mrtr/types.js';
+import { ToolList } from './tool-list.js';
 
 /**
  * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
@@ -103,5 +104,42 @@ export interface Tool {
  * ```
  */
 export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+  checkDefinition(definition as unknown as Record<string, unknown>);
   return { name: definition.name, definition: definition as unknown as ToolDefinition };
 }
+
+// A mistake in a definition throws here, where it was made, rather than as an internal error on the
+// first tools/list (a zod 3 schema has no JSON Schema conversion: `toJSONSchema` reads `_zod.def`).
+function checkDefinition(definition: Record<string, unknown>): void {
+  const name = definition?.['name'];
+  if (typeof name !== 'string' || !name)
+    fail('defineTool takes { name, input, run }: name must be a non-empty string');
+  for (const field of ['input', 'output'] as const) {
+    const schema = definition[field];
+    if (field === 'output' && schema === undefined) continue;
+    if (typeof schema !== 'object' || schema === null || !('_zod' in schema))
+      fail(
+        `defineTool('${name}'): ${field} must be a zod 4 schema${typeof schema === 'object' && schema !== null && '_def' in schema ? ', not zod 3' : ''} (install zod@^4)`,
+      );
+  }
+  if (typeof definition['run'] !== 'function') fail(`defineTool('${name}'): run must be a function`);
+}
+
+/**
+ * What `serveTools` takes: an array of tools made by {@link defineTool}, or a `ToolList`. Throws a
+ * `TypeError` naming the accepted forms for anything else (one tool not in an array, a bare definition).
+ * Internal to core.
+ */
+export function checkTools(tools: unknown): void {
+  if (tools instanceof ToolList) return;
+  const array = Array.isArray(tools);
+  const bad = array ? tools.findIndex((tool) => typeof tool?.definition !== 'object') : -1;
+  if (!array || bad >= 0)
+    fail(
+      `serveTools takes an array of defineTool(...) results or a ToolList${array ? `: tools[${bad}] is not one (wrap it in defineTool)` : ''}`,
+    );
+}
+
+const fail = (message: string): never => {
+  throw new TypeError(message);
+};

@@ -2,13 +2,14 @@ import * as z from 'zod';
 import { type CallToolResult, checkContent } from '../client/content.js';
 import type { RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
+import { expectCapability } from '../endpoint/lifecycle.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
 import { RELATED_TASK_META_KEY } from '../tasks/task-state.js';
-import type { Tool } from './define-tool.js';
+import { checkTools, type Tool } from './define-tool.js';
 import { ToolList } from './tool-list.js';
 
 /**
@@ -98,6 +99,8 @@ export function serveTools(
   tools: readonly Tool[] | ToolList,
   options: ServeToolsOptions = {},
 ): ServedTools {
+  checkTools(tools);
+  expectCapability(endpoint, 'tools', 'serveTools');
   const list = tools instanceof ToolList ? tools : undefined;
   const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
   // Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const coreDir = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const rootDir = join(coreDir, '../..');
 
 /** The strict app settings a vendored copy of core must satisfy (see the Vendoring section of the README). */
 export const STRICT_APP_OPTIONS = {
@@ -21,7 +22,7 @@ export const STRICT_APP_OPTIONS = {
   erasableSyntaxOnly: true,
   noEmit: true,
   skipLibCheck: true,
-  types: [],
+  types: [] as string[],
 };
 
 export const RESOLUTIONS = {
@@ -29,24 +30,64 @@ export const RESOLUTIONS = {
   Bundler: { module: 'ESNext', moduleResolution: 'Bundler' },
 } as const;
 
+/** Where a vendored core sits in the test app, and the `paths` that let a vendored http import it by name. */
+export const VENDORED_CORE = 'src/vendor/inflight-core';
+export const CORE_PATHS = {
+  '@mcp-inflight/core': [`./${VENDORED_CORE}/index.ts`],
+  '@mcp-inflight/core/*': [`./${VENDORED_CORE}/*.ts`],
+};
+
+/** One folder to copy into the app: `from` relative to the repository root, `to` relative to the app. */
+export interface VendoredFolder {
+  from: string;
+  to: string;
+  /** Relative paths (from `from`, `/`-separated) left out besides the `*.test.ts` files. */
+  leaveOut?: string[];
+}
+
+export interface VendorSetup {
+  folders: VendoredFolder[];
+  resolution: keyof typeof RESOLUTIONS;
+  paths?: Record<string, string[]>;
+  /** `compilerOptions.types`: `[]` (no ambient Node types) unless a folder imports `node:*`. */
+  types?: string[];
+}
+
 /**
- * Copies core's `src` (without tests) into a fresh ESM app with a strict tsconfig and runs tsc on it. The
- * app's `node_modules` is core's own, so core's declared dependencies are what the copy can import.
- * Returns tsc's error lines (empty when it compiles).
+ * Copies the folders (without tests) into a fresh ESM app with a strict tsconfig and runs tsc on it. The
+ * app's `node_modules` holds core's own dependencies (eventemitter3, p-timeout, zod) and `@types/node`,
+ * which only `types: ['node']` brings in. Returns tsc's error lines (empty when it compiles).
  */
-export function compileVendoredCopy(resolution: keyof typeof RESOLUTIONS): string[] {
+export function compileVendored(setup: VendorSetup): string[] {
   const app = mkdtempSync(join(tmpdir(), 'inflight-vendor-'));
   try {
-    cpSync(join(coreDir, 'src'), join(app, 'src/vendor/inflight'), {
-      recursive: true,
-      filter: (from) => !from.endsWith('.test.ts'),
-    });
-    symlinkSync(join(coreDir, 'node_modules'), join(app, 'node_modules'), 'dir');
+    for (const folder of setup.folders) {
+      const source = join(rootDir, folder.from);
+      const leaveOut = new Set((folder.leaveOut ?? []).map((path) => join(source, path)));
+      cpSync(source, join(app, folder.to), {
+        recursive: true,
+        filter: (from) => !from.endsWith('.test.ts') && !leaveOut.has(from),
+      });
+    }
+    mkdirSync(join(app, 'node_modules/@types'), { recursive: true });
+    for (const name of ['eventemitter3', 'p-timeout', 'zod']) {
+      symlinkSync(realpathSync(join(coreDir, 'node_modules', name)), join(app, 'node_modules', name), 'dir');
+    }
+    symlinkSync(
+      realpathSync(join(rootDir, 'node_modules/@types/node')),
+      join(app, 'node_modules/@types/node'),
+      'dir',
+    );
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { ...STRICT_APP_OPTIONS, ...RESOLUTIONS[resolution] },
+        compilerOptions: {
+          ...STRICT_APP_OPTIONS,
+          ...RESOLUTIONS[setup.resolution],
+          types: setup.types ?? [],
+          ...(setup.paths ? { paths: setup.paths } : {}),
+        },
         include: ['src'],
       }),
     );
@@ -61,4 +102,12 @@ export function compileVendoredCopy(resolution: keyof typeof RESOLUTIONS): strin
   } finally {
     rmSync(app, { recursive: true, force: true });
   }
+}
+
+/** Core's `src` alone, vendored the way the README's Vendoring section says. */
+export function compileVendoredCopy(resolution: keyof typeof RESOLUTIONS): string[] {
+  return compileVendored({
+    folders: [{ from: 'packages/core/src', to: 'src/vendor/inflight' }],
+    resolution,
+  });
 }

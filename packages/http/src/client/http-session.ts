@@ -7,6 +7,7 @@ import {
   systemClock,
 } from '@mcp-inflight/core';
 import type { ClientTransport } from '@mcp-inflight/core/adapter';
+import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';
 import type { HttpClientOptions } from './http-client.js';
 import { listen } from './listen.js';
@@ -25,13 +26,14 @@ export class HttpSession implements ClientTransport {
   readonly identity: ClientIdentity;
   readonly channel: HttpChannel;
   readonly endpoint: Endpoint;
-  readonly listen: boolean | undefined;
+  readonly listen?: boolean;
   #listening: AbortController | undefined;
   #closed = false;
 
   constructor(options: HttpClientOptions) {
+    checkUrl(options?.url);
     this.options = options;
-    this.listen = options.listen;
+    if (options.listen !== undefined) this.listen = options.listen;
     const fetchFn =
       options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     this.identity = {
@@ -52,10 +54,12 @@ export class HttpSession implements ClientTransport {
       role: 'client',
       transport: 'http',
       channel: this.channel,
-      clock: options.clock,
-      progressRelay: options.progressRelay,
-      idleMs: options.idleMs,
-      ceilingMs: options.ceilingMs,
+      ...setFields({
+        clock: options.clock,
+        progressRelay: options.progressRelay,
+        idleMs: options.idleMs,
+        ceilingMs: options.ceilingMs,
+      }),
       // The endpoint stamps both on every 2026-07-28 request [M2 M4].
       clientInfo: this.identity.clientInfo,
       clientCapabilities: this.identity.capabilities,
@@ -137,4 +141,20 @@ export class HttpSession implements ClientTransport {
       maxEventChars: this.options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
     });
   }
+}
+
+// Without it, a missing or relative url fails only at the first request, as fetch's 'Failed to parse URL'.
+function checkUrl(url: unknown): void {
+  if (url instanceof URL) return;
+  if (typeof url === 'string') {
+    try {
+      // In a page, fetch resolves a relative url against the page; elsewhere there is nothing to resolve it by.
+      const base = (globalThis as { location?: { href?: string } }).location?.href;
+      const { protocol } = new URL(url, base);
+      if (protocol === 'http:' || protocol === 'https:') return;
+    } catch {}
+  }
+  throw new TypeError(
+    `HttpClient: url must be the server's MCP endpoint, an http(s) URL (string or URL) such as 'http://127.0.0.1:3000/mcp' (relative only in a page), got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}`,
+  );
 }

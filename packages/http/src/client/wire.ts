@@ -39,9 +39,9 @@ export function requestHeaders(
   const single = Array.isArray(message) ? undefined : message;
   if (single && metaVersionOf(single) === MODERN_REVISION) {
     headers.set('mcp-protocol-version', MODERN_REVISION);
-    if (typeof single.method === 'string') headers.set('mcp-method', single.method);
-    const field = NAME_FIELD_BY_METHOD[String(single.method)];
-    const name = field ? (single.params as Record<string, unknown> | undefined)?.[field] : undefined;
+    if (typeof single['method'] === 'string') headers.set('mcp-method', single['method']);
+    const field = NAME_FIELD_BY_METHOD[String(single['method'])];
+    const name = field ? (single['params'] as Record<string, unknown> | undefined)?.[field] : undefined;
     if (typeof name === 'string') headers.set('mcp-name', encodeHeaderValue(name));
     return headers;
   }

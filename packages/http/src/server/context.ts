@@ -122,6 +122,6 @@ let lastAccept: { header: string | undefined; accepts: Accepts } = { header: und
 /** The JSON-RPC error code of a response, if it is an error. */
 export function errorCodeOf(message: JsonRpcMessage | JsonRpcMessage[]): number | undefined {
   if (Array.isArray(message)) return undefined;
-  const error = message.error as { code?: unknown } | undefined;
+  const error = message['error'] as { code?: unknown } | undefined;
   return typeof error?.code === 'number' ? error.code : undefined;
 }

@@ -116,7 +116,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       return errorReply(
         403,
         HTTP_ERROR_CODES.Forbidden,
-        `Forbidden: host ${JSON.stringify(host)} is not allowed`,
+        `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in the server's allowedHosts option (loopback names only by default; '*' turns the check off)`,
       );
     }
     const origin = request.headers.get('origin');
@@ -124,7 +124,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       return errorReply(
         403,
         HTTP_ERROR_CODES.Forbidden,
-        `Forbidden: origin ${JSON.stringify(origin)} is not allowed`,
+        `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
       ); // [H47]
     }
     const headers = corsHeaders(origin);

@@ -59,7 +59,8 @@ export function checkModernRequest(
       );
     }
   }
-  const capabilities = (params?._meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  const meta = params?.['_meta'] as Record<string, unknown> | undefined;
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
   if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
     return refuse(
       JsonRpcErrorCode.InvalidParams,

@@ -1,4 +1,5 @@
 import { type Clock, type Endpoint, ProgressRelay, systemClock } from '@mcp-inflight/core';
+import { setFields } from '../shared/set-fields.js';
 
 /**
  * Host names that mean "this machine": the default `allowedHosts`, and the hosts of the default allowed
@@ -183,6 +184,7 @@ export interface ResolvedServerOptions {
 }
 
 export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedServerOptions {
+  checkNumbers(options);
   const clock = options.clock ?? options.progressRelay?.clock ?? systemClock;
   return {
     isAllowedOrigin: originCheck(options.allowedOrigins),
@@ -203,22 +205,61 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     modern: options.modern ?? true,
     clock,
     progressRelay: options.progressRelay ?? new ProgressRelay({ clock }),
-    endpoint: {
+    endpoint: setFields({
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,
       idleMs: options.idleMs,
       ceilingMs: options.ceilingMs,
       maxBatchElements: options.maxBatchElements,
-    },
+    }),
     onError: options.onError ?? (() => {}),
     listeners: options.listeners,
   };
 }
 
+const NUMBER_OPTIONS = [
+  'maxBodyBytes',
+  'keepAliveMs',
+  'retryMs',
+  'resumeWindowMs',
+  'maxBufferedEvents',
+  'maxBufferedBytes',
+  'sseBudgetBytes',
+  'sseStallMs',
+  'sseMaxMessageBytes',
+  'sessionIdleMs',
+  'maxSessions',
+  'handlerIdleMs',
+  'handlerCeilingMs',
+  'idleMs',
+  'ceilingMs',
+  'maxBatchElements',
+] as const;
+
+// A limit given as a string ('4mb') or NaN would compare false everywhere and turn the limit off unseen.
+function checkNumbers(options: HttpServerOptions): void {
+  for (const name of NUMBER_OPTIONS) {
+    const value: unknown = options[name];
+    if (value !== undefined && !(typeof value === 'number' && value >= 0)) {
+      throw new RangeError(
+        `HTTP server option ${name} must be a number >= 0 (Infinity for no limit), got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+      );
+    }
+  }
+}
+
 function originCheck(allowed: HttpServerOptions['allowedOrigins']): (origin: string) => boolean {
   if (allowed === '*') return () => true;
   if (typeof allowed === 'function') return allowed;
+  if (allowed !== undefined) checkList('allowedOrigins', allowed, "origins such as ['https://app.example']");
   if (allowed) {
+    // An Origin header is scheme://host[:port], never with a path: an entry with one would never match.
+    const withPath = allowed.find((o) => /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/./i.test(o) || o.endsWith('/'));
+    if (withPath !== undefined) {
+      throw new RangeError(
+        `allowedOrigins: ${JSON.stringify(withPath)} has a path; an origin is scheme://host[:port], e.g. 'https://app.example'`,
+      );
+    }
     const set = new Set(allowed.map((o) => o.toLowerCase()));
     return (origin) => set.has(origin.toLowerCase());
   }
@@ -234,8 +275,27 @@ function originCheck(allowed: HttpServerOptions['allowedOrigins']): (origin: str
 
 function hostCheck(allowed: readonly string[] | '*'): (host: string) => boolean {
   if (allowed === '*') return () => true;
+  checkList('allowedHosts', allowed, "host names such as ['localhost', 'mcp.internal']");
+  // The check compares names with the Host header's port cut off: an entry with a port would never match.
+  const withPort = allowed.find((h) => /^[^:[\]]+:\d*$|^\[.*\]:|\//.test(h));
+  if (withPort !== undefined) {
+    throw new RangeError(
+      `allowedHosts: ${JSON.stringify(withPort)} is not a bare host name; list names without scheme or port, e.g. 'mcp.internal'`,
+    );
+  }
   const set = new Set(allowed.map((h) => h.toLowerCase()));
   return (host) => set.has(hostnameOf(host).toLowerCase());
+}
+
+function checkList(name: string, allowed: unknown, example: string): void {
+  if (Array.isArray(allowed) && allowed.every((entry) => typeof entry === 'string')) return;
+  const got =
+    typeof allowed === 'string'
+      ? JSON.stringify(allowed)
+      : Array.isArray(allowed)
+        ? 'an array with a non-string'
+        : typeof allowed;
+  throw new TypeError(`${name} must be an array of ${example}, or '*', got ${got}`);
 }
 
 /** `example.com:8080` → `example.com`; `[::1]:80` → `[::1]`. */

@@ -13,7 +13,7 @@ export function errorReply(
   status: number,
   code: number,
   message: string,
-  options: { id?: RequestId | null; data?: unknown; headers?: Record<string, string> } = {},
+  options: { id?: RequestId | null | undefined; data?: unknown; headers?: Record<string, string> } = {},
 ): Reply {
   return jsonReply(status, errorResponse(options.id ?? null, code, message, options.data), options.headers);
 }

@@ -241,9 +241,9 @@ export class ResponseStream {
     if (this.#options.stats) this.#options.stats.oversizeMessages++;
     const max = this.#options.maxMessageBytes;
     const tooLarge = (m: JsonRpcMessage, size: number): JsonRpcMessage =>
-      'id' in m && m.method === undefined && m.id !== undefined
+      'id' in m && m['method'] === undefined && m['id'] !== undefined
         ? errorResponse(
-            m.id as RequestId,
+            m['id'] as RequestId,
             JsonRpcErrorCode.InternalError,
             `Internal error: the response is ${size} bytes, over the server's limit of ${max} (maxMessageBytes)`,
             { responseBytes: size, maxMessageBytes: max },
@@ -255,7 +255,7 @@ export class ResponseStream {
         return size > max ? tooLarge(m, size) : m;
       });
     }
-    if (message.method !== undefined || message.id === undefined) {
+    if (message['method'] !== undefined || message['id'] === undefined) {
       this.droppedMessages++; // progress, a notification or a request: nothing waits for it by id
       return undefined;
     }
@@ -479,7 +479,7 @@ const KEEP_ALIVE = textFrame(': keep-alive\n\n');
 
 /** The token of a `notifications/progress`, the one message a slow reader may miss all but the latest of. */
 function progressTokenOf(message: JsonRpcMessage | JsonRpcMessage[]): ProgressToken | undefined {
-  if (Array.isArray(message) || message.method !== 'notifications/progress') return undefined;
-  const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
+  if (Array.isArray(message) || message['method'] !== 'notifications/progress') return undefined;
+  const token = (message['params'] as { progressToken?: unknown } | undefined)?.progressToken;
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

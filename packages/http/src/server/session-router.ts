@@ -135,7 +135,7 @@ export class SessionRouter implements Channel {
    * batch's last request suppressed, so it waits for that call.
    */
   #writeBatch(message: JsonRpcMessage[]): void {
-    const owners = message.map((m) => this.#byRequest.get(m.id as RequestId));
+    const owners = message.map((m) => this.#byRequest.get(m['id'] as RequestId));
     const stream = this.#receiving ?? owners.find((s) => s !== undefined && this.#batches.has(s));
     if (stream) return this.#sendBatch(stream, message);
     this.#orphanBatch = message;

@@ -95,7 +95,8 @@ const EXIT_DRAIN_MS = 100;
  * ```
  */
 export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdioOptions = {}): StdioClient {
-  const spec = typeof commandLine === 'string' ? parseCommandLine(commandLine) : commandLine;
+  const spec = commandSpecOf(commandLine);
+  checkChildOptions(options);
   const { cwd, env, stderr, maxStderrBytes, clientInfo, capabilities, exitGraceMs, killGraceMs, ...rest } =
     options;
   const identity: ClientIdentity = {
@@ -115,6 +116,61 @@ export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdi
   });
   watchExit(connection, started, spec.command);
   return new SpawnedClient(connection, started, identity, exitGraceMs ?? 2_000, killGraceMs ?? 2_000);
+}
+
+const ACCEPTED_COMMANDS =
+  "a command line ('node server.js') or { command, args } ({ command: 'node', args: ['server.js'] })";
+
+// Plain JavaScript reaches here with anything; Node's own message for it ('The "file" argument must be of
+// type string') names neither this function nor the forms it takes.
+function commandSpecOf(commandLine: unknown): CommandSpec {
+  if (typeof commandLine === 'string') return parseCommandLine(commandLine);
+  if (Array.isArray(commandLine)) {
+    const [command, ...args] = commandLine as unknown[];
+    throw new TypeError(
+      `spawnStdio takes ${ACCEPTED_COMMANDS}, not an array: for [${JSON.stringify(command)}, …] pass { command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)} }`,
+    );
+  }
+  const spec = commandLine as Partial<CommandSpec> | null | undefined;
+  if (typeof spec !== 'object' || spec === null || typeof spec.command !== 'string' || spec.command === '') {
+    const got =
+      typeof spec === 'object' && spec !== null
+        ? `an object whose command is ${shown(spec.command)}`
+        : shown(commandLine);
+    throw new TypeError(`spawnStdio takes ${ACCEPTED_COMMANDS}, got ${got}`);
+  }
+  if (
+    spec.args !== undefined &&
+    !(Array.isArray(spec.args) && spec.args.every((a) => typeof a === 'string'))
+  ) {
+    throw new TypeError(`spawnStdio: args must be an array of strings, got ${shown(spec.args)}`);
+  }
+  return spec as CommandSpec;
+}
+
+const STDERR_MODES = ['inherit', 'ignore', 'pipe', 'capture'];
+
+function checkChildOptions(options: SpawnStdioOptions): void {
+  const { stderr } = options;
+  const isStream = typeof stderr === 'object' && stderr !== null && typeof stderr.write === 'function';
+  if (stderr !== undefined && !STDERR_MODES.includes(stderr as string) && !isStream) {
+    throw new TypeError(
+      `spawnStdio: stderr must be 'inherit', 'ignore', 'pipe', 'capture' or a writable stream, got ${shown(stderr)}`,
+    );
+  }
+  for (const name of ['exitGraceMs', 'killGraceMs', 'maxStderrBytes'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === 'number' && value >= 0 && Number.isFinite(value))) {
+      throw new RangeError(`spawnStdio: ${name} must be a finite number >= 0, got ${shown(value)}`);
+    }
+  }
+}
+
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
+  return `${typeof value} ${String(value)}`;
 }
 
 /** The shared client behaviour on a child's pipes. */
