@@ -7,70 +7,70 @@
  * @module @mcp-inflight/core/adapter
  */
 
-export { type ClientTransport, LifecycleClient } from "./client/client.js";
-export type { LifecycleHooks } from "./client/connect-lifecycle.js";
-export type { ServerHandshake } from "./client/handshake.js";
-export { MAX_TIMER_MS, timersOf } from "./clock/clock.js";
-export { pause } from "./clock/pause.js";
-export type { Channel, SendIntent } from "./endpoint/channel.js";
-export type { TaskContext } from "./endpoint/context.js";
-export { batchTooLarge } from "./endpoint/endpoint.js";
-export type { Direction, Outcome } from "./endpoint/events.js";
-export { errorResponseFor } from "./endpoint/inbound.js";
-export { SERVER_INFO_META_KEY } from "./endpoint/lifecycle.js";
+export { type ClientTransport, LifecycleClient } from './client/client.js';
+export type { LifecycleHooks } from './client/connect-lifecycle.js';
+export type { ServerHandshake } from './client/handshake.js';
+export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
+export { pause } from './clock/pause.js';
+export type { Channel, SendIntent } from './endpoint/channel.js';
+export type { TaskContext } from './endpoint/context.js';
+export { batchTooLarge } from './endpoint/endpoint.js';
+export type { Direction, Outcome } from './endpoint/events.js';
+export { errorResponseFor } from './endpoint/inbound.js';
+export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';
 export {
-	type Classified,
-	classify,
-	errorResponse,
-	hasTask,
-	type JsonRpcMessage,
-	metaOf,
-	relayedParams,
-	resultResponse,
-} from "./endpoint/messages.js";
-export type { TaskRouteHooks } from "./endpoint/outbound.js";
+  type Classified,
+  classify,
+  errorResponse,
+  hasTask,
+  type JsonRpcMessage,
+  metaOf,
+  relayedParams,
+  resultResponse,
+} from './endpoint/messages.js';
+export type { TaskRouteHooks } from './endpoint/outbound.js';
 export {
-	allowsBatches,
-	CLIENT_CAPABILITIES_META_KEY,
-	CLIENT_INFO_META_KEY,
-	DEFAULT_HTTP_REVISION,
-	hasProgressMessage,
-	hasStreamableHttp,
-	isLegacy,
-	metaVersionOf,
-	negotiateLegacy,
-	PROTOCOL_VERSION_META_KEY,
-	revisionOfHeader,
-} from "./eras/eras.js";
-export { JSONRPC_CODE_BY_CAUSE } from "./errors/causes.js";
-export type { JsonRpcErrorObject } from "./errors/inflight-error.js";
+  allowsBatches,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  DEFAULT_HTTP_REVISION,
+  hasProgressMessage,
+  hasStreamableHttp,
+  isLegacy,
+  metaVersionOf,
+  negotiateLegacy,
+  PROTOCOL_VERSION_META_KEY,
+  revisionOfHeader,
+} from './eras/eras.js';
+export { JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
+export type { JsonRpcErrorObject } from './errors/inflight-error.js';
 export type {
-	OutboundRequest,
-	PolicyAnswer,
-} from "./policy/era-cancel-policy.js";
+  OutboundRequest,
+  PolicyAnswer,
+} from './policy/era-cancel-policy.js';
 export type {
-	DropReason,
-	ProgressRelayEvents,
-	RouteOptions,
-} from "./relay/progress-relay.js";
+  DropReason,
+  ProgressRelayEvents,
+  RouteOptions,
+} from './relay/progress-relay.js';
 export {
-	isCancelledParams,
-	isProgressParams,
-	isTokenOrId,
-} from "./schemas/guards.js";
-export type { CancelledParams } from "./schemas/types.js";
-export { IdleWindow } from "./tasks/idle-window.js";
-export { createdTaskOf, taskStateOf } from "./tasks/task-state.js";
-export { QuietTimer } from "./timers/quiet-timer.js";
-export { type QueuedTimer, TimerQueue } from "./timers/timer-queue.js";
+  isCancelledParams,
+  isProgressParams,
+  isTokenOrId,
+} from './schemas/guards.js';
+export type { CancelledParams } from './schemas/types.js';
+export { IdleWindow } from './tasks/idle-window.js';
+export { createdTaskOf, taskStateOf } from './tasks/task-state.js';
+export { QuietTimer } from './timers/quiet-timer.js';
+export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
 export {
-	declareParamHeaders,
-	type ParamHeader,
-	type ParamHeaders,
-	paramHeaderMismatch,
-	paramHeadersOf,
-	paramHeaderValue,
-	servedParamHeaders,
-	X_MCP_HEADER,
-} from "./tools/param-headers.js";
-export { BoundedSet } from "./util/bounded-set.js";
+  declareParamHeaders,
+  type ParamHeader,
+  type ParamHeaders,
+  paramHeaderMismatch,
+  paramHeadersOf,
+  paramHeaderValue,
+  servedParamHeaders,
+  X_MCP_HEADER,
+} from './tools/param-headers.js';
+export { BoundedSet } from './util/bounded-set.js';

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 
 /**
  * Every name each entry exports, reviewed. An addition fails here until it is added to this list on
@@ -8,289 +8,273 @@ import { describe, expect, it } from "vitest";
  * values at runtime). `type X` is a type-only export.
  */
 const REVIEWED: Record<string, string[]> = {
-	index: [
-		"type CallToolResult",
-		"CANCEL_CODES",
-		"type CancelCode",
-		"type CancelMethod",
-		"type ClientIdentity",
-		"type Clock",
-		"connectLifecycle",
-		"type ConnectOptions",
-		"type ContentBlock",
-		"DeadlineController",
-		"type DeadlineOptions",
-		"DEFAULT_MAX_BATCH_ELEMENTS",
-		"DEFAULT_MIN_INTERVAL_MS",
-		"DuplicateTokenError",
-		"Endpoint",
-		"type EndpointEvents",
-		"type EndpointOptions",
-		"type EndpointStats",
-		"EraCancelPolicy",
-		"eraCancelPolicy",
-		"type HandlerLimits",
-		"InflightError",
-		"type InflightErrorDetails",
-		"inflightErrorFromJsonRpc",
-		"isCancel",
-		"isRevision",
-		"JsonRpcError",
-		"JsonRpcErrorCode",
-		"LATEST_LEGACY_REVISION",
-		"type McpClient",
-		"MODERN_REVISION",
-		"NegotiationError",
-		"type NotificationHandler",
-		"type ProgressParams",
-		"ProgressRelay",
-		"type ProgressRelayStats",
-		"type ProgressRoute",
-		"type ProgressToken",
-		"type RequestContext",
-		"type RequestHandler",
-		"type RequestId",
-		"type RequestOptions",
-		"type Revision",
-		"revisionOf",
-		"REVISIONS",
-		"type Role",
-		"serveLifecycle",
-		"type ServerIdentity",
-		"systemClock",
-		"type TimerHandle",
-		"TokenRegistry",
-		"type TransportKind",
-		"type UnknownContent",
-		"withTimeout",
-		"type WithTimeoutOptions",
-	],
-	adapter: [
-		"allowsBatches",
-		"batchTooLarge",
-		"BoundedSet",
-		"type CancelledParams",
-		"type Channel",
-		"type Classified",
-		"classify",
-		"CLIENT_CAPABILITIES_META_KEY",
-		"CLIENT_INFO_META_KEY",
-		"type ClientTransport",
-		"createdTaskOf",
-		"declareParamHeaders",
-		"DEFAULT_HTTP_REVISION",
-		"type Direction",
-		"type DropReason",
-		"errorResponse",
-		"errorResponseFor",
-		"hasProgressMessage",
-		"hasStreamableHttp",
-		"hasTask",
-		"IdleWindow",
-		"isCancelledParams",
-		"isLegacy",
-		"isProgressParams",
-		"isTokenOrId",
-		"JSONRPC_CODE_BY_CAUSE",
-		"type JsonRpcErrorObject",
-		"type JsonRpcMessage",
-		"LifecycleClient",
-		"type LifecycleHooks",
-		"MAX_TIMER_MS",
-		"metaOf",
-		"metaVersionOf",
-		"negotiateLegacy",
-		"type OutboundRequest",
-		"type Outcome",
-		"type ParamHeader",
-		"paramHeaderMismatch",
-		"type ParamHeaders",
-		"paramHeadersOf",
-		"paramHeaderValue",
-		"pause",
-		"type PolicyAnswer",
-		"type ProgressRelayEvents",
-		"PROTOCOL_VERSION_META_KEY",
-		"type QueuedTimer",
-		"QuietTimer",
-		"relayedParams",
-		"resultResponse",
-		"revisionOfHeader",
-		"type RouteOptions",
-		"type SendIntent",
-		"servedParamHeaders",
-		"SERVER_INFO_META_KEY",
-		"type ServerHandshake",
-		"type TaskContext",
-		"type TaskRouteHooks",
-		"taskStateOf",
-		"TimerQueue",
-		"timersOf",
-		"X_MCP_HEADER",
-	],
-	stats: [
-		"type EndpointTables",
-		"LiveEndpoints",
-		"type ProcessStats",
-		"processStats",
-		"serveStats",
-		"STATS_METHOD",
-		"tablesOf",
-		"wantsGc",
-	],
-	testing: [
-		"type ContractRunner",
-		"ManualClock",
-		"taskStoreContract",
-		"type TaskStoreContractOptions",
-		"type TaskStoreSettings",
-	],
-	schemas: [
-		"cancelledNotificationSchema",
-		"type CancelledParams",
-		"cancelledParamsSchema",
-		"progressNotificationSchema",
-		"type ProgressParams",
-		"progressParamsSchema",
-		"type ProgressToken",
-		"progressTokenSchema",
-		"type RequestId",
-		"requestIdSchema",
-	],
-	tools: [
-		"type AudioContent",
-		"type CacheHints",
-		"defineTool",
-		"type EmbeddedResource",
-		"type ImageContent",
-		"type Publisher",
-		"type ResourceLink",
-		"type ServedTools",
-		"serveTools",
-		"type ServeToolsOptions",
-		"type TextContent",
-		"type Tool",
-		"type ToolDefinition",
-		"ToolList",
-		"type ToolOutput",
-	],
-	listen: [
-		"LISTEN_ACK_METHOD",
-		"LISTEN_METHOD",
-		"Listeners",
-		"type ListenersOptions",
-		"type ListenersStats",
-		"type ListenFilter",
-		"SUBSCRIPTION_ID_META_KEY",
-	],
-	tasks: [
-		"callTask",
-		"declaresTasksExtension",
-		"isTerminalStatus",
-		"RELATED_TASK_META_KEY",
-		"serveTasks",
-		"type ServeTasksOptions",
-		"type SharedTaskStore",
-		"type TaskCallOptions",
-		"taskCapabilities",
-		"type TaskChange",
-		"type TaskErrorDetails",
-		"type TaskOutcome",
-		"type TaskRecord",
-		"TASKS_EXTENSION",
-		"type TaskState",
-		"type TaskStatus",
-		"TaskStore",
-		"type TaskStoreOptions",
-		"withTasksExtension",
-	],
-	mrtr: [
-		"bindingOf",
-		"callToolWithInput",
-		"checkInputRequired",
-		"clientSupports",
-		"elicit",
-		"INPUT_METHODS",
-		"INPUT_REQUIRED_METHODS",
-		"INPUT_ROUNDS_EXCEEDED",
-		"type InputCapableClient",
-		"type InputHandler",
-		"type InputMethod",
-		"type InputRequest",
-		"type InputRequestOptions",
-		"type InputRequests",
-		"inputRequired",
-		"type InputRequiredResult",
-		"type InputResponses",
-		"type InputRetry",
-		"inputRetryOf",
-		"type InputRound",
-		"isInputRequired",
-		"MAX_REQUEST_STATE_CHARS",
-		"RequestStateSigner",
-		"type RequestStateSignerOptions",
-		"requestWithInput",
-		"type StateBinding",
-	],
+  index: [
+    'type CallToolResult',
+    'CANCEL_CODES',
+    'type CancelCode',
+    'type CancelMethod',
+    'type ClientIdentity',
+    'type Clock',
+    'connectLifecycle',
+    'type ConnectOptions',
+    'type ContentBlock',
+    'DeadlineController',
+    'type DeadlineOptions',
+    'DEFAULT_MAX_BATCH_ELEMENTS',
+    'DEFAULT_MIN_INTERVAL_MS',
+    'DuplicateTokenError',
+    'Endpoint',
+    'type EndpointEvents',
+    'type EndpointOptions',
+    'type EndpointStats',
+    'EraCancelPolicy',
+    'eraCancelPolicy',
+    'type HandlerLimits',
+    'InflightError',
+    'type InflightErrorDetails',
+    'inflightErrorFromJsonRpc',
+    'isCancel',
+    'isRevision',
+    'JsonRpcError',
+    'JsonRpcErrorCode',
+    'LATEST_LEGACY_REVISION',
+    'type McpClient',
+    'MODERN_REVISION',
+    'NegotiationError',
+    'type NotificationHandler',
+    'type ProgressParams',
+    'ProgressRelay',
+    'type ProgressRelayStats',
+    'type ProgressRoute',
+    'type ProgressToken',
+    'type RequestContext',
+    'type RequestHandler',
+    'type RequestId',
+    'type RequestOptions',
+    'type Revision',
+    'revisionOf',
+    'REVISIONS',
+    'type Role',
+    'serveLifecycle',
+    'type ServerIdentity',
+    'systemClock',
+    'type TimerHandle',
+    'TokenRegistry',
+    'type TransportKind',
+    'type UnknownContent',
+    'withTimeout',
+    'type WithTimeoutOptions',
+  ],
+  adapter: [
+    'allowsBatches',
+    'batchTooLarge',
+    'BoundedSet',
+    'type CancelledParams',
+    'type Channel',
+    'type Classified',
+    'classify',
+    'CLIENT_CAPABILITIES_META_KEY',
+    'CLIENT_INFO_META_KEY',
+    'type ClientTransport',
+    'createdTaskOf',
+    'declareParamHeaders',
+    'DEFAULT_HTTP_REVISION',
+    'type Direction',
+    'type DropReason',
+    'errorResponse',
+    'errorResponseFor',
+    'hasProgressMessage',
+    'hasStreamableHttp',
+    'hasTask',
+    'IdleWindow',
+    'isCancelledParams',
+    'isLegacy',
+    'isProgressParams',
+    'isTokenOrId',
+    'JSONRPC_CODE_BY_CAUSE',
+    'type JsonRpcErrorObject',
+    'type JsonRpcMessage',
+    'LifecycleClient',
+    'type LifecycleHooks',
+    'MAX_TIMER_MS',
+    'metaOf',
+    'metaVersionOf',
+    'negotiateLegacy',
+    'type OutboundRequest',
+    'type Outcome',
+    'type ParamHeader',
+    'paramHeaderMismatch',
+    'type ParamHeaders',
+    'paramHeadersOf',
+    'paramHeaderValue',
+    'pause',
+    'type PolicyAnswer',
+    'type ProgressRelayEvents',
+    'PROTOCOL_VERSION_META_KEY',
+    'type QueuedTimer',
+    'QuietTimer',
+    'relayedParams',
+    'resultResponse',
+    'revisionOfHeader',
+    'type RouteOptions',
+    'type SendIntent',
+    'servedParamHeaders',
+    'SERVER_INFO_META_KEY',
+    'type ServerHandshake',
+    'type TaskContext',
+    'type TaskRouteHooks',
+    'taskStateOf',
+    'TimerQueue',
+    'timersOf',
+    'X_MCP_HEADER',
+  ],
+  stats: [
+    'type EndpointTables',
+    'LiveEndpoints',
+    'type ProcessStats',
+    'processStats',
+    'serveStats',
+    'STATS_METHOD',
+    'tablesOf',
+    'wantsGc',
+  ],
+  testing: [
+    'type ContractRunner',
+    'ManualClock',
+    'taskStoreContract',
+    'type TaskStoreContractOptions',
+    'type TaskStoreSettings',
+  ],
+  schemas: [
+    'cancelledNotificationSchema',
+    'type CancelledParams',
+    'cancelledParamsSchema',
+    'progressNotificationSchema',
+    'type ProgressParams',
+    'progressParamsSchema',
+    'type ProgressToken',
+    'progressTokenSchema',
+    'type RequestId',
+    'requestIdSchema',
+  ],
+  tools: [
+    'type AudioContent',
+    'type CacheHints',
+    'defineTool',
+    'type EmbeddedResource',
+    'type ImageContent',
+    'type Publisher',
+    'type ResourceLink',
+    'type ServedTools',
+    'serveTools',
+    'type ServeToolsOptions',
+    'type TextContent',
+    'type Tool',
+    'type ToolDefinition',
+    'ToolList',
+    'type ToolOutput',
+  ],
+  listen: [
+    'LISTEN_ACK_METHOD',
+    'LISTEN_METHOD',
+    'Listeners',
+    'type ListenersOptions',
+    'type ListenersStats',
+    'type ListenFilter',
+    'SUBSCRIPTION_ID_META_KEY',
+  ],
+  tasks: [
+    'callTask',
+    'declaresTasksExtension',
+    'isTerminalStatus',
+    'RELATED_TASK_META_KEY',
+    'serveTasks',
+    'type ServeTasksOptions',
+    'type SharedTaskStore',
+    'type TaskCallOptions',
+    'taskCapabilities',
+    'type TaskChange',
+    'type TaskErrorDetails',
+    'type TaskOutcome',
+    'type TaskRecord',
+    'TASKS_EXTENSION',
+    'type TaskState',
+    'type TaskStatus',
+    'TaskStore',
+    'type TaskStoreOptions',
+    'withTasksExtension',
+  ],
+  mrtr: [
+    'bindingOf',
+    'callToolWithInput',
+    'checkInputRequired',
+    'clientSupports',
+    'elicit',
+    'INPUT_METHODS',
+    'INPUT_REQUIRED_METHODS',
+    'INPUT_ROUNDS_EXCEEDED',
+    'type InputCapableClient',
+    'type InputHandler',
+    'type InputMethod',
+    'type InputRequest',
+    'type InputRequestOptions',
+    'type InputRequests',
+    'inputRequired',
+    'type InputRequiredResult',
+    'type InputResponses',
+    'type InputRetry',
+    'inputRetryOf',
+    'type InputRound',
+    'isInputRequired',
+    'MAX_REQUEST_STATE_CHARS',
+    'RequestStateSigner',
+    'type RequestStateSignerOptions',
+    'requestWithInput',
+    'type StateBinding',
+  ],
 };
 
 /** The names an entry file exports, read from its source (types included, which runtime keys miss). */
 function exportsOf(entry: string): string[] {
-	const source = readFileSync(
-		new URL(`../src/${entry}.ts`, import.meta.url),
-		"utf8",
-	);
-	const names: string[] = [];
-	for (const match of source.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
-		for (const raw of (match[2] ?? "").split(",")) {
-			const part = raw.trim();
-			if (!part) continue;
-			const typeOnly = match[1] !== undefined || part.startsWith("type ");
-			const name =
-				part
-					.replace(/^type\s+/, "")
-					.split(" as ")
-					.pop()
-					?.trim() ?? part;
-			names.push(typeOnly ? `type ${name}` : name);
-		}
-	}
-	return names.sort((a, b) =>
-		a
-			.replace("type ", "")
-			.toLowerCase()
-			.localeCompare(b.replace("type ", "").toLowerCase()),
-	);
+  const source = readFileSync(new URL(`../src/${entry}.ts`, import.meta.url), 'utf8');
+  const names: string[] = [];
+  for (const match of source.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (match[2] ?? '').split(',')) {
+      const part = raw.trim();
+      if (!part) continue;
+      const typeOnly = match[1] !== undefined || part.startsWith('type ');
+      const name =
+        part
+          .replace(/^type\s+/, '')
+          .split(' as ')
+          .pop()
+          ?.trim() ?? part;
+      names.push(typeOnly ? `type ${name}` : name);
+    }
+  }
+  return names.sort((a, b) =>
+    a.replace('type ', '').toLowerCase().localeCompare(b.replace('type ', '').toLowerCase()),
+  );
 }
 
-describe("entry exports", () => {
-	for (const [entry, reviewed] of Object.entries(REVIEWED)) {
-		it(`${entry} exports exactly its reviewed names`, async () => {
-			expect(exportsOf(entry)).toEqual(reviewed);
-			const runtime = Object.keys(await import(`../src/${entry}.ts`)).sort();
-			const values = reviewed
-				.filter((name) => !name.startsWith("type "))
-				.sort();
-			expect(runtime).toEqual(values);
-		});
-	}
+describe('entry exports', () => {
+  for (const [entry, reviewed] of Object.entries(REVIEWED)) {
+    it(`${entry} exports exactly its reviewed names`, async () => {
+      expect(exportsOf(entry)).toEqual(reviewed);
+      const runtime = Object.keys(await import(`../src/${entry}.ts`)).sort();
+      const values = reviewed.filter((name) => !name.startsWith('type ')).sort();
+      expect(runtime).toEqual(values);
+    });
+  }
 
-	it("the root keeps to what users call: at most 35 values, about 40 names with the types", () => {
-		const root = REVIEWED.index ?? [];
-		expect(
-			root.filter((name) => !name.startsWith("type ")).length,
-		).toBeLessThanOrEqual(35);
-		expect(root.length).toBeLessThanOrEqual(55);
-	});
+  it('the root keeps to what users call: at most 35 values, about 40 names with the types', () => {
+    const root = REVIEWED.index ?? [];
+    expect(root.filter((name) => !name.startsWith('type ')).length).toBeLessThanOrEqual(35);
+    expect(root.length).toBeLessThanOrEqual(55);
+  });
 
-	it("no name is on both the root and /adapter", () => {
-		const root = new Set(
-			(REVIEWED.index ?? []).map((name) => name.replace("type ", "")),
-		);
-		expect(
-			(REVIEWED.adapter ?? []).filter((name) =>
-				root.has(name.replace("type ", "")),
-			),
-		).toEqual([]);
-	});
+  it('no name is on both the root and /adapter', () => {
+    const root = new Set((REVIEWED.index ?? []).map((name) => name.replace('type ', '')));
+    expect((REVIEWED.adapter ?? []).filter((name) => root.has(name.replace('type ', '')))).toEqual([]);
+  });
 });

@@ -1,8 +1,8 @@
-import * as z from "zod";
-import type { CallToolResult } from "../client/content.js";
-import type { RequestContext } from "../endpoint/context.js";
-import type { InputRequiredResult } from "../mrtr/types.js";
-import { type ParamHeader, paramHeadersOf } from "./param-headers.js";
+import * as z from 'zod';
+import type { CallToolResult } from '../client/content.js';
+import type { RequestContext } from '../endpoint/context.js';
+import type { InputRequiredResult } from '../mrtr/types.js';
+import { type ParamHeader, paramHeadersOf } from './param-headers.js';
 
 /**
  * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
@@ -37,39 +37,36 @@ export type ToolOutput = string | CallToolResult | InputRequiredResult;
  * ```
  */
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
-	/** The tool's name, unique on its server. */
-	name: string;
-	/** A display name. */
-	title?: string;
-	/** What the tool does, for the model. */
-	description?: string;
-	/**
-	 * The arguments' schema; it should describe an object (MCP tool input is an object). A parameter that
-	 * 2026-07-28 HTTP clients mirror into an `Mcp-Param-{Name}` header is marked with zod's `.meta()`:
-	 * `region: z.string().meta({ 'x-mcp-header': 'Region' })` (a string, integer or boolean property reached
-	 * through object properties only; the server refuses a call whose header disagrees with its body).
-	 */
-	input: Input;
-	/**
-	 * The schema of the tool's `structuredContent`. From 2025-06-18 on it is listed as `outputSchema`, and
-	 * every result that is not `isError` must carry `structuredContent` that passes it (one that does not
-	 * is turned into an `isError` result naming the issues, and reported to `onError`); older revisions
-	 * have neither, so both are left out for them. @default none: no `outputSchema`, nothing checked
-	 */
-	output?: z.ZodType;
-	/** Extra fields shown in `tools/list` (`annotations`, `_meta`…). */
-	listing?: Record<string, unknown>;
-	/**
-	 * Runs the tool. `ctx.progress` reports progress, `ctx.signal` aborts on cancel or a limit,
-	 * `ctx.limit()` bounds part of the work. Throw an `InflightError` (or let an aborted signal throw) for
-	 * a limit, a `JsonRpcError` for a protocol error; any other throw becomes an `isError` result. A
-	 * returned value that is not a {@link ToolOutput} (a number, `undefined`, a `Date`, a block of no known
-	 * kind) becomes an `isError` result naming the mistake, and is reported to `serveTools`' `onError`.
-	 */
-	run(
-		args: z.output<Input>,
-		ctx: RequestContext,
-	): ToolOutput | Promise<ToolOutput>;
+  /** The tool's name, unique on its server. */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /**
+   * The arguments' schema; it should describe an object (MCP tool input is an object). A parameter that
+   * 2026-07-28 HTTP clients mirror into an `Mcp-Param-{Name}` header is marked with zod's `.meta()`:
+   * `region: z.string().meta({ 'x-mcp-header': 'Region' })` (a string, integer or boolean property reached
+   * through object properties only; the server refuses a call whose header disagrees with its body).
+   */
+  input: Input;
+  /**
+   * The schema of the tool's `structuredContent`. From 2025-06-18 on it is listed as `outputSchema`, and
+   * every result that is not `isError` must carry `structuredContent` that passes it (one that does not
+   * is turned into an `isError` result naming the issues, and reported to `onError`); older revisions
+   * have neither, so both are left out for them. @default none: no `outputSchema`, nothing checked
+   */
+  output?: z.ZodType;
+  /** Extra fields shown in `tools/list` (`annotations`, `_meta`…). */
+  listing?: Record<string, unknown>;
+  /**
+   * Runs the tool. `ctx.progress` reports progress, `ctx.signal` aborts on cancel or a limit,
+   * `ctx.limit()` bounds part of the work. Throw an `InflightError` (or let an aborted signal throw) for
+   * a limit, a `JsonRpcError` for a protocol error; any other throw becomes an `isError` result. A
+   * returned value that is not a {@link ToolOutput} (a number, `undefined`, a `Date`, a block of no known
+   * kind) becomes an `isError` result naming the mistake, and is reported to `serveTools`' `onError`.
+   */
+  run(args: z.output<Input>, ctx: RequestContext): ToolOutput | Promise<ToolOutput>;
 }
 
 /**
@@ -83,10 +80,10 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
  * ```
  */
 export interface Tool {
-	/** The tool's name. */
-	readonly name: string;
-	/** Its definition. */
-	readonly definition: ToolDefinition;
+  /** The tool's name. */
+  readonly name: string;
+  /** Its definition. */
+  readonly definition: ToolDefinition;
 }
 
 /**
@@ -114,40 +111,36 @@ export interface Tool {
  * });
  * ```
  */
-export function defineTool<Input extends z.ZodType>(
-	definition: ToolDefinition<Input>,
-): Tool {
-	const tool: Tool = {
-		name: definition.name,
-		definition: definition as unknown as ToolDefinition,
-	};
-	const { problems } = headersOf(tool);
-	if (problems.length > 0)
-		throw new Error(
-			`defineTool ${JSON.stringify(definition.name)}: ${problems.join("; ")}`,
-		);
-	return tool;
+export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+  const tool: Tool = {
+    name: definition.name,
+    definition: definition as unknown as ToolDefinition,
+  };
+  const { problems } = headersOf(tool);
+  if (problems.length > 0)
+    throw new Error(`defineTool ${JSON.stringify(definition.name)}: ${problems.join('; ')}`);
+  return tool;
 }
 
 /** Each tool's mirrored parameters, read once from its input's JSON Schema. */
 const headersByTool = new WeakMap<Tool, ReturnType<typeof paramHeadersOf>>();
 
 function headersOf(tool: Tool): ReturnType<typeof paramHeadersOf> {
-	let found = headersByTool.get(tool);
-	if (found === undefined) {
-		// What `tools/list` shows (input side); a type JSON Schema cannot express has no annotation to read.
-		try {
-			const schema = z.toJSONSchema(tool.definition.input, {
-				io: "input",
-				unrepresentable: "any",
-			});
-			found = paramHeadersOf(schema);
-		} catch {
-			found = paramHeadersOf(undefined); // no JSON Schema to show, so no annotation either
-		}
-		headersByTool.set(tool, found);
-	}
-	return found;
+  let found = headersByTool.get(tool);
+  if (found === undefined) {
+    // What `tools/list` shows (input side); a type JSON Schema cannot express has no annotation to read.
+    try {
+      const schema = z.toJSONSchema(tool.definition.input, {
+        io: 'input',
+        unrepresentable: 'any',
+      });
+      found = paramHeadersOf(schema);
+    } catch {
+      found = paramHeadersOf(undefined); // no JSON Schema to show, so no annotation either
+    }
+    headersByTool.set(tool, found);
+  }
+  return found;
 }
 
 /**
@@ -155,5 +148,5 @@ function headersOf(tool: Tool): ReturnType<typeof paramHeadersOf> {
  * invalid, which `defineTool` refuses anyway). @internal
  */
 export function toolParamHeaders(tool: Tool): readonly ParamHeader[] {
-	return headersOf(tool).headers;
+  return headersOf(tool).headers;
 }

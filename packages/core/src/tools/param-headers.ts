@@ -3,7 +3,7 @@
 // every side: the tool layer refuses a bad annotation at definition, an HTTP client excludes a tool that
 // has one, an HTTP server and the proxy validate the headers of a call. No zod, no node:*: it reads JSON
 // Schema as plain data, so it sits on the /adapter entry.
-import type { Endpoint } from "../endpoint/endpoint.js";
+import type { Endpoint } from '../endpoint/endpoint.js';
 
 /**
  * The JSON Schema keyword that designates a mirrored parameter.
@@ -14,7 +14,7 @@ import type { Endpoint } from "../endpoint/endpoint.js";
  * const region = { type: 'string', [X_MCP_HEADER]: 'Region' }; // sent as Mcp-Param-Region
  * ```
  */
-export const X_MCP_HEADER = "x-mcp-header";
+export const X_MCP_HEADER = 'x-mcp-header';
 
 /**
  * One mirrored parameter of a tool: the `{Name}` of its `Mcp-Param-{Name}` header, the chain of
@@ -27,12 +27,12 @@ export const X_MCP_HEADER = "x-mcp-header";
  * ```
  */
 export interface ParamHeader {
-	/** The header name's suffix, as the tool declared it (`Region` for `Mcp-Param-Region`). */
-	readonly name: string;
-	/** The property path in the call's `arguments`. */
-	readonly path: readonly string[];
-	/** The parameter's type: the only three a header may mirror. */
-	readonly type: "string" | "integer" | "boolean";
+  /** The header name's suffix, as the tool declared it (`Region` for `Mcp-Param-Region`). */
+  readonly name: string;
+  /** The property path in the call's `arguments`. */
+  readonly path: readonly string[];
+  /** The parameter's type: the only three a header may mirror. */
+  readonly type: 'string' | 'integer' | 'boolean';
 }
 
 /**
@@ -46,36 +46,36 @@ export interface ParamHeader {
  * ```
  */
 export interface ParamHeaders {
-	/** The mirrored parameters, in schema order. */
-	readonly headers: readonly ParamHeader[];
-	/** Why the annotations are invalid; empty when they are valid. */
-	readonly problems: readonly string[];
+  /** The mirrored parameters, in schema order. */
+  readonly headers: readonly ParamHeader[];
+  /** Why the annotations are invalid; empty when they are valid. */
+  readonly problems: readonly string[];
 }
 
 /** RFC 9110 field-name token: `1*tchar` (visible ASCII, no separators, no spaces or controls). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const MIRRORABLE = new Set(["string", "integer", "boolean"]);
+const MIRRORABLE = new Set(['string', 'integer', 'boolean']);
 /** Keywords whose subschemas are not statically reachable: an annotation under one invalidates the tool. */
 const NESTING = [
-	"items",
-	"prefixItems",
-	"additionalItems",
-	"contains",
-	"additionalProperties",
-	"patternProperties",
-	"propertyNames",
-	"unevaluatedItems",
-	"unevaluatedProperties",
-	"dependentSchemas",
-	"oneOf",
-	"anyOf",
-	"allOf",
-	"not",
-	"if",
-	"then",
-	"else",
-	"$defs",
-	"definitions",
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
 ];
 
 const NONE: ParamHeaders = { headers: [], problems: [] };
@@ -94,79 +94,65 @@ const NONE: ParamHeaders = { headers: [], problems: [] };
  * ```
  */
 export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
-	if (!isObject(inputSchema)) return NONE;
-	const headers: ParamHeader[] = [];
-	const problems: string[] = [];
-	const seen = new Map<string, string>();
-	// Reachable: the root and every `properties` child of a reachable schema.
-	const reachable = (schema: Record<string, unknown>, path: string[]): void => {
-		if (X_MCP_HEADER in schema && path.length > 0) annotated(schema, path);
-		else if (X_MCP_HEADER in schema)
-			problems.push(`the schema root carries ${X_MCP_HEADER}`);
-		for (const key of Object.keys(schema)) {
-			const child = schema[key];
-			if (key === "properties" && isObject(child)) {
-				for (const [name, sub] of Object.entries(child))
-					if (isObject(sub)) reachable(sub, [...path, name]);
-			} else if (NESTING.includes(key))
-				unreachable(child, `${where(path)}/${key}`);
-		}
-	};
-	// Anything under a nesting keyword: an annotation there breaks the static-reachability rule.
-	const unreachable = (value: unknown, at: string): void => {
-		if (Array.isArray(value))
-			return value.forEach((item, i) => unreachable(item, `${at}/${i}`));
-		if (!isObject(value)) return;
-		if (X_MCP_HEADER in value)
-			problems.push(
-				`${X_MCP_HEADER} at ${at} is not reachable through properties alone`,
-			);
-		for (const [key, child] of Object.entries(value)) {
-			if (
-				key !== "const" &&
-				key !== "enum" &&
-				key !== "default" &&
-				key !== "examples"
-			)
-				unreachable(child, `${at}/${key}`);
-		}
-	};
-	const annotated = (schema: Record<string, unknown>, path: string[]): void => {
-		const name = schema[X_MCP_HEADER];
-		const at = where(path);
-		if (typeof name !== "string" || name === "") {
-			problems.push(`${X_MCP_HEADER} on ${at} is empty or not a string`);
-			return;
-		}
-		if (!TOKEN.test(name)) {
-			problems.push(
-				`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is not an HTTP token (RFC 9110)`,
-			);
-			return;
-		}
-		const other = seen.get(name.toLowerCase());
-		if (other !== undefined) {
-			problems.push(
-				`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} repeats the one on ${other}`,
-			);
-			return;
-		}
-		seen.set(name.toLowerCase(), at);
-		const type = primitiveTypeOf(schema.type);
-		if (type === undefined) {
-			problems.push(
-				`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is on type ${JSON.stringify(schema.type ?? "(none)")}; only string, integer or boolean may be mirrored`,
-			);
-			return;
-		}
-		headers.push({ name, path, type });
-	};
-	reachable(inputSchema, []);
-	return problems.length > 0
-		? { headers: [], problems }
-		: headers.length > 0
-			? { headers, problems }
-			: NONE;
+  if (!isObject(inputSchema)) return NONE;
+  const headers: ParamHeader[] = [];
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  // Reachable: the root and every `properties` child of a reachable schema.
+  const reachable = (schema: Record<string, unknown>, path: string[]): void => {
+    if (X_MCP_HEADER in schema && path.length > 0) annotated(schema, path);
+    else if (X_MCP_HEADER in schema) problems.push(`the schema root carries ${X_MCP_HEADER}`);
+    for (const key of Object.keys(schema)) {
+      const child = schema[key];
+      if (key === 'properties' && isObject(child)) {
+        for (const [name, sub] of Object.entries(child)) if (isObject(sub)) reachable(sub, [...path, name]);
+      } else if (NESTING.includes(key)) unreachable(child, `${where(path)}/${key}`);
+    }
+  };
+  // Anything under a nesting keyword: an annotation there breaks the static-reachability rule.
+  const unreachable = (value: unknown, at: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        unreachable(item, `${at}/${i}`);
+      });
+      return;
+    }
+    if (!isObject(value)) return;
+    if (X_MCP_HEADER in value)
+      problems.push(`${X_MCP_HEADER} at ${at} is not reachable through properties alone`);
+    for (const [key, child] of Object.entries(value)) {
+      if (key !== 'const' && key !== 'enum' && key !== 'default' && key !== 'examples')
+        unreachable(child, `${at}/${key}`);
+    }
+  };
+  const annotated = (schema: Record<string, unknown>, path: string[]): void => {
+    const name = schema[X_MCP_HEADER];
+    const at = where(path);
+    if (typeof name !== 'string' || name === '') {
+      problems.push(`${X_MCP_HEADER} on ${at} is empty or not a string`);
+      return;
+    }
+    if (!TOKEN.test(name)) {
+      problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is not an HTTP token (RFC 9110)`);
+      return;
+    }
+    const other = seen.get(name.toLowerCase());
+    if (other !== undefined) {
+      problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} repeats the one on ${other}`);
+      return;
+    }
+    seen.set(name.toLowerCase(), at);
+    const type = primitiveTypeOf(schema.type);
+    if (type === undefined) {
+      problems.push(
+        `${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is on type ${JSON.stringify(schema.type ?? '(none)')}; only string, integer or boolean may be mirrored`,
+      );
+      return;
+    }
+    headers.push({ name, path, type });
+  };
+  reachable(inputSchema, []);
+  return problems.length > 0 ? { headers: [], problems } : headers.length > 0 ? { headers, problems } : NONE;
 }
 
 /**
@@ -182,15 +168,12 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
  * paramHeaderValue({ n: null }, { name: 'N', path: ['n'], type: 'integer' }); // undefined
  * ```
  */
-export function paramHeaderValue(
-	args: unknown,
-	header: ParamHeader,
-): string | undefined {
-	const value = valueAt(args, header.path);
-	if (typeof value === "string") return value;
-	if (typeof value === "boolean") return value ? "true" : "false";
-	if (typeof value === "number" && Number.isFinite(value)) return String(value);
-	return undefined;
+export function paramHeaderValue(args: unknown, header: ParamHeader): string | undefined {
+  const value = valueAt(args, header.path);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
 }
 
 /**
@@ -208,37 +191,30 @@ export function paramHeaderValue(
  * ```
  */
 export function paramHeaderMismatch(
-	header: ParamHeader,
-	args: unknown,
-	received: string | null | undefined,
+  header: ParamHeader,
+  args: unknown,
+  received: string | null | undefined,
 ): string | undefined {
-	const label = `Mcp-Param-${header.name}`;
-	const field = `arguments.${header.path.join(".")}`;
-	if (received === null)
-		return `${label} is malformed (invalid characters or Base64)`;
-	const body = valueAt(args, header.path);
-	const expected = paramHeaderValue(args, header);
-	if (expected === undefined) {
-		return received === undefined
-			? undefined
-			: `${label} is present but ${field} has no value to mirror`;
-	}
-	if (received === undefined)
-		return `${label} is missing but ${field} is ${JSON.stringify(body)}`;
-	const agree =
-		header.type === "integer" && typeof body === "number"
-			? received.trim() !== "" && Number(received) === body
-			: received === expected;
-	return agree
-		? undefined
-		: `${label} ${JSON.stringify(received)} does not match ${field} ${JSON.stringify(body)}`;
+  const label = `Mcp-Param-${header.name}`;
+  const field = `arguments.${header.path.join('.')}`;
+  if (received === null) return `${label} is malformed (invalid characters or Base64)`;
+  const body = valueAt(args, header.path);
+  const expected = paramHeaderValue(args, header);
+  if (expected === undefined) {
+    return received === undefined ? undefined : `${label} is present but ${field} has no value to mirror`;
+  }
+  if (received === undefined) return `${label} is missing but ${field} is ${JSON.stringify(body)}`;
+  const agree =
+    header.type === 'integer' && typeof body === 'number'
+      ? received.trim() !== '' && Number(received) === body
+      : received === expected;
+  return agree
+    ? undefined
+    : `${label} ${JSON.stringify(received)} does not match ${field} ${JSON.stringify(body)}`;
 }
 
 /** What each served endpoint mirrors, by tool name: told by the tool layer, read by the transport. */
-const served = new WeakMap<
-	Endpoint,
-	(tool: string) => readonly ParamHeader[] | undefined
->();
+const served = new WeakMap<Endpoint, (tool: string) => readonly ParamHeader[] | undefined>();
 
 /**
  * Tells the transport which parameters the tools served on `endpoint` mirror: `lookup` answers for a tool
@@ -257,10 +233,10 @@ const served = new WeakMap<
  * ```
  */
 export function declareParamHeaders(
-	endpoint: Endpoint,
-	lookup: (tool: string) => readonly ParamHeader[] | undefined,
+  endpoint: Endpoint,
+  lookup: (tool: string) => readonly ParamHeader[] | undefined,
 ): void {
-	served.set(endpoint, lookup);
+  served.set(endpoint, lookup);
 }
 
 /**
@@ -275,39 +251,31 @@ export function declareParamHeaders(
  * servedParamHeaders(endpoint, 'execute_sql'); // []
  * ```
  */
-export function servedParamHeaders(
-	endpoint: Endpoint,
-	tool: string,
-): readonly ParamHeader[] {
-	return served.get(endpoint)?.(tool) ?? [];
+export function servedParamHeaders(endpoint: Endpoint, tool: string): readonly ParamHeader[] {
+  return served.get(endpoint)?.(tool) ?? [];
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {
-	let value = args;
-	for (const key of path) {
-		if (!isObject(value) || !Object.hasOwn(value, key)) return undefined;
-		value = value[key];
-	}
-	return value;
+  let value = args;
+  for (const key of path) {
+    if (!isObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
 }
 
 /** `string`, `integer` or `boolean`, alone or with `null`; anything else is not mirrorable. */
-function primitiveTypeOf(type: unknown): ParamHeader["type"] | undefined {
-	const types = Array.isArray(type) ? type.filter((t) => t !== "null") : [type];
-	if (types.length !== 1 || (Array.isArray(type) && type.length > 2))
-		return undefined;
-	const [only] = types;
-	return typeof only === "string" && MIRRORABLE.has(only)
-		? (only as ParamHeader["type"])
-		: undefined;
+function primitiveTypeOf(type: unknown): ParamHeader['type'] | undefined {
+  const types = Array.isArray(type) ? type.filter((t) => t !== 'null') : [type];
+  if (types.length !== 1 || (Array.isArray(type) && type.length > 2)) return undefined;
+  const [only] = types;
+  return typeof only === 'string' && MIRRORABLE.has(only) ? (only as ParamHeader['type']) : undefined;
 }
 
 function where(path: readonly string[]): string {
-	return path.length === 0
-		? "the root"
-		: `properties.${path.join(".properties.")}`;
+  return path.length === 0 ? 'the root' : `properties.${path.join('.properties.')}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,16 +1,16 @@
-import * as z from "zod";
-import { type CallToolResult, checkContent } from "../client/content.js";
-import type { RequestContext, RequestHandler } from "../endpoint/context.js";
-import type { Endpoint } from "../endpoint/endpoint.js";
-import { JsonRpcError } from "../endpoint/messages.js";
-import { isLegacy, type Revision } from "../eras/eras.js";
-import { JsonRpcErrorCode } from "../errors/causes.js";
-import { InflightError } from "../errors/inflight-error.js";
-import { type InputRequiredResult, isInputRequired } from "../mrtr/types.js";
-import { RELATED_TASK_META_KEY } from "../tasks/task-state.js";
-import { type Tool, toolParamHeaders } from "./define-tool.js";
-import { declareParamHeaders } from "./param-headers.js";
-import { ToolList } from "./tool-list.js";
+import * as z from 'zod';
+import { type CallToolResult, checkContent } from '../client/content.js';
+import type { RequestContext, RequestHandler } from '../endpoint/context.js';
+import type { Endpoint } from '../endpoint/endpoint.js';
+import { JsonRpcError } from '../endpoint/messages.js';
+import { isLegacy, type Revision } from '../eras/eras.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
+import { RELATED_TASK_META_KEY } from '../tasks/task-state.js';
+import { type Tool, toolParamHeaders } from './define-tool.js';
+import { declareParamHeaders } from './param-headers.js';
+import { ToolList } from './tool-list.js';
 
 /**
  * Caching hints for `tools/list` on 2026-07-28, which requires both on every cacheable result [CA1].
@@ -22,10 +22,10 @@ import { ToolList } from "./tool-list.js";
  * ```
  */
 export interface CacheHints {
-	/** How long a client may reuse the list, in milliseconds (a non-negative integer). */
-	ttlMs: number;
-	/** `public`: shared intermediaries may cache it; `private`: only this client. */
-	cacheScope: "public" | "private";
+  /** How long a client may reuse the list, in milliseconds (a non-negative integer). */
+  ttlMs: number;
+  /** `public`: shared intermediaries may cache it; `private`: only this client. */
+  cacheScope: 'public' | 'private';
 }
 
 /**
@@ -38,14 +38,14 @@ export interface CacheHints {
  * ```
  */
 export interface ServeToolsOptions {
-	/** @default { ttlMs: 0, cacheScope: 'private' }: always fresh, never shared */
-	cache?: CacheHints;
-	/**
-	 * Told when a tool returned what it may not (not a string, `CallToolResult` or `input_required`
-	 * result; a malformed block; `structuredContent` its output schema refuses). The caller gets an
-	 * `isError` result naming the mistake either way. @default ignore
-	 */
-	onError?: (error: Error, context: string) => void;
+  /** @default { ttlMs: 0, cacheScope: 'private' }: always fresh, never shared */
+  cache?: CacheHints;
+  /**
+   * Told when a tool returned what it may not (not a string, `CallToolResult` or `input_required`
+   * result; a malformed block; `structuredContent` its output schema refuses). The caller gets an
+   * `isError` result naming the mistake either way. @default ignore
+   */
+  onError?: (error: Error, context: string) => void;
 }
 
 /**
@@ -61,15 +61,15 @@ export interface ServeToolsOptions {
  * ```
  */
 export interface ServedTools {
-	/** The `tools/call` handler. */
-	call: RequestHandler;
+  /** The `tools/call` handler. */
+  call: RequestHandler;
 }
 
 /** The default hints claim nothing: a client re-asks, and no intermediary shares the list. */
-const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: "private" };
+const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /** 2025-11-25 made invalid tool input a tool execution error, so the model can correct itself [TL1]. */
-const INPUT_ERRORS_AS_RESULTS: Revision = "2025-11-25";
+const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
 
 /**
  * Answers `tools/list` and `tools/call` for `tools` on one endpoint (an array, or a {@link ToolList} that
@@ -95,149 +95,117 @@ const INPUT_ERRORS_AS_RESULTS: Revision = "2025-11-25";
  * ```
  */
 export function serveTools(
-	endpoint: Endpoint,
-	tools: readonly Tool[] | ToolList,
-	options: ServeToolsOptions = {},
+  endpoint: Endpoint,
+  tools: readonly Tool[] | ToolList,
+  options: ServeToolsOptions = {},
 ): ServedTools {
-	const list = tools instanceof ToolList ? tools : undefined;
-	const byName =
-		list ??
-		new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
-	// Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most
-	// requests are calls), and again only after a changing list changed; each tool's entry is made once.
-	// Two listings: with `outputSchema` (2025-06-18 on) and without (older revisions).
-	const listed: Array<Record<string, unknown>[] | undefined> = [
-		undefined,
-		undefined,
-	];
-	let version = list?.version;
-	const listing = (revision: Revision): Record<string, unknown>[] => {
-		if (list && version !== list.version) listed.fill(undefined);
-		version = list?.version;
-		const structured = revision >= STRUCTURED_OUTPUT ? 1 : 0;
-		listed[structured] ??= (list?.tools ?? (tools as readonly Tool[])).map(
-			(tool) =>
-				structured ? listingOf(tool) : withoutOutputSchema(listingOf(tool)),
-		);
-		return listed[structured];
-	};
-	const hints = options.cache ?? NO_CACHING;
-	endpoint.setRequestHandler("tools/list", (_params, ctx) =>
-		isLegacy(ctx.revision)
-			? { tools: listing(ctx.revision) }
-			: { tools: listing(ctx.revision), ...hints },
-	);
-	const call: RequestHandler = (params, ctx) => {
-		const { name, arguments: args } = (params ?? {}) as {
-			name?: unknown;
-			arguments?: unknown;
-		};
-		const tool = typeof name === "string" ? byName.get(name) : undefined;
-		if (!tool)
-			throw new JsonRpcError(
-				JsonRpcErrorCode.InvalidParams,
-				`Unknown tool: ${String(name)}`,
-			);
-		return callTool(endpoint, tool, args ?? {}, ctx, options.onError);
-	};
-	endpoint.setRequestHandler("tools/call", call);
-	// The HTTP server refuses a 2026-07-28 call whose Mcp-Param-* headers disagree with its body.
-	declareParamHeaders(endpoint, (name) => {
-		const tool = byName.get(name);
-		return tool && toolParamHeaders(tool);
-	});
-	return { call };
+  const list = tools instanceof ToolList ? tools : undefined;
+  const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
+  // Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most
+  // requests are calls), and again only after a changing list changed; each tool's entry is made once.
+  // Two listings: with `outputSchema` (2025-06-18 on) and without (older revisions).
+  const listed: Array<Record<string, unknown>[] | undefined> = [undefined, undefined];
+  let version = list?.version;
+  const listing = (revision: Revision): Record<string, unknown>[] => {
+    if (list && version !== list.version) listed.fill(undefined);
+    version = list?.version;
+    const structured = revision >= STRUCTURED_OUTPUT ? 1 : 0;
+    listed[structured] ??= (list?.tools ?? (tools as readonly Tool[])).map((tool) =>
+      structured ? listingOf(tool) : withoutOutputSchema(listingOf(tool)),
+    );
+    return listed[structured];
+  };
+  const hints = options.cache ?? NO_CACHING;
+  endpoint.setRequestHandler('tools/list', (_params, ctx) =>
+    isLegacy(ctx.revision) ? { tools: listing(ctx.revision) } : { tools: listing(ctx.revision), ...hints },
+  );
+  const call: RequestHandler = (params, ctx) => {
+    const { name, arguments: args } = (params ?? {}) as {
+      name?: unknown;
+      arguments?: unknown;
+    };
+    const tool = typeof name === 'string' ? byName.get(name) : undefined;
+    if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
+    return callTool(endpoint, tool, args ?? {}, ctx, options.onError);
+  };
+  endpoint.setRequestHandler('tools/call', call);
+  // The HTTP server refuses a 2026-07-28 call whose Mcp-Param-* headers disagree with its body.
+  declareParamHeaders(endpoint, (name) => {
+    const tool = byName.get(name);
+    return tool && toolParamHeaders(tool);
+  });
+  return { call };
 }
 
 async function callTool(
-	endpoint: Endpoint,
-	tool: Tool,
-	args: unknown,
-	ctx: RequestContext,
-	onError: ServeToolsOptions["onError"],
+  endpoint: Endpoint,
+  tool: Tool,
+  args: unknown,
+  ctx: RequestContext,
+  onError: ServeToolsOptions['onError'],
 ): Promise<CallToolResult | InputRequiredResult> {
-	const parsed = tool.definition.input.safeParse(args);
-	if (!parsed.success) {
-		const issues = z.prettifyError(parsed.error);
-		const message = `Invalid arguments for ${tool.name}: ${issues}`;
-		if (ctx.revision < INPUT_ERRORS_AS_RESULTS)
-			throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, message);
-		return { content: [{ type: "text", text: message }], isError: true };
-	}
-	try {
-		let output = await tool.definition.run(parsed.data, ctx);
-		// A legacy client cannot read input_required: its input requests go out as the server-to-client
-		// requests of its revision, and the tool runs again with the answers, as a 2026-07-28 retry would.
-		for (
-			let round = 1;
-			isInputRequired(output) && isLegacy(ctx.revision);
-			round++
-		) {
-			if (round > LEGACY_INPUT_ROUNDS)
-				throw new JsonRpcError(
-					JsonRpcErrorCode.InternalError,
-					`${tool.name} kept asking for input`,
-				);
-			const inputResponses: Record<string, unknown> = {};
-			const task = ctx.task;
-			// A task's requests say whose they are [T5]; the task shows input_required while they wait [T37].
-			const meta = task
-				? { _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } }
-				: {};
-			task?.onInputWait(true);
-			try {
-				for (const [key, request] of Object.entries(
-					output.inputRequests ?? {},
-				)) {
-					inputResponses[key] = await endpoint.request(
-						request.method,
-						{ ...request.params, ...meta },
-						{
-							related: ctx.id,
-							parent: ctx.deadline,
-							revision: ctx.revision,
-							// A person may take minutes to answer and sends no progress meanwhile: no idle window; the
-							// handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
-							idleMs: Number.POSITIVE_INFINITY,
-						},
-					);
-				}
-			} finally {
-				task?.onInputWait(false);
-			}
-			const {
-				inputResponses: _i,
-				requestState: _r,
-				...rest
-			} = ctx.params ?? {};
-			const state =
-				output.requestState === undefined
-					? {}
-					: { requestState: output.requestState };
-			output = await tool.definition.run(parsed.data, {
-				...ctx,
-				signal: ctx.signal,
-				params: { ...rest, inputResponses, ...state },
-			});
-		}
-		return checkedResult(output, tool, ctx.revision, onError);
-	} catch (error) {
-		if (InflightError.is(error) || error instanceof JsonRpcError) throw error;
-		// An abort thrown by a timer or fetch: the limit or cancel behind it is what the caller must see.
-		const limit = ctx.signal.aborted
-			? InflightError.from(ctx.signal.reason)
-			: undefined;
-		if (limit) throw limit;
-		const message = error instanceof Error ? error.message : String(error);
-		return { content: [{ type: "text", text: message }], isError: true };
-	}
+  const parsed = tool.definition.input.safeParse(args);
+  if (!parsed.success) {
+    const issues = z.prettifyError(parsed.error);
+    const message = `Invalid arguments for ${tool.name}: ${issues}`;
+    if (ctx.revision < INPUT_ERRORS_AS_RESULTS)
+      throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, message);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
+  try {
+    let output = await tool.definition.run(parsed.data, ctx);
+    // A legacy client cannot read input_required: its input requests go out as the server-to-client
+    // requests of its revision, and the tool runs again with the answers, as a 2026-07-28 retry would.
+    for (let round = 1; isInputRequired(output) && isLegacy(ctx.revision); round++) {
+      if (round > LEGACY_INPUT_ROUNDS)
+        throw new JsonRpcError(JsonRpcErrorCode.InternalError, `${tool.name} kept asking for input`);
+      const inputResponses: Record<string, unknown> = {};
+      const task = ctx.task;
+      // A task's requests say whose they are [T5]; the task shows input_required while they wait [T37].
+      const meta = task ? { _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } } : {};
+      task?.onInputWait(true);
+      try {
+        for (const [key, request] of Object.entries(output.inputRequests ?? {})) {
+          inputResponses[key] = await endpoint.request(
+            request.method,
+            { ...request.params, ...meta },
+            {
+              related: ctx.id,
+              parent: ctx.deadline,
+              revision: ctx.revision,
+              // A person may take minutes to answer and sends no progress meanwhile: no idle window; the
+              // handler's own deadline (the parent) and the endpoint's ceiling still bound the wait.
+              idleMs: Number.POSITIVE_INFINITY,
+            },
+          );
+        }
+      } finally {
+        task?.onInputWait(false);
+      }
+      const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
+      const state = output.requestState === undefined ? {} : { requestState: output.requestState };
+      output = await tool.definition.run(parsed.data, {
+        ...ctx,
+        signal: ctx.signal,
+        params: { ...rest, inputResponses, ...state },
+      });
+    }
+    return checkedResult(output, tool, ctx.revision, onError);
+  } catch (error) {
+    if (InflightError.is(error) || error instanceof JsonRpcError) throw error;
+    // An abort thrown by a timer or fetch: the limit or cancel behind it is what the caller must see.
+    const limit = ctx.signal.aborted ? InflightError.from(ctx.signal.reason) : undefined;
+    if (limit) throw limit;
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
 }
 
 /** The most input rounds a tool gets on a legacy client, where each is a server-to-client request. */
 const LEGACY_INPUT_ROUNDS = 8;
 
 /** `structuredContent` and `outputSchema` arrived in 2025-06-18. */
-const STRUCTURED_OUTPUT: Revision = "2025-06-18";
+const STRUCTURED_OUTPUT: Revision = '2025-06-18';
 
 /**
  * What a tool returned, checked before it goes on the wire (plain JavaScript can return anything): a
@@ -247,134 +215,108 @@ const STRUCTURED_OUTPUT: Revision = "2025-06-18";
  * write, which answers -32603 and keeps serving.
  */
 function checkedResult(
-	output: unknown,
-	tool: Tool,
-	revision: Revision,
-	onError: ServeToolsOptions["onError"],
+  output: unknown,
+  tool: Tool,
+  revision: Revision,
+  onError: ServeToolsOptions['onError'],
 ): CallToolResult | InputRequiredResult {
-	if (typeof output === "string")
-		return { content: [{ type: "text", text: output }] };
-	if (isInputRequired(output)) return output;
-	const mistake = mistakeIn(output, tool, revision);
-	if (mistake === undefined) {
-		const result = output as CallToolResult;
-		if (revision >= STRUCTURED_OUTPUT || result.structuredContent === undefined)
-			return result;
-		const { structuredContent: _s, ...older } = result; // not in this revision's result shape
-		return older;
-	}
-	const message = `${tool.name} returned ${mistake}`;
-	onError?.(new Error(message), `tool ${tool.name}`);
-	return { content: [{ type: "text", text: message }], isError: true };
+  if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
+  if (isInputRequired(output)) return output;
+  const mistake = mistakeIn(output, tool, revision);
+  if (mistake === undefined) {
+    const result = output as CallToolResult;
+    if (revision >= STRUCTURED_OUTPUT || result.structuredContent === undefined) return result;
+    const { structuredContent: _s, ...older } = result; // not in this revision's result shape
+    return older;
+  }
+  const message = `${tool.name} returned ${mistake}`;
+  onError?.(new Error(message), `tool ${tool.name}`);
+  return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-function mistakeIn(
-	output: unknown,
-	tool: Tool,
-	revision: Revision,
-): string | undefined {
-	const result = output as CallToolResult | null;
-	if (
-		typeof result !== "object" ||
-		result === null ||
-		Array.isArray(result) ||
-		!Array.isArray(result.content)
-	)
-		return `${describe(output)}, not a string or a CallToolResult ({ content: [...] })`;
-	const bad = result.content.findIndex(
-		(block) => checkContent(block).type === "unknown",
-	);
-	if (bad !== -1)
-		return `content[${bad}] that is not a well-formed text, image, audio, resource_link or resource block`;
-	if (revision < STRUCTURED_OUTPUT || result.isError === true) return undefined;
-	const structured = result.structuredContent;
-	if (
-		isLegacy(revision) &&
-		structured !== undefined &&
-		!isPlainObject(structured)
-	)
-		return `structuredContent that is ${describe(structured)}; up to 2025-11-25 it must be an object`;
-	const schema = tool.definition.output;
-	if (schema === undefined) return undefined;
-	if (structured === undefined)
-		return "no structuredContent, but it declares an output schema";
-	const parsed = schema.safeParse(structured);
-	return parsed.success
-		? undefined
-		: `structuredContent its output schema refuses: ${z.prettifyError(parsed.error)}`;
+function mistakeIn(output: unknown, tool: Tool, revision: Revision): string | undefined {
+  const result = output as CallToolResult | null;
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    Array.isArray(result) ||
+    !Array.isArray(result.content)
+  )
+    return `${describe(output)}, not a string or a CallToolResult ({ content: [...] })`;
+  const bad = result.content.findIndex((block) => checkContent(block).type === 'unknown');
+  if (bad !== -1)
+    return `content[${bad}] that is not a well-formed text, image, audio, resource_link or resource block`;
+  if (revision < STRUCTURED_OUTPUT || result.isError === true) return undefined;
+  const structured = result.structuredContent;
+  if (isLegacy(revision) && structured !== undefined && !isPlainObject(structured))
+    return `structuredContent that is ${describe(structured)}; up to 2025-11-25 it must be an object`;
+  const schema = tool.definition.output;
+  if (schema === undefined) return undefined;
+  if (structured === undefined) return 'no structuredContent, but it declares an output schema';
+  const parsed = schema.safeParse(structured);
+  return parsed.success
+    ? undefined
+    : `structuredContent its output schema refuses: ${z.prettifyError(parsed.error)}`;
 }
 
 function isPlainObject(value: unknown): boolean {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A returned value, named for the mistake message: `the number 42`, `undefined`, `a Date`. */
 function describe(value: unknown): string {
-	if (value === undefined || value === null) return String(value);
-	if (typeof value !== "object")
-		return `the ${typeof value} ${String(value).slice(0, 40)}`;
-	if (Array.isArray(value)) return "an array";
-	const name = Object.getPrototypeOf(value)?.constructor?.name;
-	return name && name !== "Object"
-		? `a ${name}`
-		: "an object without a content array";
+  if (value === undefined || value === null) return String(value);
+  if (typeof value !== 'object') return `the ${typeof value} ${String(value).slice(0, 40)}`;
+  if (Array.isArray(value)) return 'an array';
+  const name = Object.getPrototypeOf(value)?.constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object without a content array';
 }
 
 /** Each tool's `tools/list` entry, made once: a JSON Schema conversion costs more than the call it lists. */
 const listings = new WeakMap<Tool, Record<string, unknown>>();
 
 function listingOf(tool: Tool): Record<string, unknown> {
-	let entry = listings.get(tool);
-	if (entry === undefined) {
-		entry = buildListing(tool);
-		listings.set(tool, entry);
-	}
-	return entry;
+  let entry = listings.get(tool);
+  if (entry === undefined) {
+    entry = buildListing(tool);
+    listings.set(tool, entry);
+  }
+  return entry;
 }
 
 function buildListing(tool: Tool): Record<string, unknown> {
-	const { name, title, description, input, output, listing } = tool.definition;
-	// `io: 'input'`: a field with a default is optional for the caller.
-	const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, {
-		io: "input",
-	}) as Record<string, unknown>;
-	return {
-		name,
-		...(title === undefined ? {} : { title }),
-		...(description === undefined ? {} : { description }),
-		inputSchema,
-		...(output === undefined
-			? {}
-			: { outputSchema: jsonSchemaOf(output, "output") }),
-		...listing,
-	};
+  const { name, title, description, input, output, listing } = tool.definition;
+  // `io: 'input'`: a field with a default is optional for the caller.
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, {
+    io: 'input',
+  }) as Record<string, unknown>;
+  return {
+    name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    inputSchema,
+    ...(output === undefined ? {} : { outputSchema: jsonSchemaOf(output, 'output') }),
+    ...listing,
+  };
 }
 
-function jsonSchemaOf(
-	schema: z.ZodType,
-	io: "input" | "output",
-): Record<string, unknown> {
-	const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
-		io,
-	}) as Record<string, unknown>;
-	return json;
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io,
+  }) as Record<string, unknown>;
+  return json;
 }
 
 /** Revisions before 2025-06-18 have no `outputSchema` in a tool's listing. */
-const olderListings = new WeakMap<
-	Record<string, unknown>,
-	Record<string, unknown>
->();
+const olderListings = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
 
-function withoutOutputSchema(
-	entry: Record<string, unknown>,
-): Record<string, unknown> {
-	if (!("outputSchema" in entry)) return entry;
-	let older = olderListings.get(entry);
-	if (older === undefined) {
-		const { outputSchema: _o, ...rest } = entry;
-		older = rest;
-		olderListings.set(entry, older);
-	}
-	return older;
+function withoutOutputSchema(entry: Record<string, unknown>): Record<string, unknown> {
+  if (!('outputSchema' in entry)) return entry;
+  let older = olderListings.get(entry);
+  if (older === undefined) {
+    const { outputSchema: _o, ...rest } = entry;
+    older = rest;
+    olderListings.set(entry, older);
+  }
+  return older;
 }

@@ -1,4 +1,4 @@
-import type { Tool } from "./define-tool.js";
+import type { Tool } from './define-tool.js';
 
 /**
  * Anything that publishes a notification to a server's listeners: `Listeners` from
@@ -11,8 +11,8 @@ import type { Tool } from "./define-tool.js";
  * ```
  */
 export interface Publisher {
-	/** Publishes `method` to every listener that asked for it. */
-	notify(method: string, params?: Record<string, unknown>): unknown;
+  /** Publishes `method` to every listener that asked for it. */
+  notify(method: string, params?: Record<string, unknown>): unknown;
 }
 
 /**
@@ -32,50 +32,47 @@ export interface Publisher {
  * ```
  */
 export class ToolList {
-	#tools: Map<string, Tool>;
-	#publisher: Publisher | undefined;
-	/** Bumped on every change, so a served endpoint knows its listing is stale. */
-	version = 0;
+  #tools: Map<string, Tool>;
+  #publisher: Publisher | undefined;
+  /** Bumped on every change, so a served endpoint knows its listing is stale. */
+  version = 0;
 
-	constructor(
-		tools: readonly Tool[] = [],
-		options: { listeners?: Publisher } = {},
-	) {
-		this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
-		this.#publisher = options.listeners;
-	}
+  constructor(tools: readonly Tool[] = [], options: { listeners?: Publisher } = {}) {
+    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#publisher = options.listeners;
+  }
 
-	/** The tools now, in the order they were added. */
-	get tools(): readonly Tool[] {
-		return [...this.#tools.values()];
-	}
+  /** The tools now, in the order they were added. */
+  get tools(): readonly Tool[] {
+    return [...this.#tools.values()];
+  }
 
-	/** Looks a tool up by name. */
-	get(name: string): Tool | undefined {
-		return this.#tools.get(name);
-	}
+  /** Looks a tool up by name. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
 
-	/** Adds tools (a tool with the same name is replaced). */
-	add(...tools: Tool[]): void {
-		for (const tool of tools) this.#tools.set(tool.name, tool);
-		this.#changed();
-	}
+  /** Adds tools (a tool with the same name is replaced). */
+  add(...tools: Tool[]): void {
+    for (const tool of tools) this.#tools.set(tool.name, tool);
+    this.#changed();
+  }
 
-	/** Removes a tool; returns whether it was there (nothing is published otherwise). */
-	remove(name: string): boolean {
-		if (!this.#tools.delete(name)) return false;
-		this.#changed();
-		return true;
-	}
+  /** Removes a tool; returns whether it was there (nothing is published otherwise). */
+  remove(name: string): boolean {
+    if (!this.#tools.delete(name)) return false;
+    this.#changed();
+    return true;
+  }
 
-	/** Replaces the whole list. */
-	set(tools: readonly Tool[]): void {
-		this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
-		this.#changed();
-	}
+  /** Replaces the whole list. */
+  set(tools: readonly Tool[]): void {
+    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#changed();
+  }
 
-	#changed(): void {
-		this.version++;
-		this.#publisher?.notify("notifications/tools/list_changed");
-	}
+  #changed(): void {
+    this.version++;
+    this.#publisher?.notify('notifications/tools/list_changed');
+  }
 }

@@ -1,19 +1,12 @@
+import { JsonRpcErrorCode, MODERN_REVISION, type RequestId } from '@mcp-inflight/core';
 import {
-	JsonRpcErrorCode,
-	MODERN_REVISION,
-	type RequestId,
-} from "@mcp-inflight/core";
-import {
-	CLIENT_CAPABILITIES_META_KEY,
-	metaVersionOf,
-	type ParamHeader,
-	paramHeaderMismatch,
-} from "@mcp-inflight/core/adapter";
-import {
-	decodeHeaderValue,
-	NAME_FIELD_BY_METHOD,
-} from "../shared/header-value.js";
-import { errorReply } from "./replies.js";
+  CLIENT_CAPABILITIES_META_KEY,
+  metaVersionOf,
+  type ParamHeader,
+  paramHeaderMismatch,
+} from '@mcp-inflight/core/adapter';
+import { decodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
+import { errorReply } from './replies.js';
 
 /**
  * Checks a 2026-07-28 request against its headers before anything runs: the envelope names a revision we
@@ -23,75 +16,65 @@ import { errorReply } from "./replies.js";
  * `undefined` when the request may be served.
  */
 export function checkModernRequest(
-	request: Request,
-	message: {
-		id: RequestId;
-		method: string;
-		params: Record<string, unknown> | undefined;
-	},
-	headers: Record<string, string>,
+  request: Request,
+  message: {
+    id: RequestId;
+    method: string;
+    params: Record<string, unknown> | undefined;
+  },
+  headers: Record<string, string>,
 ): Response | undefined {
-	const { id, method, params } = message;
-	const refuse = (code: number, text: string, data?: unknown) =>
-		errorReply(400, code, text, { id, data, headers });
-	const claimed = metaVersionOf(message);
-	if (claimed === undefined) {
-		return refuse(
-			JsonRpcErrorCode.InvalidParams,
-			`Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`,
-		);
-	}
-	// A header that disagrees with the body is a malformed request before it is a version question [H40].
-	const header = request.headers.get("mcp-protocol-version");
-	if (header !== claimed) {
-		return refuse(
-			JsonRpcErrorCode.HeaderMismatch,
-			`Header mismatch: MCP-Protocol-Version ${show(header)} does not match _meta ${show(claimed)}`,
-		);
-	}
-	if (claimed !== MODERN_REVISION) {
-		return refuse(
-			JsonRpcErrorCode.UnsupportedProtocolVersion,
-			"Unsupported protocol version",
-			{
-				supported: [MODERN_REVISION],
-				requested: claimed,
-			},
-		);
-	}
-	const methodHeader = request.headers.get("mcp-method");
-	if (methodHeader !== method) {
-		return refuse(
-			JsonRpcErrorCode.HeaderMismatch,
-			`Header mismatch: Mcp-Method ${show(methodHeader)} does not match body ${show(method)}`,
-		);
-	}
-	const field = NAME_FIELD_BY_METHOD[method];
-	if (field) {
-		const body = params?.[field];
-		const raw = request.headers.get("mcp-name");
-		const decoded = raw === null ? undefined : decodeHeaderValue(raw);
-		if (decoded === undefined || typeof body !== "string" || decoded !== body) {
-			return refuse(
-				JsonRpcErrorCode.HeaderMismatch,
-				`Header mismatch: Mcp-Name ${show(raw)} does not match params.${field} ${show(body)}`,
-			);
-		}
-	}
-	const capabilities = (params?._meta as Record<string, unknown> | undefined)?.[
-		CLIENT_CAPABILITIES_META_KEY
-	];
-	if (
-		typeof capabilities !== "object" ||
-		capabilities === null ||
-		Array.isArray(capabilities)
-	) {
-		return refuse(
-			JsonRpcErrorCode.InvalidParams,
-			`Invalid params: _meta["${CLIENT_CAPABILITIES_META_KEY}"] is required`,
-		);
-	}
-	return undefined;
+  const { id, method, params } = message;
+  const refuse = (code: number, text: string, data?: unknown) =>
+    errorReply(400, code, text, { id, data, headers });
+  const claimed = metaVersionOf(message);
+  if (claimed === undefined) {
+    return refuse(
+      JsonRpcErrorCode.InvalidParams,
+      `Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`,
+    );
+  }
+  // A header that disagrees with the body is a malformed request before it is a version question [H40].
+  const header = request.headers.get('mcp-protocol-version');
+  if (header !== claimed) {
+    return refuse(
+      JsonRpcErrorCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version ${show(header)} does not match _meta ${show(claimed)}`,
+    );
+  }
+  if (claimed !== MODERN_REVISION) {
+    return refuse(JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      supported: [MODERN_REVISION],
+      requested: claimed,
+    });
+  }
+  const methodHeader = request.headers.get('mcp-method');
+  if (methodHeader !== method) {
+    return refuse(
+      JsonRpcErrorCode.HeaderMismatch,
+      `Header mismatch: Mcp-Method ${show(methodHeader)} does not match body ${show(method)}`,
+    );
+  }
+  const field = NAME_FIELD_BY_METHOD[method];
+  if (field) {
+    const body = params?.[field];
+    const raw = request.headers.get('mcp-name');
+    const decoded = raw === null ? undefined : decodeHeaderValue(raw);
+    if (decoded === undefined || typeof body !== 'string' || decoded !== body) {
+      return refuse(
+        JsonRpcErrorCode.HeaderMismatch,
+        `Header mismatch: Mcp-Name ${show(raw)} does not match params.${field} ${show(body)}`,
+      );
+    }
+  }
+  const capabilities = (params?._meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+    return refuse(
+      JsonRpcErrorCode.InvalidParams,
+      `Invalid params: _meta["${CLIENT_CAPABILITIES_META_KEY}"] is required`,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -102,34 +85,26 @@ export function checkModernRequest(
  * ignored, as any unrecognized header is.
  */
 export function checkParamHeaders(
-	request: Request,
-	message: { id: RequestId; params: Record<string, unknown> | undefined },
-	headers: Record<string, string>,
-	declared: readonly ParamHeader[],
+  request: Request,
+  message: { id: RequestId; params: Record<string, unknown> | undefined },
+  headers: Record<string, string>,
+  declared: readonly ParamHeader[],
 ): Response | undefined {
-	const args = message.params?.arguments;
-	for (const header of declared) {
-		const raw = request.headers.get(`mcp-param-${header.name}`);
-		const received =
-			raw === null ? undefined : (decodeHeaderValue(raw) ?? null);
-		const mismatch = paramHeaderMismatch(header, args, received);
-		if (mismatch !== undefined) {
-			return errorReply(
-				400,
-				JsonRpcErrorCode.HeaderMismatch,
-				`Header mismatch: ${mismatch}`,
-				{
-					id: message.id,
-					headers,
-				},
-			);
-		}
-	}
-	return undefined;
+  const args = message.params?.arguments;
+  for (const header of declared) {
+    const raw = request.headers.get(`mcp-param-${header.name}`);
+    const received = raw === null ? undefined : (decodeHeaderValue(raw) ?? null);
+    const mismatch = paramHeaderMismatch(header, args, received);
+    if (mismatch !== undefined) {
+      return errorReply(400, JsonRpcErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`, {
+        id: message.id,
+        headers,
+      });
+    }
+  }
+  return undefined;
 }
 
 function show(value: unknown): string {
-	return value === null || value === undefined
-		? "(missing)"
-		: JSON.stringify(value);
+  return value === null || value === undefined ? '(missing)' : JSON.stringify(value);
 }

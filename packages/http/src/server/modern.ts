@@ -1,23 +1,20 @@
 import {
-	Endpoint,
-	eraCancelPolicy,
-	InflightError,
-	JsonRpcErrorCode,
-	MODERN_REVISION,
-} from "@mcp-inflight/core";
-import { classify, servedParamHeaders } from "@mcp-inflight/core/adapter";
-import { HTTP_ERROR_CODES } from "../shared/error-codes.js";
-import { acceptsOf, errorCodeOf, type ServeContext } from "./context.js";
-import { LEGACY_HTTP } from "./legacy.js";
-import { checkModernRequest, checkParamHeaders } from "./modern-checks.js";
-import { accepted, errorReply } from "./replies.js";
-import { ResponseStream } from "./response-stream.js";
+  Endpoint,
+  eraCancelPolicy,
+  InflightError,
+  JsonRpcErrorCode,
+  MODERN_REVISION,
+} from '@mcp-inflight/core';
+import { classify, servedParamHeaders } from '@mcp-inflight/core/adapter';
+import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
+import { LEGACY_HTTP } from './legacy.js';
+import { checkModernRequest, checkParamHeaders } from './modern-checks.js';
+import { accepted, errorReply } from './replies.js';
+import { ResponseStream } from './response-stream.js';
 
 /** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
-const DISCONNECT_IS_CANCEL = eraCancelPolicy(
-	MODERN_REVISION,
-	"http",
-).disconnectIsCancel().value;
+const DISCONNECT_IS_CANCEL = eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value;
 
 /**
  * Serves one 2026-07-28 POST statelessly: a fresh endpoint (so ids and tokens of different clients never
@@ -25,151 +22,130 @@ const DISCONNECT_IS_CANCEL = eraCancelPolicy(
  * aborted with DISCONNECTED and nothing more is written for it [CN22 CN24].
  */
 export async function serveModern(
-	request: Request,
-	value: unknown,
-	context: ServeContext,
-	headers: Record<string, string>,
-	disconnect: AbortSignal,
+  request: Request,
+  value: unknown,
+  context: ServeContext,
+  headers: Record<string, string>,
+  disconnect: AbortSignal,
 ): Promise<Response> {
-	const { options, stats } = context;
-	if (!options.modern) {
-		return errorReply(
-			400,
-			JsonRpcErrorCode.UnsupportedProtocolVersion,
-			"Unsupported protocol version",
-			{
-				data: { supported: LEGACY_HTTP, requested: MODERN_REVISION },
-				headers,
-			},
-		);
-	}
-	if (Array.isArray(value)) {
-		return errorReply(
-			400,
-			HTTP_ERROR_CODES.InvalidRequest,
-			"Invalid Request: 2026-07-28 has no batches",
-			{
-				headers,
-			},
-		);
-	}
-	const c = classify(value);
-	if (c.kind === "invalid")
-		return errorReply(400, c.code, `Invalid Request: ${c.message}`, {
-			id: c.id,
-			headers,
-		});
-	if (c.kind === "response") {
-		return errorReply(
-			400,
-			HTTP_ERROR_CODES.InvalidRequest,
-			"Invalid Request: 2026-07-28 clients send no responses",
-			{
-				id: c.id,
-				headers,
-			},
-		);
-	}
-	if (c.kind === "notification") {
-		stats.ignoredNotifications++; // no client notification is defined over HTTP; a stream close is the cancel [H34]
-		return accepted(headers);
-	}
-	const refusal = checkModernRequest(request, c, headers);
-	if (refusal) return refusal;
+  const { options, stats } = context;
+  if (!options.modern) {
+    return errorReply(400, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      data: { supported: LEGACY_HTTP, requested: MODERN_REVISION },
+      headers,
+    });
+  }
+  if (Array.isArray(value)) {
+    return errorReply(400, HTTP_ERROR_CODES.InvalidRequest, 'Invalid Request: 2026-07-28 has no batches', {
+      headers,
+    });
+  }
+  const c = classify(value);
+  if (c.kind === 'invalid')
+    return errorReply(400, c.code, `Invalid Request: ${c.message}`, {
+      id: c.id,
+      headers,
+    });
+  if (c.kind === 'response') {
+    return errorReply(
+      400,
+      HTTP_ERROR_CODES.InvalidRequest,
+      'Invalid Request: 2026-07-28 clients send no responses',
+      {
+        id: c.id,
+        headers,
+      },
+    );
+  }
+  if (c.kind === 'notification') {
+    stats.ignoredNotifications++; // no client notification is defined over HTTP; a stream close is the cancel [H34]
+    return accepted(headers);
+  }
+  const refusal = checkModernRequest(request, c, headers);
+  if (refusal) return refusal;
 
-	const { id, method } = c;
-	const accepts = acceptsOf(request);
-	let endpoint: Endpoint | undefined;
-	const stream = new ResponseStream({
-		clock: options.clock,
-		keepAliveMs: options.keepAliveMs,
-		budgetBytes: options.sseBudgetBytes,
-		stallMs: options.sseStallMs,
-		maxMessageBytes: options.sseMaxMessageBytes,
-		stats,
-		live: context.streams,
-		acceptsJson: accepts.json,
-		acceptsSse: accepts.sse,
-		headers,
-		// An unknown method is 404 with -32601 on 2026-07-28 [H43].
-		statusOf: (final) =>
-			errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200,
-		onDisconnect: (why) => {
-			if (why === "slow") stats.slowReaderEnds++;
-			if (!DISCONNECT_IS_CANCEL) return;
-			stats.disconnectCancels++;
-			const cause = new InflightError(
-				"DISCONNECTED",
-				why === "slow"
-					? `the client stopped reading: its stream stayed over ${options.sseBudgetBytes} bytes for ${options.sseStallMs} ms without shrinking and was closed (the 2026-07-28 cancel)`
-					: "the client closed the response stream (the 2026-07-28 cancel)",
-				{ requestId: id, method },
-			);
-			endpoint?.abortInbound(id, cause);
-		},
-		onEnd: () => {
-			if (!endpoint) return;
-			context.stateless.delete(endpoint);
-			endpoint.close(); // nothing in flight any more: drops the endpoint's tables
-		},
-	});
-	endpoint = new Endpoint({
-		role: "server",
-		transport: "http",
-		revision: MODERN_REVISION,
-		clock: options.clock,
-		progressRelay: options.progressRelay,
-		...options.endpoint,
-		channel: {
-			write(message, related, intent) {
-				// Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
-				if (related !== id || Array.isArray(message))
-					return void stats.droppedMessages++;
-				// Core says what ends the stream: the response, or, for a listen stream the server ends, the
-				// `notifications/cancelled` written right after its response [L11 CN3].
-				const ends =
-					intent?.kind === "response"
-						? intent.open !== true
-						: intent?.kind === "notification" && intent.final === true;
-				stream.send(message, ends);
-			},
-			// Ended with no response (its stream closed, or the application aborted it): nothing more comes.
-			suppressed: (ended) => {
-				if (ended === id) stream.end();
-			},
-		},
-	});
-	try {
-		await context.setup(endpoint, { revision: MODERN_REVISION });
-		options.listeners?.serve(endpoint);
-	} catch (error) {
-		options.onError(error);
-		stream.end();
-		return errorReply(
-			500,
-			JsonRpcErrorCode.InternalError,
-			"Internal error: the server could not set up",
-			{
-				id,
-				headers,
-			},
-		);
-	}
-	// The tools just served say which parameters a call mirrors into headers (SEP-2243, Server Validation).
-	const name = method === "tools/call" ? c.params?.name : undefined;
-	const declared =
-		typeof name === "string" ? servedParamHeaders(endpoint, name) : [];
-	const mismatch =
-		declared.length > 0
-			? checkParamHeaders(request, c, headers, declared)
-			: undefined;
-	if (mismatch) {
-		endpoint.close();
-		stream.end();
-		return mismatch;
-	}
-	context.stateless.add(endpoint);
-	stream.watch(disconnect);
-	if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
-	return stream.response;
+  const { id, method } = c;
+  const accepts = acceptsOf(request);
+  let endpoint: Endpoint | undefined;
+  const stream = new ResponseStream({
+    clock: options.clock,
+    keepAliveMs: options.keepAliveMs,
+    budgetBytes: options.sseBudgetBytes,
+    stallMs: options.sseStallMs,
+    maxMessageBytes: options.sseMaxMessageBytes,
+    stats,
+    live: context.streams,
+    acceptsJson: accepts.json,
+    acceptsSse: accepts.sse,
+    headers,
+    // An unknown method is 404 with -32601 on 2026-07-28 [H43].
+    statusOf: (final) => (errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200),
+    onDisconnect: (why) => {
+      if (why === 'slow') stats.slowReaderEnds++;
+      if (!DISCONNECT_IS_CANCEL) return;
+      stats.disconnectCancels++;
+      const cause = new InflightError(
+        'DISCONNECTED',
+        why === 'slow'
+          ? `the client stopped reading: its stream stayed over ${options.sseBudgetBytes} bytes for ${options.sseStallMs} ms without shrinking and was closed (the 2026-07-28 cancel)`
+          : 'the client closed the response stream (the 2026-07-28 cancel)',
+        { requestId: id, method },
+      );
+      endpoint?.abortInbound(id, cause);
+    },
+    onEnd: () => {
+      if (!endpoint) return;
+      context.stateless.delete(endpoint);
+      endpoint.close(); // nothing in flight any more: drops the endpoint's tables
+    },
+  });
+  endpoint = new Endpoint({
+    role: 'server',
+    transport: 'http',
+    revision: MODERN_REVISION,
+    clock: options.clock,
+    progressRelay: options.progressRelay,
+    ...options.endpoint,
+    channel: {
+      write(message, related, intent) {
+        // Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
+        if (related !== id || Array.isArray(message)) return void stats.droppedMessages++;
+        // Core says what ends the stream: the response, or, for a listen stream the server ends, the
+        // `notifications/cancelled` written right after its response [L11 CN3].
+        const ends =
+          intent?.kind === 'response'
+            ? intent.open !== true
+            : intent?.kind === 'notification' && intent.final === true;
+        stream.send(message, ends);
+      },
+      // Ended with no response (its stream closed, or the application aborted it): nothing more comes.
+      suppressed: (ended) => {
+        if (ended === id) stream.end();
+      },
+    },
+  });
+  try {
+    await context.setup(endpoint, { revision: MODERN_REVISION });
+    options.listeners?.serve(endpoint);
+  } catch (error) {
+    options.onError(error);
+    stream.end();
+    return errorReply(500, JsonRpcErrorCode.InternalError, 'Internal error: the server could not set up', {
+      id,
+      headers,
+    });
+  }
+  // The tools just served say which parameters a call mirrors into headers (SEP-2243, Server Validation).
+  const name = method === 'tools/call' ? c.params?.name : undefined;
+  const declared = typeof name === 'string' ? servedParamHeaders(endpoint, name) : [];
+  const mismatch = declared.length > 0 ? checkParamHeaders(request, c, headers, declared) : undefined;
+  if (mismatch) {
+    endpoint.close();
+    stream.end();
+    return mismatch;
+  }
+  context.stateless.add(endpoint);
+  stream.watch(disconnect);
+  if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
+  return stream.response;
 }

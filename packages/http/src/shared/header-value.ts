@@ -5,24 +5,21 @@
  * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (2026-07-28) [H45], and the tasks
  * extension's `params.taskId`, so intermediaries can route a task's requests to the instance holding it [T26].
  */
-export const NAME_FIELD_BY_METHOD: Readonly<
-	Record<string, "name" | "uri" | "taskId">
-> = {
-	"tools/call": "name",
-	"resources/read": "uri",
-	"prompts/get": "name",
-	"tasks/get": "taskId",
-	"tasks/update": "taskId",
-	"tasks/cancel": "taskId",
+export const NAME_FIELD_BY_METHOD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
+  'tools/call': 'name',
+  'resources/read': 'uri',
+  'prompts/get': 'name',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
-const PREFIX = "=?base64?";
-const SUFFIX = "?=";
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
 /** Visible ASCII, space and tab: what a plain header value may hold (RFC 9110). */
 const SAFE = /^[\x20-\x7E\t]*$/;
 /** Canonical Base64 (RFC 4648 §4): whole quanta, padded; `atob` alone would forgive missing padding. */
-const BASE64 =
-	/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Encodes a value for a mirrored 2026-07-28 header: as-is when it is plain ASCII (no tab) without edge
@@ -37,13 +34,13 @@ const BASE64 =
  * ```
  */
 export function encodeHeaderValue(value: string): string {
-	// A tab is legal in a field value, but intermediaries differ on it: Base64 keeps it intact.
-	const plain =
-		SAFE.test(value) &&
-		!value.includes("\t") &&
-		value.trim() === value &&
-		!(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
-	return plain ? value : `${PREFIX}${utf8ToBase64(value)}${SUFFIX}`;
+  // A tab is legal in a field value, but intermediaries differ on it: Base64 keeps it intact.
+  const plain =
+    SAFE.test(value) &&
+    !value.includes('\t') &&
+    value.trim() === value &&
+    !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
+  return plain ? value : `${PREFIX}${utf8ToBase64(value)}${SUFFIX}`;
 }
 
 /**
@@ -60,32 +57,31 @@ export function encodeHeaderValue(value: string): string {
  * ```
  */
 export function decodeHeaderValue(header: string): string | undefined {
-	if (
-		header.length >= PREFIX.length + SUFFIX.length &&
-		header.startsWith(PREFIX) &&
-		header.endsWith(SUFFIX)
-	) {
-		const encoded = header.slice(PREFIX.length, header.length - SUFFIX.length);
-		if (!BASE64.test(encoded)) return undefined;
-		try {
-			return base64ToUtf8(encoded);
-		} catch {
-			return undefined;
-		}
-	}
-	return SAFE.test(header) ? header : undefined;
+  if (
+    header.length >= PREFIX.length + SUFFIX.length &&
+    header.startsWith(PREFIX) &&
+    header.endsWith(SUFFIX)
+  ) {
+    const encoded = header.slice(PREFIX.length, header.length - SUFFIX.length);
+    if (!BASE64.test(encoded)) return undefined;
+    try {
+      return base64ToUtf8(encoded);
+    } catch {
+      return undefined;
+    }
+  }
+  return SAFE.test(header) ? header : undefined;
 }
 
 function utf8ToBase64(text: string): string {
-	let binary = "";
-	for (const byte of new TextEncoder().encode(text))
-		binary += String.fromCharCode(byte);
-	return btoa(binary);
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 function base64ToUtf8(encoded: string): string {
-	const binary = atob(encoded);
-	const bytes = new Uint8Array(binary.length);
-	for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-	return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  const binary = atob(encoded);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }
