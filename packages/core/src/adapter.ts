@@ -44,20 +44,9 @@ export {
 } from './eras/eras.js';
 export { JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
 export type { JsonRpcErrorObject } from './errors/inflight-error.js';
-export type {
-  OutboundRequest,
-  PolicyAnswer,
-} from './policy/era-cancel-policy.js';
-export type {
-  DropReason,
-  ProgressRelayEvents,
-  RouteOptions,
-} from './relay/progress-relay.js';
-export {
-  isCancelledParams,
-  isProgressParams,
-  isTokenOrId,
-} from './schemas/guards.js';
+export type { OutboundRequest, PolicyAnswer } from './policy/era-cancel-policy.js';
+export type { DropReason, ProgressRelayEvents, RouteOptions } from './relay/progress-relay.js';
+export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/guards.js';
 export type { CancelledParams } from './schemas/types.js';
 export { IdleWindow } from './tasks/idle-window.js';
 export { createdTaskOf, taskStateOf } from './tasks/task-state.js';

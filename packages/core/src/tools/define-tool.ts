@@ -112,10 +112,7 @@ export interface Tool {
  * ```
  */
 export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
-  const tool: Tool = {
-    name: definition.name,
-    definition: definition as unknown as ToolDefinition,
-  };
+  const tool: Tool = { name: definition.name, definition: definition as unknown as ToolDefinition };
   const { problems } = headersOf(tool);
   if (problems.length > 0)
     throw new Error(`defineTool ${JSON.stringify(definition.name)}: ${problems.join('; ')}`);
@@ -130,10 +127,7 @@ function headersOf(tool: Tool): ReturnType<typeof paramHeadersOf> {
   if (found === undefined) {
     // What `tools/list` shows (input side); a type JSON Schema cannot express has no annotation to read.
     try {
-      const schema = z.toJSONSchema(tool.definition.input, {
-        io: 'input',
-        unrepresentable: 'any',
-      });
+      const schema = z.toJSONSchema(tool.definition.input, { io: 'input', unrepresentable: 'any' });
       found = paramHeadersOf(schema);
     } catch {
       found = paramHeadersOf(undefined); // no JSON Schema to show, so no annotation either

@@ -32,11 +32,7 @@ function setup(revision: Revision) {
     defineTool({
       name: 'add',
       description: 'Adds two numbers.',
-      input: z.object({
-        a: z.number(),
-        b: z.number(),
-        note: z.string().default(''),
-      }),
+      input: z.object({ a: z.number(), b: z.number(), note: z.string().default('') }),
       run: ({ a, b }) => String(a + b),
     }),
     defineTool({
@@ -81,14 +77,7 @@ describe('serveTools', () => {
     });
     expect(built).toBe(0);
     for (const [i, { endpoint, sent }] of endpoints.entries()) {
-      endpoint.receiveText(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: i,
-          method: 'tools/list',
-          params: {},
-        }),
-      );
+      endpoint.receiveText(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list', params: {} }));
       // The handler is dispatched off the read loop: give it a few microtask turns, no timers.
       for (let turn = 0; turn < 20 && sent.length === 0; turn++) await Promise.resolve();
       expect(sent.at(-1)?.result?.tools).toEqual([
@@ -104,20 +93,14 @@ describe('serveTools', () => {
 
   it('lists tools in the order given with JSON Schema input; no caching hints before 2026-07-28', async () => {
     const { call } = setup('2025-11-25');
-    const listed = (await call('tools/list', {})) as Record<string, unknown> & {
-      tools: unknown[];
-    };
+    const listed = (await call('tools/list', {})) as Record<string, unknown> & { tools: unknown[] };
     expect(listed.tools).toEqual([
       {
         name: 'add',
         description: 'Adds two numbers.',
         inputSchema: {
           type: 'object',
-          properties: {
-            a: { type: 'number' },
-            b: { type: 'number' },
-            note: { type: 'string', default: '' },
-          },
+          properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string', default: '' } },
           required: ['a', 'b'],
         },
       },
@@ -129,11 +112,7 @@ describe('serveTools', () => {
   it('2026-07-28: tools/list carries ttlMs and cacheScope [CA1]', async () => {
     const { call } = setup('2026-07-28');
     const listed = await call('tools/list', {});
-    expect(listed).toMatchObject({
-      resultType: 'complete',
-      ttlMs: 0,
-      cacheScope: 'private',
-    });
+    expect(listed).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
   });
 
   it('runs a tool with validated arguments (defaults applied)', async () => {
@@ -147,10 +126,7 @@ describe('serveTools', () => {
     '%s: invalid arguments are an isError result naming the issue [TL1]',
     async (revision) => {
       const { call } = setup(revision);
-      const result = (await call('tools/call', {
-        name: 'add',
-        arguments: { a: 'two' },
-      })) as {
+      const result = (await call('tools/call', { name: 'add', arguments: { a: 'two' } })) as {
         isError: boolean;
         content: Array<{ text: string }>;
       };
@@ -167,17 +143,12 @@ describe('serveTools', () => {
 
   it('an unknown tool is -32602', async () => {
     const { call } = setup('2025-11-25');
-    await expect(call('tools/call', { name: 'nope' })).rejects.toMatchObject({
-      code: -32602,
-    });
+    await expect(call('tools/call', { name: 'nope' })).rejects.toMatchObject({ code: -32602 });
   });
 
   it('a limit thrown by run answers with its cause; a protocol error keeps its code; a crash is isError', async () => {
     const { call } = setup('2025-11-25');
-    const limit = await call('tools/call', {
-      name: 'fail',
-      arguments: { how: 'limit' },
-    }).catch((e) => e);
+    const limit = await call('tools/call', { name: 'fail', arguments: { how: 'limit' } }).catch((e) => e);
     expect(InflightError.is(limit) ? limit.code : limit).toBe('CEILING');
     await expect(call('tools/call', { name: 'fail', arguments: { how: 'protocol' } })).rejects.toMatchObject({
       code: -32602,
@@ -194,9 +165,7 @@ describe('serveTools', () => {
     function loose(revision: Revision) {
       const errors: string[] = [];
       const { server, call } = setup(revision);
-      const circular: Record<string, unknown> = {
-        content: [{ type: 'text', text: 'loop' }],
-      };
+      const circular: Record<string, unknown> = { content: [{ type: 'text', text: 'loop' }] };
       circular.self = circular;
       const returns: Record<string, unknown> = {
         number: 42,
@@ -231,10 +200,7 @@ describe('serveTools', () => {
       ['block', /js returned content\[0\] that is not a well-formed text/],
     ])('returning %s is an isError result naming the mistake, reported to onError', async (what, named) => {
       const { call, errors } = loose('2025-11-25');
-      const result = (await call('tools/call', {
-        name: 'js',
-        arguments: { what },
-      })) as {
+      const result = (await call('tools/call', { name: 'js', arguments: { what } })) as {
         isError?: boolean;
         content: Array<{ type: string; text: string }>;
       };
@@ -285,9 +251,7 @@ describe('serveTools', () => {
       '%s: fills outputSchema and checks structuredContent',
       async (revision) => {
         const { call, errors } = shaped(revision);
-        const listed = (await call('tools/list', {})) as {
-          tools: Array<Record<string, unknown>>;
-        };
+        const listed = (await call('tools/list', {})) as { tools: Array<Record<string, unknown>> };
         expect(listed.tools[0]?.outputSchema).toMatchObject({
           type: 'object',
           properties: { steps: { type: 'number' } },
@@ -298,10 +262,7 @@ describe('serveTools', () => {
           structuredContent: { steps: 3 },
           ...(revision === '2026-07-28' ? { resultType: 'complete' } : {}),
         });
-        const refused = (await call('tools/call', {
-          name: 'count',
-          arguments: { n: 'three' },
-        })) as {
+        const refused = (await call('tools/call', { name: 'count', arguments: { n: 'three' } })) as {
           isError?: boolean;
           content: Array<{ text: string }>;
         };
@@ -317,9 +278,7 @@ describe('serveTools', () => {
       '%s: no outputSchema in the list and no structuredContent in the result',
       async (revision) => {
         const { call } = shaped(revision);
-        const listed = (await call('tools/list', {})) as {
-          tools: Array<Record<string, unknown>>;
-        };
+        const listed = (await call('tools/list', {})) as { tools: Array<Record<string, unknown>> };
         expect(listed.tools[0]).not.toHaveProperty('outputSchema');
         await expect(call('tools/call', { name: 'count', arguments: { n: 'x' } })).resolves.toEqual({
           content: [{ type: 'text', text: 'x' }],

@@ -120,10 +120,7 @@ export function serveTools(
     isLegacy(ctx.revision) ? { tools: listing(ctx.revision) } : { tools: listing(ctx.revision), ...hints },
   );
   const call: RequestHandler = (params, ctx) => {
-    const { name, arguments: args } = (params ?? {}) as {
-      name?: unknown;
-      arguments?: unknown;
-    };
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     if (!tool) throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${String(name)}`);
     return callTool(endpoint, tool, args ?? {}, ctx, options.onError);
@@ -287,9 +284,10 @@ function listingOf(tool: Tool): Record<string, unknown> {
 function buildListing(tool: Tool): Record<string, unknown> {
   const { name, title, description, input, output, listing } = tool.definition;
   // `io: 'input'`: a field with a default is optional for the caller.
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, {
-    io: 'input',
-  }) as Record<string, unknown>;
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(input, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   return {
     name,
     ...(title === undefined ? {} : { title }),
@@ -301,9 +299,7 @@ function buildListing(tool: Tool): Record<string, unknown> {
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
-    io,
-  }) as Record<string, unknown>;
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
   return json;
 }
 

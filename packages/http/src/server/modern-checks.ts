@@ -17,11 +17,7 @@ import { errorReply } from './replies.js';
  */
 export function checkModernRequest(
   request: Request,
-  message: {
-    id: RequestId;
-    method: string;
-    params: Record<string, unknown> | undefined;
-  },
+  message: { id: RequestId; method: string; params: Record<string, unknown> | undefined },
   headers: Record<string, string>,
 ): Response | undefined {
   const { id, method, params } = message;

@@ -42,10 +42,7 @@ export async function serveModern(
   }
   const c = classify(value);
   if (c.kind === 'invalid')
-    return errorReply(400, c.code, `Invalid Request: ${c.message}`, {
-      id: c.id,
-      headers,
-    });
+    return errorReply(400, c.code, `Invalid Request: ${c.message}`, { id: c.id, headers });
   if (c.kind === 'response') {
     return errorReply(
       400,

@@ -23,8 +23,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /**
  * Encodes a value for a mirrored 2026-07-28 header: as-is when it is plain ASCII (no tab) without edge
- * whitespace, else `=?base64?…?=` of its UTF-8 bytes. A plain value that looks like the sentinel is encoded too, so it
- * cannot be misread.
+ * whitespace, else `=?base64?…?=` of its UTF-8 bytes. A plain value that looks like the sentinel is
+ * encoded too, so it cannot be misread.
  *
  * @example
  * ```ts
@@ -46,8 +46,7 @@ export function encodeHeaderValue(value: string): string {
 /**
  * Decodes a mirrored header value: the sentinel form to its UTF-8 text, a plain value unchanged. Returns
  * `undefined` for a value that is neither (bad characters, Base64 that is not canonical and padded,
- * invalid UTF-8), which the server
- * answers with `400` and HeaderMismatch `-32020`.
+ * invalid UTF-8), which the server answers with `400` and HeaderMismatch `-32020`.
  *
  * @example
  * ```ts
