@@ -3,6 +3,7 @@ import type { Endpoint, TransportKind } from '@mcp-inflight/core';
 import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
+import { paramHeaderTools } from './conformance-headers.js';
 import { inputRequiredTools } from './conformance-input.js';
 import { TASK_ONLY_TOOL_NAMES, taskableFixture, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTaskable, exampleTools, serveExample, type WorkCounters } from './tools.js';
@@ -71,6 +72,7 @@ export function conformanceServer(
       ...exampleTools(counters, tasks !== undefined, transport),
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
+      ...paramHeaderTools(),
       // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
       ...(tasks ? taskFixtureTools() : []),
       defineTool({

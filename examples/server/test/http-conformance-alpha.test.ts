@@ -37,7 +37,7 @@ const NOT_SERVED = {
   diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) that we do not serve',
   promptsListChanged: 'skipped by the suite: no prompts, so prompts.listChanged is not declared',
   promptsResources: 'prompts and resources are not served (-32601), so they carry no cache hints',
-  xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which we do not serve',
+  xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which the SDK v1 upstream does not list',
 };
 
 const STATELESS_PASS = [
@@ -97,16 +97,6 @@ const COMMON: Record<string, Expectation> = {
     ],
     known: {},
   },
-  'http-custom-header-server-validation': {
-    pass: ['wire-schema-valid'],
-    known: {
-      'sep-2243-server-no-xmcp-tool': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-decode-base64': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-validate-param-match': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-reject-invalid-param-chars': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-reject-param-mismatch': NOT_SERVED.xMcpHeaderTool,
-    },
-  },
   'dns-rebinding-protection': {
     pass: ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted'],
     known: {},
@@ -136,6 +126,18 @@ const DIRECT: Record<string, Expectation> = {
     },
   },
   ...COMMON,
+  // A tool with an x-mcp-header parameter (conformance-headers.ts): its Mcp-Param-Region header is checked
+  // against the body before the tool runs.
+  'http-custom-header-server-validation': {
+    pass: [
+      'sep-2243-server-decode-base64',
+      'sep-2243-server-validate-param-match',
+      'sep-2243-server-reject-invalid-param-chars',
+      'sep-2243-server-reject-param-mismatch',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
   // The tools the suite calls by name are served with `--conformance`.
   'tools-call-simple-text': { pass: ['tools-call-simple-text', 'wire-schema-valid'], known: {} },
   'tools-call-error': { pass: ['tools-call-error', 'wire-schema-valid'], known: {} },
@@ -277,6 +279,16 @@ const THROUGH_PROXY: Record<string, Expectation> = {
     },
   },
   ...COMMON,
+  'http-custom-header-server-validation': {
+    pass: ['wire-schema-valid'],
+    known: {
+      'sep-2243-server-no-xmcp-tool': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-decode-base64': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-validate-param-match': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-reject-invalid-param-chars': NOT_SERVED.xMcpHeaderTool,
+      'sep-2243-server-reject-param-mismatch': NOT_SERVED.xMcpHeaderTool,
+    },
+  },
 };
 
 /** Checks by scenario, read from the directories one CLI run wrote (`server-<scenario>-<timestamp>`). */
