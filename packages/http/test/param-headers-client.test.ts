@@ -138,8 +138,8 @@ describe('HttpClient against a recording server', () => {
     expect(why.invalid_empty).toMatch(/is empty/);
     expect(why.invalid_token).toMatch(/not an HTTP token/);
     expect(why.invalid_duplicate).toMatch(/repeats/);
-    expect(why.invalid_object).toMatch(/only string, integer or boolean/);
-    expect(why.invalid_number).toMatch(/only string, integer or boolean/);
+    expect(why.invalid_object).toMatch(/not string, integer or boolean/);
+    expect(why.invalid_number).toMatch(/not string, integer or boolean/);
     expect(why.invalid_unreachable).toMatch(/not reachable through properties alone/);
     expect(warnings[0]).toMatchObject({
       kind: 'tool-excluded',

@@ -39,7 +39,7 @@ describe('x-mcp-header constraints (2026-07-28 streamable-http "Schema Extension
 
   it('an empty name is invalid', () => {
     expect(problemsOf(object({ v: { type: 'string', 'x-mcp-header': '' } }))).toEqual([
-      'x-mcp-header on properties.v is empty or not a string',
+      '#/properties/v: x-mcp-header "" is empty or not a string',
     ]);
   });
 
@@ -64,7 +64,7 @@ describe('x-mcp-header constraints (2026-07-28 streamable-http "Schema Extension
       f2: { type: 'string', 'x-mcp-header': b },
     });
     expect(problemsOf(schema)).toEqual([
-      `x-mcp-header ${JSON.stringify(b)} on properties.f2 repeats the one on properties.f1`,
+      `#/properties/f2: x-mcp-header ${JSON.stringify(b)} repeats the one at #/properties/f1`,
     ]);
     expect(paramHeadersOf(schema).headers).toEqual([]); // the tool is invalid as a whole
   });
@@ -78,7 +78,7 @@ describe('x-mcp-header constraints (2026-07-28 streamable-http "Schema Extension
     [{}],
   ])('only string, integer or boolean may be mirrored: %j is refused', (property) => {
     expect(problemsOf(object({ p: { ...property, 'x-mcp-header': 'P' } }))[0]).toMatch(
-      /only string, integer or boolean may be mirrored/,
+      /not string, integer or boolean/,
     );
   });
 
@@ -107,7 +107,7 @@ describe('x-mcp-header constraints (2026-07-28 streamable-http "Schema Extension
       $defs: { region: { type: 'string', 'x-mcp-header': 'Region' } },
     };
     expect(problemsOf(schema)).toEqual([
-      'x-mcp-header at the root/$defs/region is not reachable through properties alone',
+      '#/$defs/region: x-mcp-header is not reachable through properties alone',
     ]);
   });
 
@@ -215,8 +215,8 @@ describe('defineTool and serveTools', () => {
       }),
       /repeats/,
     ],
-    ['on a number', z.object({ v: z.number().meta({ 'x-mcp-header': 'Score' }) }), /only string, integer/],
-    ['on an object', z.object({ v: z.object({}).meta({ 'x-mcp-header': 'Data' }) }), /only string, integer/],
+    ['on a number', z.object({ v: z.number().meta({ 'x-mcp-header': 'Score' }) }), /not string, integer/],
+    ['on an object', z.object({ v: z.object({}).meta({ 'x-mcp-header': 'Data' }) }), /not string, integer/],
     [
       'inside an array',
       z.object({ v: z.array(z.string().meta({ 'x-mcp-header': 'Item' })) }),

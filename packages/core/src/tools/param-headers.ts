@@ -55,28 +55,8 @@ export interface ParamHeaders {
 /** RFC 9110 field-name token: `1*tchar` (visible ASCII, no separators, no spaces or controls). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MIRRORABLE = new Set(['string', 'integer', 'boolean']);
-/** Keywords whose subschemas are not statically reachable: an annotation under one invalidates the tool. */
-const NESTING = [
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'contains',
-  'additionalProperties',
-  'patternProperties',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'dependentSchemas',
-  'oneOf',
-  'anyOf',
-  'allOf',
-  'not',
-  'if',
-  'then',
-  'else',
-  '$defs',
-  'definitions',
-];
+/** Keywords whose values are data, not subschemas: an `x-mcp-header` key inside one is not an annotation. */
+const DATA = new Set(['const', 'enum', 'default']);
 
 const NONE: ParamHeaders = { headers: [], problems: [] };
 
@@ -98,60 +78,44 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
   const headers: ParamHeader[] = [];
   const problems: string[] = [];
   const seen = new Map<string, string>();
-  // Reachable: the root and every `properties` child of a reachable schema.
-  const reachable = (schema: Record<string, unknown>, path: string[]): void => {
-    if (X_MCP_HEADER in schema && path.length > 0) annotated(schema, path);
-    else if (X_MCP_HEADER in schema) problems.push(`the schema root carries ${X_MCP_HEADER}`);
-    for (const key of Object.keys(schema)) {
-      const child = schema[key];
-      if (key === 'properties' && isObject(child)) {
-        for (const [name, sub] of Object.entries(child)) if (isObject(sub)) reachable(sub, [...path, name]);
-      } else if (NESTING.includes(key)) unreachable(child, `${where(path)}/${key}`);
-    }
-  };
-  // Anything under a nesting keyword: an annotation there breaks the static-reachability rule.
-  const unreachable = (value: unknown, at: string): void => {
+  // `path`: the properties chain to a reachable schema; `undefined` once anything else was crossed.
+  const walk = (value: unknown, path: string[] | undefined, at: string): void => {
     if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        unreachable(item, `${at}/${i}`);
-      });
+      for (const [i, item] of value.entries()) walk(item, undefined, `${at}/${i}`);
       return;
     }
     if (!isObject(value)) return;
-    if (X_MCP_HEADER in value)
-      problems.push(`${X_MCP_HEADER} at ${at} is not reachable through properties alone`);
+    if (X_MCP_HEADER in value) {
+      if (path?.length) annotated(value, path, at);
+      else problems.push(`${at}: ${X_MCP_HEADER} is not reachable through properties alone`);
+    }
     for (const [key, child] of Object.entries(value)) {
-      if (key !== 'const' && key !== 'enum' && key !== 'default' && key !== 'examples')
-        unreachable(child, `${at}/${key}`);
+      if (key === 'properties' && path && isObject(child)) {
+        for (const [name, sub] of Object.entries(child))
+          walk(sub, [...path, name], `${at}/properties/${name}`);
+      } else if (!DATA.has(key)) walk(child, undefined, `${at}/${key}`);
     }
   };
-  const annotated = (schema: Record<string, unknown>, path: string[]): void => {
+  const annotated = (schema: Record<string, unknown>, path: string[], at: string): void => {
     const name = schema[X_MCP_HEADER];
-    const at = where(path);
-    if (typeof name !== 'string' || name === '') {
-      problems.push(`${X_MCP_HEADER} on ${at} is empty or not a string`);
-      return;
-    }
-    if (!TOKEN.test(name)) {
-      problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is not an HTTP token (RFC 9110)`);
-      return;
-    }
-    const other = seen.get(name.toLowerCase());
-    if (other !== undefined) {
-      problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} repeats the one on ${other}`);
-      return;
-    }
-    seen.set(name.toLowerCase(), at);
     const type = primitiveTypeOf(schema.type);
-    if (type === undefined) {
-      problems.push(
-        `${X_MCP_HEADER} ${JSON.stringify(name)} on ${at} is on type ${JSON.stringify(schema.type ?? '(none)')}; only string, integer or boolean may be mirrored`,
-      );
-      return;
-    }
-    headers.push({ name, path, type });
+    const other = typeof name === 'string' ? seen.get(name.toLowerCase()) : undefined;
+    const problem =
+      typeof name !== 'string' || name === ''
+        ? 'is empty or not a string'
+        : !TOKEN.test(name)
+          ? 'is not an HTTP token'
+          : other !== undefined
+            ? `repeats the one at ${other}`
+            : type === undefined
+              ? `is on type ${JSON.stringify(schema.type ?? null)}, not string, integer or boolean`
+              : undefined;
+    if (problem !== undefined)
+      return void problems.push(`${at}: ${X_MCP_HEADER} ${JSON.stringify(name)} ${problem}`);
+    seen.set((name as string).toLowerCase(), at);
+    headers.push({ name: name as string, path, type: type as ParamHeader['type'] });
   };
-  reachable(inputSchema, []);
+  walk(inputSchema, [], '#');
   return problems.length > 0 ? { headers: [], problems } : headers.length > 0 ? { headers, problems } : NONE;
 }
 
@@ -266,14 +230,11 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 
 /** `string`, `integer` or `boolean`, alone or with `null`; anything else is not mirrorable. */
 function primitiveTypeOf(type: unknown): ParamHeader['type'] | undefined {
-  const types = Array.isArray(type) ? type.filter((t) => t !== 'null') : [type];
-  if (types.length !== 1 || (Array.isArray(type) && type.length > 2)) return undefined;
-  const [only] = types;
-  return typeof only === 'string' && MIRRORABLE.has(only) ? (only as ParamHeader['type']) : undefined;
-}
-
-function where(path: readonly string[]): string {
-  return path.length === 0 ? 'the root' : `properties.${path.join('.properties.')}`;
+  const types: unknown[] = Array.isArray(type) ? type : [type];
+  const [only, ...more] = types.filter((t) => t !== 'null');
+  return more.length === 0 && types.length <= 2 && MIRRORABLE.has(only as string)
+    ? (only as ParamHeader['type'])
+    : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
