@@ -71,6 +71,7 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
       'test_input_required_result_sampling',
       'test_input_required_result_list_roots',
       'test_input_required_result_request_state',
+      'test_custom_header',
       'test_trigger_tool_change',
     ]);
     // The hook changes the list; a legacy client hears of it on the pipe, unasked.
