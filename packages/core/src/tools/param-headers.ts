@@ -98,7 +98,8 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
   };
   const annotated = (schema: Record<string, unknown>, path: string[], at: string): void => {
     const name = schema[X_MCP_HEADER];
-    const type = primitiveTypeOf(schema.type);
+    const declared = (schema as { type?: unknown }).type;
+    const type = primitiveTypeOf(declared);
     const other = typeof name === 'string' ? seen.get(name.toLowerCase()) : undefined;
     const problem =
       typeof name !== 'string' || name === ''
@@ -108,7 +109,7 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
           : other !== undefined
             ? `repeats the one at ${other}`
             : type === undefined
-              ? `is on type ${JSON.stringify(schema.type ?? null)}, not string, integer or boolean`
+              ? `is on type ${JSON.stringify(declared ?? null)}, not string, integer or boolean`
               : undefined;
     if (problem !== undefined)
       return void problems.push(`${at}: ${X_MCP_HEADER} ${JSON.stringify(name)} ${problem}`);

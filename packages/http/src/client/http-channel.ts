@@ -8,8 +8,7 @@ import {
   type Revision,
 } from '@mcp-inflight/core';
 import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
-import type { HttpClientWarning } from './http-client.js';
-import { ParamHeaderTable } from './param-headers.js';
+import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';

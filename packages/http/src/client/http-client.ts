@@ -1,6 +1,9 @@
 import type { Clock, ConnectOptions, ProgressRelay, Revision } from '@mcp-inflight/core';
 import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { HttpSession } from './http-session.js';
+import type { HttpClientWarning } from './param-headers.js';
+
+export type { HttpClientWarning } from './param-headers.js';
 
 /**
  * Options for an {@link HttpClient}.
@@ -71,27 +74,6 @@ export interface HttpClientOptions {
    * says to exclude it and log why). @default `console.warn` of the message
    */
   onWarning?: (warning: HttpClientWarning) => void;
-}
-
-/**
- * What {@link HttpClientOptions.onWarning} is told.
- *
- * @example
- * ```ts
- * import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
- * const excluded: HttpClientWarning[] = [];
- * const client = new HttpClient({ url: 'http://127.0.0.1:3000/mcp', onWarning: (w) => excluded.push(w) });
- * ```
- */
-export interface HttpClientWarning {
-  /** `tool-excluded`: a tool left out of `tools/list` for invalid `x-mcp-header` annotations. */
-  kind: 'tool-excluded';
-  /** The tool's name. */
-  tool: string;
-  /** Each broken constraint, naming the property. */
-  reason: string;
-  /** One line for a log. */
-  message: string;
 }
 
 /**

@@ -1,6 +1,26 @@
 import { type ParamHeader, paramHeadersOf, paramHeaderValue, X_MCP_HEADER } from '@mcp-inflight/core/adapter';
 import { encodeHeaderValue } from '../shared/header-value.js';
-import type { HttpClientWarning } from './http-client.js';
+
+/**
+ * What `HttpClientOptions.onWarning` is told.
+ *
+ * @example
+ * ```ts
+ * import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
+ * const excluded: HttpClientWarning[] = [];
+ * const client = new HttpClient({ url: 'http://127.0.0.1:3000/mcp', onWarning: (w) => excluded.push(w) });
+ * ```
+ */
+export interface HttpClientWarning {
+  /** `tool-excluded`: a tool left out of `tools/list` for invalid `x-mcp-header` annotations. */
+  kind: 'tool-excluded';
+  /** The tool's name. */
+  tool: string;
+  /** Each broken constraint, naming the property. */
+  reason: string;
+  /** One line for a log. */
+  message: string;
+}
 
 /**
  * One HTTP client's view of the server's mirrored tool parameters (2026-07-28, SEP-2243), learnt from the

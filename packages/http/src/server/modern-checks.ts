@@ -86,7 +86,7 @@ export function checkParamHeaders(
   headers: Record<string, string>,
   declared: readonly ParamHeader[],
 ): Response | undefined {
-  const args = message.params?.arguments;
+  const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
   for (const header of declared) {
     const raw = request.headers.get(`mcp-param-${header.name}`);
     const received = raw === null ? undefined : (decodeHeaderValue(raw) ?? null);

@@ -133,7 +133,7 @@ export async function serveModern(
     });
   }
   // The tools just served say which parameters a call mirrors into headers (SEP-2243, Server Validation).
-  const name = method === 'tools/call' ? c.params?.name : undefined;
+  const name = method === 'tools/call' ? (c.params as { name?: unknown } | undefined)?.name : undefined;
   const declared = typeof name === 'string' ? servedParamHeaders(endpoint, name) : [];
   const mismatch = declared.length > 0 ? checkParamHeaders(request, c, headers, declared) : undefined;
   if (mismatch) {
