@@ -122,3 +122,43 @@ describe('the proxy as a client of a 2026-07-28 HTTP upstream', () => {
     },
   );
 });
+
+describe('an upstream tool with an invalid x-mcp-header annotation', () => {
+  it('is left out of the list hosts see, and reported to upstreamOptions.onWarning', async () => {
+    const bad = await serveHttp(
+      (endpoint) => {
+        serveLifecycle(endpoint, {
+          serverInfo: { name: 'bad', version: '1.0.0' },
+          capabilities: { tools: {} },
+        });
+        endpoint.setRequestHandler('tools/list', () => ({
+          tools: [
+            { name: 'fine', inputSchema: { type: 'object', properties: {} } },
+            {
+              name: 'broken',
+              inputSchema: { type: 'object', properties: { v: { type: 'number', 'x-mcp-header': 'Score' } } },
+            },
+          ],
+        }));
+      },
+      { port: 0 },
+    );
+    const warned: string[] = [];
+    const other = createProxy({
+      upstream: bad.url,
+      upstreamOptions: { onWarning: (w) => warned.push(w.tool) },
+    });
+    const front = await other.serveHttp({ port: 0 });
+    const host = new HttpClient({ url: front.url, revision: '2025-11-25' });
+    try {
+      const listed = await host.request<{ tools: { name: string }[] }>('tools/list');
+      expect(listed.tools.map((t) => t.name)).toEqual(['fine']);
+      expect(warned).toEqual(['broken']);
+    } finally {
+      await host.close();
+      await front.close();
+      await other.close();
+      await bad.close();
+    }
+  });
+});
