@@ -48,6 +48,13 @@ const entries = [
     budget: 12 * KB,
   },
   {
+    // One call for a whole server: lifecycle, tools, prompts, resources, completions.
+    name: 'createServer (@mcp-inflight/core/tools: tools, prompts, resources)',
+    code: `export { createServer, definePrompt, defineResource, defineResourceTemplate, defineTool } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
+    platform: 'neutral',
+    budget: 15 * KB,
+  },
+  {
     name: 'listen streams, server side (@mcp-inflight/core/listen: Listeners)',
     code: `export { Listeners } from ${JSON.stringify(join(packages, 'core/dist/listen.js'))};`,
     platform: 'neutral',

@@ -3,17 +3,15 @@
 // on 2026-07-28 and 2025-11-25 and the tasks extension, and writes passed/failed per scenario to
 // bench/results/conformance.json.
 //   node bench/conformance/run.mjs            (after `pnpm build`)
-// In scope: lifecycle, ping, tools (with the three tools the suite calls by name), progress, HTTP
-// transport/headers/sessions, caching for tools, wire schema, the four basic input-required-result
-// (multi round-trip) scenarios, and the tasks-extension scenarios, tasks that ask for input included
-// (examples/server runs with
+// In scope: lifecycle, ping, tools (with the fixture tools the suite calls by name), progress, HTTP
+// transport/headers/sessions, caching, wire schema, prompts, resources, completion, logging, elicitation
+// and sampling as server-to-client requests, the input-required-result (multi round-trip) scenarios, and
+// the tasks-extension scenarios, tasks that ask for input included (examples/server runs with
 // `--conformance --tasks`; the suite lists them for no spec version, so they run on 2026-07-28 with
-// `--force`). Each scenario calls its own fixture tools by name: only examples/server serves them, so the
-// other two servers fail those checks for want of the tool, not of the feature. Out of scope (this
-// project serves none of it): prompts, resources, completion, logging, elicitation and sampling as
-// server-to-client requests, skills, auth, the tool scenarios that only test fixture tools' content
-// (image, audio, embedded resource, mixed content, the JSON Schema 2020-12 fixture tool), and
-// tasks-status-notifications (the suite skips it: its harness awaits a rewrite).
+// `--force`). Each scenario calls its own fixture tools, prompts and resources by name: only
+// examples/server serves them, so the other two servers fail those checks for want of the fixture, not
+// of the feature. Out of scope: skills, auth, and tasks-status-notifications (the suite skips it: its
+// harness awaits a rewrite).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -29,6 +27,25 @@ const CLI = createRequire(join(ROOT, 'examples/server/package.json')).resolve(
 const CLI_VERSION = JSON.parse(await readFile(join(CLI, '../../package.json'), 'utf8')).version;
 // The CLI imports `globSync` from `fs` (Node 22+); this preload supplies it on Node 20.
 const PRELOAD = join(ROOT, 'packages/http/test/conformance/register-fs-glob.mjs');
+
+/** Prompts, resources, completion and the content tools: listed for both spec versions we measure. */
+const CONTENT = [
+  'completion-complete',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'json-schema-2020-12',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+];
 
 /** In-scope scenarios, each with the spec versions the suite lists it for (of the two we measure). */
 export const SCENARIOS = {
@@ -47,6 +64,18 @@ export const SCENARIOS = {
     'input-required-result-basic-sampling',
     'input-required-result-basic-list-roots',
     'input-required-result-request-state',
+    'input-required-result-multiple-input-requests',
+    'input-required-result-multi-round',
+    'input-required-result-missing-input-response',
+    'input-required-result-non-tool-request',
+    'input-required-result-result-type',
+    'input-required-result-unsupported-methods',
+    'input-required-result-tampered-state',
+    'input-required-result-capability-check',
+    'input-required-result-ignore-extra-params',
+    'input-required-result-validate-input',
+    ...CONTENT,
+    'sep-2164-resource-not-found',
   ],
   '2025-11-25': [
     'server-initialize',
@@ -59,6 +88,15 @@ export const SCENARIOS = {
     'server-sse-polling',
     'server-sse-multiple-streams',
     'dns-rebinding-protection',
+    ...CONTENT,
+    'logging-set-level',
+    'tools-call-with-logging',
+    'tools-call-sampling',
+    'tools-call-elicitation',
+    'elicitation-sep1034-defaults',
+    'elicitation-sep1330-enums',
+    'resources-subscribe',
+    'resources-unsubscribe',
   ],
   // Extension scenarios: run on 2026-07-28 with --force (see runScenario).
   extension: [

@@ -1,17 +1,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint, TransportKind } from '@mcp-inflight/core';
-import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
-import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
+import {
+  type ServeTasksOptions,
+  serveTasks,
+  type TaskStore,
+  taskCapabilities,
+} from '@mcp-inflight/core/tasks';
+import { createServer, defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
+import {
+  conformancePrompts,
+  conformanceResources,
+  contentTools,
+  promptChangeTool,
+  withLogging,
+} from './conformance-content.js';
 import { paramHeaderTools } from './conformance-headers.js';
 import { inputRequiredTools } from './conformance-input.js';
 import { TASK_ONLY_TOOL_NAMES, taskableFixture, taskFixtureTools } from './conformance-tasks.js';
-import { exampleTaskable, exampleTools, serveExample, type WorkCounters } from './tools.js';
+import { exampleTaskable, exampleTools, type WorkCounters } from './tools.js';
 
 // The tools `@modelcontextprotocol/conformance` 0.1.16 calls by name in its server scenarios
 // (tools-call-simple-text, tools-call-error, tools-call-with-progress), and the hook its 2026-07-28
 // server-stateless scenario calls to change the tool list; with those of its input-required-result
-// scenarios (conformance-input.ts). Served only with `--conformance`.
+// scenarios (conformance-input.ts) and the rest of its fixtures, prompts and resources
+// (conformance-content.ts). Served only with `--conformance`, set up by one createServer call.
 
 const noInput = z.object({});
 
@@ -56,10 +69,11 @@ const CHANGING_TOOL = defineTool({
 });
 
 /**
- * The example server plus the conformance suite's tools, as one changing list shared by every endpoint:
- * `test_trigger_tool_change` (2026-07-28 server-stateless) changes it, which `listeners` publish as
- * `notifications/tools/list_changed` to the listen streams that asked for it. With `tasks` (the process's
- * store, `--tasks`), the tasks-extension fixture tools run as tasks.
+ * The example server plus the conformance suite's tools, prompts and resources, each a changing list
+ * shared by every endpoint: `test_trigger_tool_change` and `test_trigger_prompt_change` (2026-07-28
+ * server-stateless) change them, which `listeners` publish as list changes to the listen streams that
+ * asked for them. With `tasks` (the process's store, `--tasks`), the tasks-extension fixture tools run as
+ * tasks.
  */
 export function conformanceServer(
   counters: WorkCounters,
@@ -67,11 +81,14 @@ export function conformanceServer(
   tasks?: TaskStore,
   transport: TransportKind = 'stdio',
 ): (endpoint: Endpoint) => void {
+  const prompts = conformancePrompts(listeners);
+  const resources = conformanceResources(listeners);
   const tools: ToolList = new ToolList(
     [
       ...exampleTools(counters, tasks !== undefined, transport),
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
+      ...contentTools(),
       ...paramHeaderTools(),
       // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
       ...(tasks ? taskFixtureTools() : []),
@@ -84,12 +101,30 @@ export function conformanceServer(
           return 'the tool list changed';
         },
       }),
+      promptChangeTool(prompts),
     ],
     { listeners },
   );
+  // Capabilities from what it serves (tools, prompts, resources, each changing; completions), plus
+  // logging and, with `--tasks`, the tasks extension.
+  const server = createServer({
+    name: 'mcp-inflight-example-server',
+    version: '0.1.0',
+    tools,
+    prompts,
+    resources,
+    capabilities: { logging: {}, ...(tasks ? taskCapabilities() : {}) },
+  });
   const taskOptions: ServeTasksOptions = {
     taskable: (params) => exampleTaskable(params) || taskableFixture(params),
     required: (params) => TASK_ONLY_TOOL_NAMES.has(String(params?.name)),
   };
-  return (endpoint) => serveExample(endpoint, tools, tasks, taskOptions);
+  return (endpoint) => {
+    const served = server.serve(endpoint);
+    if (!served) return;
+    const call = withLogging(endpoint, served);
+    endpoint.setRequestHandler('tools/call', call);
+    // Tasks outlive a stateless request, so the store is the process's.
+    if (tasks) serveTasks(endpoint, tasks, call, taskOptions);
+  };
 }

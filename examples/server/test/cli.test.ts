@@ -71,8 +71,27 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
       'test_input_required_result_sampling',
       'test_input_required_result_list_roots',
       'test_input_required_result_request_state',
+      // The rest of the suite's fixtures (conformance-content.ts).
+      'test_image_content',
+      'test_audio_content',
+      'test_embedded_resource',
+      'test_multiple_content_types',
+      'json_schema_2020_12_tool',
+      'test_sampling',
+      'test_elicitation',
+      'test_elicitation_sep1034_defaults',
+      'test_elicitation_sep1330_enums',
+      'test_tool_with_logging',
+      'test_logging_tool',
+      'test_missing_capability',
+      'test_streaming_elicitation',
+      'test_input_required_result_multiple_inputs',
+      'test_input_required_result_multi_round',
+      'test_input_required_result_tampered_state',
+      'test_input_required_result_capabilities',
       'test_custom_header',
       'test_trigger_tool_change',
+      'test_trigger_prompt_change',
     ]);
     // The hook changes the list; a legacy client hears of it on the pipe, unasked.
     let changed = 0;

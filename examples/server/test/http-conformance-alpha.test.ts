@@ -34,9 +34,10 @@ interface Expectation {
 }
 
 const NOT_SERVED = {
-  diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) that we do not serve',
-  promptsListChanged: 'skipped by the suite: no prompts, so prompts.listChanged is not declared',
-  promptsResources: 'prompts and resources are not served (-32601), so they carry no cache hints',
+  diagnosticTool: 'needs a suite diagnostic tool (test_missing_capability, ...) the upstream does not serve',
+  promptsListChanged:
+    'skipped by the suite: the upstream has no prompts, so prompts.listChanged is not declared',
+  promptsResources: 'the SDK v1 upstream serves no prompts or resources (-32601), so no cache hints',
 };
 
 const STATELESS_PASS = [
@@ -68,20 +69,6 @@ const STATELESS_KNOWN = {
 
 /** Scenarios that need no tool of the suite's, so they run the same directly and through the proxy. */
 const COMMON: Record<string, Expectation> = {
-  caching: {
-    pass: [
-      'sep-2549-tools-list-caching-hints',
-      'sep-2549-ttl-non-negative',
-      'sep-2549-cache-scope-valid',
-      'wire-schema-valid',
-    ],
-    known: {
-      'sep-2549-prompts-list-caching-hints': NOT_SERVED.promptsResources,
-      'sep-2549-resources-list-caching-hints': NOT_SERVED.promptsResources,
-      'sep-2549-resources-templates-list-caching-hints': NOT_SERVED.promptsResources,
-      'sep-2549-resources-read-caching-hints': NOT_SERVED.promptsResources,
-    },
-  },
   'tools-list': {
     pass: ['tools-list', 'tools-name-format', 'tools-list-deterministic-order', 'wire-schema-valid'],
     known: {},
@@ -96,6 +83,7 @@ const COMMON: Record<string, Expectation> = {
     ],
     known: {},
   },
+
   'dns-rebinding-protection': {
     pass: ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted'],
     known: {},
@@ -115,14 +103,19 @@ const LISTEN_PASS = [
 ];
 
 const DIRECT: Record<string, Expectation> = {
+  // The diagnostic tools (test_missing_capability, test_streaming_elicitation, test_logging_tool) and
+  // test_trigger_prompt_change are served with `--conformance` (conformance-content.ts).
   'server-stateless': {
-    pass: [...STATELESS_PASS, ...LISTEN_PASS],
-    known: {
-      ...STATELESS_KNOWN,
-      'sep-2575-server-sends-prompts-list-changed-on-subscription': NOT_SERVED.promptsListChanged,
-      'sep-2575-http-server-no-independent-requests-on-stream': NOT_SERVED.diagnosticTool,
-      'sep-2575-server-no-log-without-loglevel': NOT_SERVED.diagnosticTool,
-    },
+    pass: [
+      ...STATELESS_PASS,
+      ...LISTEN_PASS,
+      'sep-2575-server-rejects-undeclared-capability',
+      'sep-2575-missing-capability-http-400',
+      'sep-2575-http-server-no-independent-requests-on-stream',
+      'sep-2575-server-no-log-without-loglevel',
+      'sep-2575-server-sends-prompts-list-changed-on-subscription',
+    ],
+    known: {},
   },
   ...COMMON,
   // A tool with an x-mcp-header parameter (conformance-headers.ts): its Mcp-Param-Region header is checked
@@ -133,6 +126,54 @@ const DIRECT: Record<string, Expectation> = {
       'sep-2243-server-validate-param-match',
       'sep-2243-server-reject-invalid-param-chars',
       'sep-2243-server-reject-param-mismatch',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  // Prompts and resources on the tool layer (createServer), with their cache hints.
+  caching: {
+    pass: [
+      'sep-2549-tools-list-caching-hints',
+      'sep-2549-prompts-list-caching-hints',
+      'sep-2549-resources-list-caching-hints',
+      'sep-2549-resources-templates-list-caching-hints',
+      'sep-2549-resources-read-caching-hints',
+      'sep-2549-ttl-non-negative',
+      'sep-2549-cache-scope-valid',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'sep-2164-resource-not-found': {
+    pass: ['sep-2164-no-empty-contents', 'sep-2164-error-code', 'sep-2164-data-uri', 'wire-schema-valid'],
+    known: {},
+  },
+  'completion-complete': { pass: ['completion-complete', 'wire-schema-valid'], known: {} },
+  'prompts-list': { pass: ['prompts-list', 'wire-schema-valid'], known: {} },
+  'prompts-get-simple': { pass: ['prompts-get-simple', 'wire-schema-valid'], known: {} },
+  'prompts-get-with-args': { pass: ['prompts-get-with-args', 'wire-schema-valid'], known: {} },
+  'prompts-get-embedded-resource': {
+    pass: ['prompts-get-embedded-resource', 'wire-schema-valid'],
+    known: {},
+  },
+  'prompts-get-with-image': { pass: ['prompts-get-with-image', 'wire-schema-valid'], known: {} },
+  'resources-list': { pass: ['resources-list', 'wire-schema-valid'], known: {} },
+  'resources-read-text': { pass: ['resources-read-text', 'wire-schema-valid'], known: {} },
+  'resources-read-binary': { pass: ['resources-read-binary', 'wire-schema-valid'], known: {} },
+  'resources-templates-read': { pass: ['resources-templates-read', 'wire-schema-valid'], known: {} },
+  'tools-call-image': { pass: ['tools-call-image', 'wire-schema-valid'], known: {} },
+  'tools-call-audio': { pass: ['tools-call-audio', 'wire-schema-valid'], known: {} },
+  'tools-call-embedded-resource': { pass: ['tools-call-embedded-resource', 'wire-schema-valid'], known: {} },
+  'tools-call-mixed-content': { pass: ['tools-call-mixed-content', 'wire-schema-valid'], known: {} },
+  'json-schema-2020-12': {
+    pass: [
+      'json-schema-2020-12-tool-found',
+      'json-schema-2020-12-$schema',
+      'json-schema-2020-12-$defs',
+      'json-schema-2020-12-additionalProperties',
+      'sep-2106-composition-keywords-preserved',
+      'sep-2106-conditional-keywords-preserved',
+      'sep-2106-anchor-keyword-preserved',
       'wire-schema-valid',
     ],
     known: {},
@@ -156,6 +197,51 @@ const DIRECT: Record<string, Expectation> = {
   },
   'input-required-result-request-state': {
     pass: ['sep-2322-request-state-incomplete', 'sep-2322-request-state-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-multiple-input-requests': {
+    pass: ['sep-2322-multiple-inputs-incomplete', 'sep-2322-multiple-inputs-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-multi-round': {
+    pass: [
+      'sep-2322-multi-round-r1',
+      'sep-2322-multi-round-r2',
+      'sep-2322-multi-round-r3',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
+  'input-required-result-missing-input-response': {
+    pass: ['sep-2322-missing-response-rerequests', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-non-tool-request': {
+    pass: ['sep-2322-non-tool-incomplete', 'sep-2322-non-tool-complete', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-result-type': {
+    pass: ['sep-2322-result-type-included', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-unsupported-methods': {
+    pass: ['sep-2322-not-on-unsupported-requests', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-tampered-state': {
+    pass: ['sep-2322-reject-tampered-state', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-capability-check': {
+    pass: ['sep-2322-respect-client-capabilities', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-ignore-extra-params': {
+    pass: ['sep-2322-ignore-unexpected-params', 'wire-schema-valid'],
+    known: {},
+  },
+  'input-required-result-validate-input': {
+    pass: ['sep-2322-validate-input-responses', 'sep-2322-error-on-protocol-error', 'wire-schema-valid'],
     known: {},
   },
 };
@@ -289,6 +375,20 @@ const THROUGH_PROXY: Record<string, Expectation> = {
       'wire-schema-valid',
     ],
     known: {},
+  },
+  caching: {
+    pass: [
+      'sep-2549-tools-list-caching-hints',
+      'sep-2549-ttl-non-negative',
+      'sep-2549-cache-scope-valid',
+      'wire-schema-valid',
+    ],
+    known: {
+      'sep-2549-prompts-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-templates-list-caching-hints': NOT_SERVED.promptsResources,
+      'sep-2549-resources-read-caching-hints': NOT_SERVED.promptsResources,
+    },
   },
 };
 

@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const PROXY = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-export const SERVER = fileURLToPath(new URL('../../../examples/server/dist/index.js', import.meta.url));
+/** The package's own tool-layer upstream (fixtures/tool-server.mjs): work, confirm, change_tools, stats. */
+export const SERVER = fileURLToPath(new URL('./fixtures/tool-server.mjs', import.meta.url));
 export const V1_FIXTURE = fileURLToPath(new URL('./fixtures/v1-upstream.mjs', import.meta.url));
 
 /** A command line for the proxy's `--upstream-stdio` (single-quoted words). */

@@ -1,5 +1,5 @@
 // Tasks through the built proxy, end to end with real processes and sockets: the proxy in front of
-// `node examples/server/dist/index.js --tasks` (run `pnpm build` first). A host on stdio gets the task's
+// the package's fixture upstream `fixtures/tool-server.mjs --tasks` (run `pnpm build` first). A host on stdio gets the task's
 // progress after the CreateTaskResult; two HTTP hosts are isolated from each other's tasks.
 import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
 import { callTask, type TaskState } from '@mcp-inflight/core/tasks';

@@ -66,7 +66,7 @@ export interface ServedTools {
 }
 
 /** The default hints claim nothing: a client re-asks, and no intermediary shares the list. */
-const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+export const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /** 2025-11-25 made invalid tool input a tool execution error, so the model can correct itself [TL1]. */
 const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';

@@ -32,47 +32,95 @@ export interface Publisher {
  * ```
  */
 export class ToolList {
-  #tools: Map<string, Tool>;
-  #publisher: Publisher | undefined;
-  /** Bumped on every change, so a served endpoint knows its listing is stale. */
-  version = 0;
+  readonly #entries: Entries<Tool>;
 
   constructor(tools: readonly Tool[] = [], options: { listeners?: Publisher } = {}) {
-    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
-    this.#publisher = options.listeners;
+    this.#entries = new Entries(tools, 'notifications/tools/list_changed', options.listeners);
+  }
+
+  /** Bumped on every change, so a served endpoint knows its listing is stale. */
+  get version(): number {
+    return this.#entries.version;
   }
 
   /** The tools now, in the order they were added. */
   get tools(): readonly Tool[] {
-    return [...this.#tools.values()];
+    return this.#entries.values();
   }
 
   /** Looks a tool up by name. */
   get(name: string): Tool | undefined {
-    return this.#tools.get(name);
+    return this.#entries.get(name);
   }
 
   /** Adds tools (a tool with the same name is replaced). */
   add(...tools: Tool[]): void {
-    for (const tool of tools) this.#tools.set(tool.name, tool);
-    this.#changed();
+    this.#entries.add(tools);
   }
 
   /** Removes a tool; returns whether it was there (nothing is published otherwise). */
   remove(name: string): boolean {
-    if (!this.#tools.delete(name)) return false;
-    this.#changed();
-    return true;
+    return this.#entries.remove(name);
   }
 
   /** Replaces the whole list. */
   set(tools: readonly Tool[]): void {
-    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#entries.set(tools);
+  }
+}
+
+/**
+ * A changing list's entries by name (a resource's by URI), with the version a served endpoint compares
+ * and the list change it publishes. Internal: the lists of tools, prompts and resources share it.
+ */
+export class Entries<T extends { readonly name: string }> {
+  #items: Map<string, T>;
+  #values: readonly T[] | undefined;
+  readonly #method: string;
+  readonly #publisher: Publisher | undefined;
+  readonly #keyOf: (item: T) => string;
+  version = 0;
+
+  constructor(
+    items: readonly T[],
+    method: string,
+    publisher: Publisher | undefined,
+    keyOf: (item: T) => string = (item) => item.name,
+  ) {
+    this.#keyOf = keyOf;
+    this.#items = new Map(items.map((item) => [keyOf(item), item]));
+    this.#method = method;
+    this.#publisher = publisher;
+  }
+
+  values(): readonly T[] {
+    this.#values ??= [...this.#items.values()];
+    return this.#values;
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  add(items: readonly T[]): void {
+    for (const item of items) this.#items.set(this.#keyOf(item), item);
+    this.#changed();
+  }
+
+  remove(key: string): boolean {
+    if (!this.#items.delete(key)) return false;
+    this.#changed();
+    return true;
+  }
+
+  set(items: readonly T[]): void {
+    this.#items = new Map(items.map((item) => [this.#keyOf(item), item]));
     this.#changed();
   }
 
   #changed(): void {
     this.version++;
-    this.#publisher?.notify('notifications/tools/list_changed');
+    this.#values = undefined;
+    this.#publisher?.notify(this.#method);
   }
 }

@@ -13,6 +13,9 @@ import { checkModernRequest, checkParamHeaders } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
 import { ResponseStream } from './response-stream.js';
 
+/** MissingRequiredClientCapabilityError [2026-07-28 basic/index]. */
+const MISSING_CLIENT_CAPABILITY = -32021;
+
 /** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
 const DISCONNECT_IS_CANCEL = eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value;
 
@@ -75,8 +78,12 @@ export async function serveModern(
     acceptsJson: accepts.json,
     acceptsSse: accepts.sse,
     headers,
-    // An unknown method is 404 with -32601 on 2026-07-28 [H43].
-    statusOf: (final) => (errorCodeOf(final) === JsonRpcErrorCode.MethodNotFound ? 404 : 200),
+    // An unknown method is 404 with -32601 on 2026-07-28 [H43]; a missing client capability (-32021) is
+    // 400 (basic/index.mdx, "MissingRequiredClientCapabilityError ... MUST be 400 Bad Request").
+    statusOf: (final) => {
+      const code = errorCodeOf(final);
+      return code === JsonRpcErrorCode.MethodNotFound ? 404 : code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
+    },
     onDisconnect: (why) => {
       if (why === 'slow') stats.slowReaderEnds++;
       if (!DISCONNECT_IS_CANCEL) return;
