@@ -45,7 +45,9 @@ const entries = [
     name: 'tool layer (@mcp-inflight/core/tools: defineTool, serveTools)',
     code: `export { defineTool, serveTools } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
-    budget: 12 * KB,
+    // 12 KB until defineTool gained the x-mcp-header checker (about 1 KB; 12.09 KB with the shared
+    // changing-list entries): 12.5 KB until a trimming pass wins it back (a known gap, not the goal).
+    budget: 12.5 * KB,
   },
   {
     // One call for a whole server: lifecycle, tools, prompts, resources, completions.

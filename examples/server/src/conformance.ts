@@ -15,6 +15,7 @@ import {
   promptChangeTool,
   withLogging,
 } from './conformance-content.js';
+import { paramHeaderTools } from './conformance-headers.js';
 import { inputRequiredTools } from './conformance-input.js';
 import { TASK_ONLY_TOOL_NAMES, taskableFixture, taskFixtureTools } from './conformance-tasks.js';
 import { exampleTaskable, exampleTools, type WorkCounters } from './tools.js';
@@ -88,6 +89,7 @@ export function conformanceServer(
       ...CONFORMANCE_TOOLS,
       ...inputRequiredTools(),
       ...contentTools(),
+      ...paramHeaderTools(),
       // With `--tasks`, the tasks-extension scenarios' tools (conformance-tasks.ts).
       ...(tasks ? taskFixtureTools() : []),
       defineTool({

@@ -89,6 +89,7 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
       'test_input_required_result_multi_round',
       'test_input_required_result_tampered_state',
       'test_input_required_result_capabilities',
+      'test_custom_header',
       'test_trigger_tool_change',
       'test_trigger_prompt_change',
     ]);

@@ -38,7 +38,6 @@ const NOT_SERVED = {
   promptsListChanged:
     'skipped by the suite: the upstream has no prompts, so prompts.listChanged is not declared',
   promptsResources: 'the SDK v1 upstream serves no prompts or resources (-32601), so no cache hints',
-  xMcpHeaderTool: 'needs a tool with x-mcp-header annotations, which we do not serve',
 };
 
 const STATELESS_PASS = [
@@ -84,16 +83,7 @@ const COMMON: Record<string, Expectation> = {
     ],
     known: {},
   },
-  'http-custom-header-server-validation': {
-    pass: ['wire-schema-valid'],
-    known: {
-      'sep-2243-server-no-xmcp-tool': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-decode-base64': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-validate-param-match': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-reject-invalid-param-chars': NOT_SERVED.xMcpHeaderTool,
-      'sep-2243-server-reject-param-mismatch': NOT_SERVED.xMcpHeaderTool,
-    },
-  },
+
   'dns-rebinding-protection': {
     pass: ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted'],
     known: {},
@@ -128,6 +118,18 @@ const DIRECT: Record<string, Expectation> = {
     known: {},
   },
   ...COMMON,
+  // A tool with an x-mcp-header parameter (conformance-headers.ts): its Mcp-Param-Region header is checked
+  // against the body before the tool runs.
+  'http-custom-header-server-validation': {
+    pass: [
+      'sep-2243-server-decode-base64',
+      'sep-2243-server-validate-param-match',
+      'sep-2243-server-reject-invalid-param-chars',
+      'sep-2243-server-reject-param-mismatch',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
   // Prompts and resources on the tool layer (createServer), with their cache hints.
   caching: {
     pass: [
@@ -362,6 +364,18 @@ const THROUGH_PROXY: Record<string, Expectation> = {
     },
   },
   ...COMMON,
+  // The upstream lists test_custom_header (the fixture's --param-header-tool): the proxy checks its
+  // Mcp-Param-Region header against the body before relaying.
+  'http-custom-header-server-validation': {
+    pass: [
+      'sep-2243-server-decode-base64',
+      'sep-2243-server-validate-param-match',
+      'sep-2243-server-reject-invalid-param-chars',
+      'sep-2243-server-reject-param-mismatch',
+      'wire-schema-valid',
+    ],
+    known: {},
+  },
   caching: {
     pass: [
       'sep-2549-tools-list-caching-hints',
@@ -482,7 +496,8 @@ describeTarget(
 describeTarget(
   'examples/proxy in front of a legacy SDK v1 upstream',
   async () => {
-    const proxy = await startProxy(['--upstream-stdio', commandLine(process.execPath, V1_FIXTURE)]);
+    const upstream = commandLine(process.execPath, V1_FIXTURE, '--param-header-tool');
+    const proxy = await startProxy(['--upstream-stdio', upstream]);
     return { url: proxy.url, stop: () => proxy.kill() };
   },
   THROUGH_PROXY,

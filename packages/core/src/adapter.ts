@@ -52,4 +52,14 @@ export { IdleWindow } from './tasks/idle-window.js';
 export { createdTaskOf, taskStateOf } from './tasks/task-state.js';
 export { QuietTimer } from './timers/quiet-timer.js';
 export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
+export {
+  declareParamHeaders,
+  type ParamHeader,
+  type ParamHeaders,
+  paramHeaderMismatch,
+  paramHeadersOf,
+  paramHeaderValue,
+  servedParamHeaders,
+  X_MCP_HEADER,
+} from './tools/param-headers.js';
 export { BoundedSet } from './util/bounded-set.js';

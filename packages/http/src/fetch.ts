@@ -6,7 +6,7 @@
  * @module @mcp-inflight/http/fetch
  */
 
-export { HttpClient, type HttpClientOptions } from './client/http-client.js';
+export { HttpClient, type HttpClientOptions, type HttpClientWarning } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';

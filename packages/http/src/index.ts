@@ -4,7 +4,7 @@
  * @module @mcp-inflight/http
  */
 
-export { HttpClient, type HttpClientOptions } from './client/http-client.js';
+export { HttpClient, type HttpClientOptions, type HttpClientWarning } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
 export { toNodeListener } from './node/node-listener.js';

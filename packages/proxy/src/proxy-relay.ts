@@ -8,7 +8,13 @@ import {
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
-import { isLegacy, relayedParams } from '@mcp-inflight/core/adapter';
+import {
+  declareParamHeaders,
+  isLegacy,
+  type ParamHeader,
+  paramHeadersOf,
+  relayedParams,
+} from '@mcp-inflight/core/adapter';
 import { isInputRequired } from '@mcp-inflight/core/mrtr';
 import type { CacheHints } from '@mcp-inflight/core/tools';
 import {
@@ -114,6 +120,8 @@ export class ProxyRelay {
   readonly #served = new WeakSet<Endpoint>();
   /** Resolvers of {@link ProxyRelay.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
+  /** The upstream tools' mirrored parameters, from every `tools/list` relayed (SEP-2243). */
+  readonly #paramHeaders = new Map<string, readonly ParamHeader[]>();
 
   constructor(link: UpstreamLink, options: ProxyRelayOptions = {}) {
     this.link = link;
@@ -161,8 +169,27 @@ export class ProxyRelay {
     endpoint.setRequestHandler('tools/call', (params, ctx) =>
       this.relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
     );
+    // The upstream's tools, as relayed, tell the HTTP server which Mcp-Param-* headers a 2026-07-28
+    // host's call must carry: it refuses one that disagrees with its body (400, -32020) before relaying.
+    endpoint.setRequestHandler('tools/list', async (params, ctx) =>
+      this.#listed(await this.relay(endpoint, host, params, ctx)),
+    );
+    declareParamHeaders(endpoint, (name) => this.#paramHeaders.get(name));
     this.tasks.attach(endpoint, () => this.link.current);
     this.#onAttach?.(endpoint, host);
+  }
+
+  /** Learns each listed tool's mirrored parameters (a tool with invalid annotations mirrors none). */
+  #listed(result: unknown): unknown {
+    const tools = (result as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(tools)) return result;
+    for (const tool of tools as Array<{ name?: unknown; inputSchema?: unknown } | null>) {
+      if (typeof tool?.name !== 'string') continue;
+      const { headers } = paramHeadersOf(tool.inputSchema);
+      if (headers.length > 0) this.#paramHeaders.set(tool.name, headers);
+      else this.#paramHeaders.delete(tool.name);
+    }
+    return result;
   }
 
   #sender(endpoint: Endpoint): <T>(send: () => T) => T {

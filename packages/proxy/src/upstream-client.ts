@@ -2,7 +2,7 @@ import { InflightError, type McpClient, type Revision } from '@mcp-inflight/core
 import type { ServerHandshake } from '@mcp-inflight/core/adapter';
 import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
 import type { Publisher } from '@mcp-inflight/core/tools';
-import { HttpClient } from '@mcp-inflight/http';
+import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 
@@ -42,6 +42,11 @@ export interface UpstreamClientOptions {
   headers?: Record<string, string>;
   /** The HTTP upstream client's `fetch` (`--pass-header` adds each host's headers there). */
   fetch?: typeof fetch;
+  /**
+   * Told of each upstream tool a 2026-07-28 HTTP upstream client leaves out of `tools/list` for invalid
+   * `x-mcp-header` annotations (hosts never see it). @default `console.warn` (stderr)
+   */
+  onWarning?: (warning: HttpClientWarning) => void;
   /**
    * The one bound on the upstream handshake (the `server/discover` probe and `initialize` together).
    * @default 30_000
@@ -184,6 +189,7 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
     capabilities: PROXY_CAPABILITIES,
     ...(options.headers ? { headers: options.headers } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
 }
 

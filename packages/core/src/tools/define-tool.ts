@@ -1,7 +1,8 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { CallToolResult } from '../client/content.js';
 import type { RequestContext } from '../endpoint/context.js';
 import type { InputRequiredResult } from '../mrtr/types.js';
+import { type ParamHeader, paramHeadersOf } from './param-headers.js';
 import { ToolList } from './tool-list.js';
 
 /**
@@ -43,7 +44,12 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   title?: string;
   /** What the tool does, for the model. */
   description?: string;
-  /** The arguments' schema; it should describe an object (MCP tool input is an object). */
+  /**
+   * The arguments' schema; it should describe an object (MCP tool input is an object). A parameter that
+   * 2026-07-28 HTTP clients mirror into an `Mcp-Param-{Name}` header is marked with zod's `.meta()`:
+   * `region: z.string().meta({ 'x-mcp-header': 'Region' })` (a string, integer or boolean property reached
+   * through object properties only; the server refuses a call whose header disagrees with its body).
+   */
   input: Input;
   /**
    * The schema of the tool's `structuredContent`. From 2025-06-18 on it is listed as `outputSchema`, and
@@ -82,7 +88,10 @@ export interface Tool {
 }
 
 /**
- * Makes a tool from its definition, keeping the types of `run`'s arguments tied to `input`.
+ * Makes a tool from its definition, keeping the types of `run`'s arguments tied to `input`. Throws when an
+ * `x-mcp-header` annotation in `input` breaks a constraint of 2026-07-28 (empty, not an HTTP token, a
+ * duplicate, on a type other than string, integer or boolean, or not reached through properties alone):
+ * clients would exclude the tool, so it is refused here, naming the property.
  *
  * @example
  * ```ts
@@ -105,7 +114,37 @@ export interface Tool {
  */
 export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
   checkDefinition(definition as unknown as Record<string, unknown>);
-  return { name: definition.name, definition: definition as unknown as ToolDefinition };
+  const tool: Tool = { name: definition.name, definition: definition as unknown as ToolDefinition };
+  const { problems } = headersOf(tool);
+  if (problems.length > 0)
+    throw new Error(`defineTool ${JSON.stringify(definition.name)}: ${problems.join('; ')}`);
+  return tool;
+}
+
+/** Each tool's mirrored parameters, read once from its input's JSON Schema. */
+const headersByTool = new WeakMap<Tool, ReturnType<typeof paramHeadersOf>>();
+
+function headersOf(tool: Tool): ReturnType<typeof paramHeadersOf> {
+  let found = headersByTool.get(tool);
+  if (found === undefined) {
+    // What `tools/list` shows (input side); a type JSON Schema cannot express has no annotation to read.
+    try {
+      const schema = z.toJSONSchema(tool.definition.input, { io: 'input', unrepresentable: 'any' });
+      found = paramHeadersOf(schema);
+    } catch {
+      found = paramHeadersOf(undefined); // no JSON Schema to show, so no annotation either
+    }
+    headersByTool.set(tool, found);
+  }
+  return found;
+}
+
+/**
+ * The parameters `tool` mirrors into `Mcp-Param-*` headers (none for a tool whose annotations are
+ * invalid, which `defineTool` refuses anyway). @internal
+ */
+export function toolParamHeaders(tool: Tool): readonly ParamHeader[] {
+  return headersOf(tool).headers;
 }
 
 // A mistake in a definition throws here, where it was made, rather than as an internal error on the

@@ -9,7 +9,8 @@ import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import { type InputRequiredResult, isInputRequired } from '../mrtr/types.js';
 import { RELATED_TASK_META_KEY } from '../tasks/task-state.js';
-import { checkTools, type Tool } from './define-tool.js';
+import { checkTools, type Tool, toolParamHeaders } from './define-tool.js';
+import { declareParamHeaders } from './param-headers.js';
 import { ToolList } from './tool-list.js';
 
 /**
@@ -128,6 +129,11 @@ export function serveTools(
     return callTool(endpoint, tool, args ?? {}, ctx, options.onError);
   };
   endpoint.setRequestHandler('tools/call', call);
+  // The HTTP server refuses a 2026-07-28 call whose Mcp-Param-* headers disagree with its body.
+  declareParamHeaders(endpoint, (name) => {
+    const tool = byName.get(name);
+    return tool && toolParamHeaders(tool);
+  });
   return { call };
 }
 

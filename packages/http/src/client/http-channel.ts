@@ -2,11 +2,13 @@ import {
   type Clock,
   type Endpoint,
   InflightError,
+  JsonRpcErrorCode,
   MODERN_REVISION,
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
 import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
+import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';
@@ -28,6 +30,8 @@ export interface HttpChannelOptions {
    * [H29]. Several requests may report the same session; one renewal must serve them all.
    */
   renewSession: (stale: string) => Promise<void>;
+  /** Told of each tool excluded from a 2026-07-28 `tools/list` for a broken `x-mcp-header`. */
+  onWarning: (warning: HttpClientWarning) => void;
 }
 
 /** One request's POST: what the transport must hold (its fetch's abort) and core's word on whether it is awaited. */
@@ -38,6 +42,9 @@ interface Exchange {
 }
 
 type RequestIntent = Extract<SendIntent, { kind: 'request' }>;
+
+/** The most `tools/list` pages read to refresh the mirrored parameters after a HeaderMismatch. */
+const MAX_LIST_PAGES = 100;
 
 /**
  * The client's {@link Channel} over Streamable HTTP: each request is its own POST whose reply (JSON, or SSE
@@ -61,9 +68,12 @@ export class HttpChannel implements Channel {
   #sending = new Set<Promise<void>>();
   /** The latest session renewal, shared by every request that found that session gone. */
   #renewal: { stale: string; done: Promise<void> } | undefined;
+  /** Each listed tool's mirrored parameters, for the `Mcp-Param-*` headers of its 2026-07-28 calls. */
+  readonly paramHeaders: ParamHeaderTable;
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
+    this.paramHeaders = new ParamHeaderTable(options.onWarning);
   }
 
   /** The fetch this channel uses. */
@@ -141,9 +151,12 @@ export class HttpChannel implements Channel {
     this.#exchanges.clear();
   }
 
-  /** Request headers: the legacy session's, or the 2026-07-28 mirrored ones [H39 H44 H45]. */
+  /**
+   * Request headers: the legacy session's, or the 2026-07-28 mirrored ones [H39 H44 H45], with a listed
+   * tool's `Mcp-Param-*` on its calls.
+   */
   headersFor(message: JsonRpcMessage | JsonRpcMessage[], accept: string): Headers {
-    return requestHeaders(this.#options.headers, message, accept, this);
+    return requestHeaders(this.#options.headers, message, accept, this, this.paramHeaders);
   }
 
   #init(
@@ -169,11 +182,20 @@ export class HttpChannel implements Channel {
     const exchange: Exchange = { controller, open: true };
     this.#exchanges.set(id, exchange);
     const legacy = intent.revision !== MODERN_REVISION;
+    // A 2026-07-28 tools/list result loses the tools whose x-mcp-header annotations are invalid, however
+    // it was asked for; the rest are kept for their calls' Mcp-Param-* headers (SEP-2243).
+    const listing = !legacy && intent.method === 'tools/list' ? message : undefined;
+    const receive = (value: unknown): void =>
+      this.#options.endpoint().receive(listing ? this.paramHeaders.listed(listing, value, id) : value);
     try {
-      const response = await this.#send(message, intent, exchange, legacy);
+      let response = await this.#send(message, intent, exchange, legacy);
       if (!response) return;
       const session = response.headers.get('mcp-session-id');
       if (intent.method === 'initialize' && session) this.sessionId = session;
+      if (!response.ok && !legacy && intent.method === 'tools/call') {
+        response = await this.#retryMismatch(message, intent, exchange, response);
+        if (!response) return;
+      }
       if (!response.ok) return await this.#refused(id, response);
       const type = mediaTypeOf(response);
       if (type === 'text/event-stream' && response.body) {
@@ -185,7 +207,7 @@ export class HttpChannel implements Channel {
           signal: controller.signal,
           resume: (lastEventId) =>
             this.#options.fetch(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
-          onValue: (value) => this.#options.endpoint().receive(value),
+          onValue: receive,
           finished: () => !exchange.open,
           onRetry: (ms) => {
             this.retryMs = ms;
@@ -195,7 +217,7 @@ export class HttpChannel implements Channel {
         return;
       }
       if (type === 'application/json') {
-        this.#options.endpoint().receive(await response.json());
+        receive(await response.json());
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }
@@ -247,6 +269,45 @@ export class HttpChannel implements Channel {
         return undefined;
       }
       if (controller.signal.aborted || !exchange.open) return undefined;
+    }
+  }
+
+  /**
+   * A 2026-07-28 call refused with HeaderMismatch `-32020`: the tool's schema may have changed, so the
+   * tools are listed again and the call is sent once more with the headers that listing implies
+   * (SEP-2243, Client Behavior). Any other refusal, or a second mismatch, is the caller's answer.
+   * `undefined` when the request was failed or let go meanwhile.
+   */
+  async #retryMismatch(
+    message: JsonRpcMessage,
+    intent: RequestIntent,
+    exchange: Exchange,
+    refused: Response,
+  ): Promise<Response | undefined> {
+    const error = await refusalError(refused.clone());
+    if (error.code !== JsonRpcErrorCode.HeaderMismatch) return refused;
+    await refused.body?.cancel().catch(() => {});
+    try {
+      await this.#listTools(exchange.controller.signal);
+    } catch {
+      // The listing failed too: the retry goes out with what is known, and its answer is the caller's.
+    }
+    if (exchange.controller.signal.aborted || !exchange.open) return undefined;
+    return this.#send(message, intent, exchange, false);
+  }
+
+  /** Lists every page of the server's tools (2026-07-28), which refreshes {@link paramHeaders}. */
+  async #listTools(signal: AbortSignal): Promise<void> {
+    let cursor: unknown;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = (await this.#options
+        .endpoint()
+        .request('tools/list', typeof cursor === 'string' ? { cursor } : {}, {
+          revision: MODERN_REVISION,
+          signal,
+        })) as { nextCursor?: unknown } | undefined;
+      cursor = result?.nextCursor;
+      if (typeof cursor !== 'string') return;
     }
   }
 

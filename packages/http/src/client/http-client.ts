@@ -1,6 +1,9 @@
 import type { Clock, ConnectOptions, ProgressRelay, Revision } from '@mcp-inflight/core';
 import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { HttpSession } from './http-session.js';
+import type { HttpClientWarning } from './param-headers.js';
+
+export type { HttpClientWarning } from './param-headers.js';
 
 /**
  * Options for an {@link HttpClient}.
@@ -65,6 +68,12 @@ export interface HttpClientOptions {
   clock?: Clock;
   /** Share one relay (and its counters) among clients. @default a new relay on `clock` */
   progressRelay?: ProgressRelay;
+  /**
+   * Told what the client did on its own that the application should know of: a tool left out of a
+   * 2026-07-28 `tools/list` result because its `x-mcp-header` annotations break a constraint (the spec
+   * says to exclude it and log why). @default `console.warn` of the message
+   */
+  onWarning?: (warning: HttpClientWarning) => void;
 }
 
 /**
@@ -72,6 +81,13 @@ export interface HttpClientOptions {
  * built on core's `Endpoint`: progress routed per request, idle and ceiling limits, and era-correct
  * cancellation (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy
  * revisions). Uses only `fetch`, so it runs in browsers too.
+ *
+ * On 2026-07-28 it keeps the tools it lists: a call to a listed tool carries an `Mcp-Param-{Name}` header
+ * for each parameter its input schema marks with `x-mcp-header` (Base64 when needed), a tool whose
+ * annotations are invalid is left out of every `tools/list` result (`request('tools/list')` too) and
+ * reported to `onWarning`, and a call refused with HeaderMismatch `-32020` lists the tools again and is
+ * sent once more. A call to a tool this client has not listed goes out without parameter headers (a server
+ * that declares some refuses it with `-32020`, and the retry lists first).
  *
  * @example
  * ```ts

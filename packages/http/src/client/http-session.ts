@@ -49,6 +49,7 @@ export class HttpSession implements ClientTransport {
       maxEventChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
       endpoint: () => this.endpoint,
       renewSession: (stale) => this.#renew(stale),
+      onWarning: options.onWarning ?? ((warning) => console.warn(warning.message)),
     });
     this.endpoint = new Endpoint({
       role: 'client',

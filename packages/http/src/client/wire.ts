@@ -2,6 +2,7 @@ import { MODERN_REVISION, type Revision } from '@mcp-inflight/core';
 import { type JsonRpcErrorObject, type JsonRpcMessage, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
+import type { ParamHeaderTable } from './param-headers.js';
 
 /**
  * The JSON-RPC code of a call answered with an HTTP error that carries no JSON-RPC body; `data.httpStatus`
@@ -25,14 +26,16 @@ export const TRANSPORT_FAILURE_CODE: -32000 = HTTP_ERROR_CODES.TransportFailure;
 
 /**
  * The headers of one client request: a 2026-07-28 message carries the mirrored `MCP-Protocol-Version`,
- * `Mcp-Method` and `Mcp-Name` (Base64 when needed) and no session [H30 H39 H44 H45]; a legacy one carries
- * the session id and the negotiated revision [H36].
+ * `Mcp-Method` and `Mcp-Name` (Base64 when needed) and no session [H30 H39 H44 H45], and a listed tool's
+ * call its `Mcp-Param-*` headers (SEP-2243); a legacy one carries the session id and the negotiated
+ * revision [H36].
  */
 export function requestHeaders(
   base: Record<string, string>,
   message: JsonRpcMessage | JsonRpcMessage[],
   accept: string,
   session: { sessionId?: string | undefined; protocolVersion?: Revision | undefined },
+  params?: ParamHeaderTable,
 ): Headers {
   const headers = new Headers(base);
   headers.set('accept', accept);
@@ -43,6 +46,8 @@ export function requestHeaders(
     const field = NAME_FIELD_BY_METHOD[String(single['method'])];
     const name = field ? (single['params'] as Record<string, unknown> | undefined)?.[field] : undefined;
     if (typeof name === 'string') headers.set('mcp-name', encodeHeaderValue(name));
+    if (single.method === 'tools/call' && typeof name === 'string')
+      params?.mirror(headers, name, single.params);
     return headers;
   }
   if (session.sessionId) headers.set('mcp-session-id', session.sessionId);

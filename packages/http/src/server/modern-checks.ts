@@ -1,5 +1,10 @@
 import { JsonRpcErrorCode, MODERN_REVISION, type RequestId } from '@mcp-inflight/core';
-import { CLIENT_CAPABILITIES_META_KEY, metaVersionOf } from '@mcp-inflight/core/adapter';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  metaVersionOf,
+  type ParamHeader,
+  paramHeaderMismatch,
+} from '@mcp-inflight/core/adapter';
 import { decodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 import type { InboundRequest, Reply } from './exchange.js';
 import { errorReply } from './replies.js';
@@ -66,6 +71,34 @@ export function checkModernRequest(
       JsonRpcErrorCode.InvalidParams,
       `Invalid params: _meta["${CLIENT_CAPABILITIES_META_KEY}"] is required`,
     );
+  }
+  return undefined;
+}
+
+/**
+ * Checks a 2026-07-28 `tools/call` against the `Mcp-Param-{Name}` headers its tool declares (`declared`,
+ * from the tool layer): each header, Base64 decoded, must agree with the value at its property path in
+ * `arguments`; a value in the body needs its header, a malformed header is refused. Any disagreement is
+ * `400` with HeaderMismatch `-32020`, before the handler runs. An undeclared `Mcp-Param-*` header is
+ * ignored, as any unrecognized header is.
+ */
+export function checkParamHeaders(
+  request: Request,
+  message: { id: RequestId; params: Record<string, unknown> | undefined },
+  headers: Record<string, string>,
+  declared: readonly ParamHeader[],
+): Response | undefined {
+  const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
+  for (const header of declared) {
+    const raw = request.headers.get(`mcp-param-${header.name}`);
+    const received = raw === null ? undefined : (decodeHeaderValue(raw) ?? null);
+    const mismatch = paramHeaderMismatch(header, args, received);
+    if (mismatch !== undefined) {
+      return errorReply(400, JsonRpcErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`, {
+        id: message.id,
+        headers,
+      });
+    }
   }
   return undefined;
 }

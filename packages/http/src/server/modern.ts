@@ -5,12 +5,12 @@ import {
   JsonRpcErrorCode,
   MODERN_REVISION,
 } from '@mcp-inflight/core';
-import { classify } from '@mcp-inflight/core/adapter';
+import { classify, servedParamHeaders } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
 import type { Disconnect, InboundRequest, Reply } from './exchange.js';
 import { LEGACY_HTTP } from './legacy.js';
-import { checkModernRequest } from './modern-checks.js';
+import { checkModernRequest, checkParamHeaders } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
 import { ResponseStream } from './response-stream.js';
 
@@ -139,6 +139,15 @@ export async function serveModern(
       id,
       headers,
     });
+  }
+  // The tools just served say which parameters a call mirrors into headers (SEP-2243, Server Validation).
+  const name = method === 'tools/call' ? (c.params as { name?: unknown } | undefined)?.name : undefined;
+  const declared = typeof name === 'string' ? servedParamHeaders(endpoint, name) : [];
+  const mismatch = declared.length > 0 ? checkParamHeaders(request, c, headers, declared) : undefined;
+  if (mismatch) {
+    endpoint.close();
+    stream.end();
+    return mismatch;
   }
   context.stateless.add(endpoint);
   stream.watch(disconnect);

@@ -18,11 +18,13 @@ const PREFIX = '=?base64?';
 const SUFFIX = '?=';
 /** Visible ASCII, space and tab: what a plain header value may hold (RFC 9110). */
 const SAFE = /^[\x20-\x7E\t]*$/;
+/** Canonical Base64 (RFC 4648 §4): whole quanta, padded; `atob` alone would forgive missing padding. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
- * Encodes a value for a mirrored 2026-07-28 header: as-is when it is plain ASCII without edge whitespace,
- * else `=?base64?…?=` of its UTF-8 bytes. A plain value that looks like the sentinel is encoded too, so it
- * cannot be misread.
+ * Encodes a value for a mirrored 2026-07-28 header: as-is when it is plain ASCII (no tab) without edge
+ * whitespace, else `=?base64?…?=` of its UTF-8 bytes. A plain value that looks like the sentinel is
+ * encoded too, so it cannot be misread.
  *
  * @example
  * ```ts
@@ -32,15 +34,19 @@ const SAFE = /^[\x20-\x7E\t]*$/;
  * ```
  */
 export function encodeHeaderValue(value: string): string {
+  // A tab is legal in a field value, but intermediaries differ on it: Base64 keeps it intact.
   const plain =
-    SAFE.test(value) && value.trim() === value && !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
+    SAFE.test(value) &&
+    !value.includes('\t') &&
+    value.trim() === value &&
+    !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
   return plain ? value : `${PREFIX}${utf8ToBase64(value)}${SUFFIX}`;
 }
 
 /**
  * Decodes a mirrored header value: the sentinel form to its UTF-8 text, a plain value unchanged. Returns
- * `undefined` for a value that is neither (bad characters, broken Base64, invalid UTF-8), which the server
- * answers with `400` and HeaderMismatch `-32020`.
+ * `undefined` for a value that is neither (bad characters, Base64 that is not canonical and padded,
+ * invalid UTF-8), which the server answers with `400` and HeaderMismatch `-32020`.
  *
  * @example
  * ```ts
@@ -55,8 +61,10 @@ export function decodeHeaderValue(header: string): string | undefined {
     header.startsWith(PREFIX) &&
     header.endsWith(SUFFIX)
   ) {
+    const encoded = header.slice(PREFIX.length, header.length - SUFFIX.length);
+    if (!BASE64.test(encoded)) return undefined;
     try {
-      return base64ToUtf8(header.slice(PREFIX.length, header.length - SUFFIX.length));
+      return base64ToUtf8(encoded);
     } catch {
       return undefined;
     }
