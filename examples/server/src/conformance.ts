@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint, TransportKind } from '@mcp-inflight/core';
-import type { ServeTasksOptions, TaskStore } from '@mcp-inflight/core/tasks';
+import type { ServeTasksOptions, SharedTaskStore } from '@mcp-inflight/core/tasks';
 import { defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { inputRequiredTools } from './conformance-input.js';
@@ -63,7 +63,7 @@ const CHANGING_TOOL = defineTool({
 export function conformanceServer(
   counters: WorkCounters,
   listeners: Publisher,
-  tasks?: TaskStore,
+  tasks?: SharedTaskStore,
   transport: TransportKind = 'stdio',
 ): (endpoint: Endpoint) => void {
   const tools: ToolList = new ToolList(

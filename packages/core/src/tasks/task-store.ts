@@ -127,6 +127,11 @@ export interface SharedTaskStore {
   createTask(owner: string | undefined, requestedTtlMs: number | undefined): Promise<TaskRecord | undefined>;
   /** The task `taskId` if `owner` may see it (its own, or one bound to no owner) and its TTL has not passed. */
   getTask(owner: string | undefined, taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * Whether `taskId` named a task `owner` could see whose TTL has passed, so `tasks/get` can answer
+   * "Task has expired" rather than "Task not found". Optional: a store that forgets at once has none.
+   */
+  hasExpired?(owner: string | undefined, taskId: string): Promise<boolean>;
   /** The tasks `owner` may see, oldest first. */
   listTasks(owner: string | undefined): Promise<TaskRecord[]>;
   /**

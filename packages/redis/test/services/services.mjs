@@ -8,6 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Every child started here: killed when this process exits, even after a test timed out mid-way. */
+const started = new Set();
+process.once('exit', () => {
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+function track(child) {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+
 export const EXAMPLE_SERVER = fileURLToPath(
   new URL('../../../../examples/server/dist/index.js', import.meta.url),
 );
@@ -73,10 +85,12 @@ export async function startRedis() {
     dir,
     child: undefined,
     async start() {
-      const child = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+      const child = track(
+        spawn(
+          'redis-server',
+          ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        ),
       );
       handle.child = child;
       await readyLine(child, /Ready to accept connections/, 'redis-server');
@@ -104,9 +118,11 @@ export async function startRedis() {
 /** `node examples/server/dist/index.js --http PORT ...args` on a free port; `kill()` ends it at once. */
 export async function startExampleServer(args) {
   const port = await freePort();
-  const child = spawn(process.execPath, [EXAMPLE_SERVER, '--http', String(port), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = track(
+    spawn(process.execPath, [EXAMPLE_SERVER, '--http', String(port), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let log = '';
   child.stderr.on('data', (chunk) => {
     log += chunk.toString();
@@ -153,7 +169,7 @@ export async function startHaproxy(backends, { sticky = false } = {}) {
   ].join('\n');
   const file = join(dir, 'haproxy.cfg');
   writeFileSync(file, config);
-  const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let log = '';
   child.stderr.on('data', (chunk) => {
     log += chunk.toString();

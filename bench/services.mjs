@@ -1,0 +1,148 @@
+// pnpm bench:services: what the scale-out costs, measured on real services (redis-server and haproxy from
+// PATH; run `pnpm build` first). `pnpm bench` keeps needing only Node.
+//   1. tasks/get latency through examples/server --http --tasks, the store in memory against Redis
+//      (p50, p99, sequential requests on one HttpClient), and the store's own getTask (no HTTP).
+//   2. task calls per second (our HttpClient's callTask of `work` with one 10 ms step, 32 in flight)
+//      through haproxy round robin, with one instance and with two, tasks on Redis.
+// Usage: node bench/services.mjs [--gets N] [--calls N] [--json FILE]
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { callTask, withTasksExtension } from '@mcp-inflight/core/tasks';
+import { HttpClient } from '@mcp-inflight/http';
+import { RedisTaskStore } from '../packages/redis/dist/index.js';
+import { startExampleServer, startHaproxy, startRedis } from '../packages/redis/test/services/services.mjs';
+
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : process.argv[at + 1];
+};
+const GETS = Number(arg('--gets', 2_000));
+const CALLS = Number(arg('--calls', 400));
+const IN_FLIGHT = 32;
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const ms = (n) => `${n.toFixed(3)} ms`;
+const stopping = [];
+
+async function connect(url) {
+  const client = new HttpClient({ url });
+  stopping.push(() => client.close());
+  await client.connect({ revision: '2026-07-28', probeTimeoutMs: 60_000 });
+  return client;
+}
+
+/** Sequential tasks/get of one running task: each request's time, in ms. */
+async function taskGets(url, n) {
+  const client = await connect(url);
+  const declare = (params) => withTasksExtension(params, client.endpoint.clientCapabilities);
+  const { taskId } = await client.request(
+    'tools/call',
+    declare({ name: 'work', arguments: { steps: 1, intervalMs: 600_000 } }),
+  );
+  for (let i = 0; i < 100; i++) await client.request('tasks/get', declare({ taskId })); // warm-up
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await client.request('tasks/get', declare({ taskId }));
+    times.push(performance.now() - t);
+  }
+  await client.request('tasks/cancel', declare({ taskId }));
+  return times.sort((a, b) => a - b);
+}
+
+async function storeGets(store, n) {
+  const task = await store.createTask(undefined, 60_000);
+  for (let i = 0; i < 100; i++) await store.getTask(undefined, task.taskId);
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await store.getTask(undefined, task.taskId);
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** `calls` task calls, `IN_FLIGHT` at a time, through `url`: calls per second. */
+async function taskCalls(url, calls) {
+  const client = await connect(url);
+  let next = 0;
+  let failed = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < calls) {
+        next++;
+        await callTask(client, 'tools/call', { name: 'work', arguments: { steps: 1, intervalMs: 10 } }).catch(
+          () => failed++,
+        );
+      }
+    }),
+  );
+  return { perSecond: calls / ((performance.now() - t) / 1000), failed };
+}
+
+const redis = await startRedis();
+const results = { load: loadavg(), gets: GETS, calls: CALLS, inFlight: IN_FLIGHT };
+try {
+  const memory = await startExampleServer(['--tasks']);
+  const onRedis = await startExampleServer(['--tasks', '--redis', redis.url]);
+  const second = await startExampleServer(['--tasks', '--redis', redis.url]);
+  stopping.push(
+    () => memory.kill(),
+    () => onRedis.kill(),
+    () => second.kill(),
+  );
+
+  const inMemoryGets = await taskGets(memory.url, GETS);
+  const redisGets = await taskGets(onRedis.url, GETS);
+  const { TaskStore } = await import('@mcp-inflight/core/tasks');
+  const storeMemory = await storeGets(new TaskStore(), GETS);
+  const store = await RedisTaskStore.connect({ url: redis.url, prefix: 'bench:' });
+  const storeRedis = await storeGets(store, GETS);
+  await store.close();
+  const row = (sorted) => ({ p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) });
+  results.tasksGet = {
+    httpInMemory: row(inMemoryGets),
+    httpRedis: row(redisGets),
+    storeInMemory: row(storeMemory),
+    storeRedis: row(storeRedis),
+  };
+
+  const one = await startHaproxy([onRedis.port]);
+  stopping.push(() => one.stop());
+  const two = await startHaproxy([onRedis.port, second.port]);
+  stopping.push(() => two.stop());
+  results.callsPerSecond = {
+    oneInstance: await taskCalls(one.url, CALLS),
+    twoInstances: await taskCalls(two.url, CALLS),
+  };
+} finally {
+  for (const stop of stopping.reverse()) await stop().catch(() => {});
+  await redis.stop();
+}
+
+const g = results.tasksGet;
+console.log(
+  `bench:services  load average ${results.load.map((l) => l.toFixed(2)).join(' ')}  (${GETS} gets, ${CALLS} calls, ${IN_FLIGHT} in flight)`,
+);
+console.log('tasks/get latency                p50          p99');
+for (const [name, r] of [
+  ['HTTP, store in memory', g.httpInMemory],
+  ['HTTP, store on Redis', g.httpRedis],
+  ['store.getTask, in memory', g.storeInMemory],
+  ['store.getTask, Redis', g.storeRedis],
+])
+  console.log(`  ${name.padEnd(28)} ${ms(r.p50).padStart(10)}  ${ms(r.p99).padStart(10)}`);
+console.log(
+  `  Redis/in memory over HTTP: p50 ${(g.httpRedis.p50 / g.httpInMemory.p50).toFixed(2)}x, p99 ${(g.httpRedis.p99 / g.httpInMemory.p99).toFixed(2)}x`,
+);
+const c = results.callsPerSecond;
+console.log('task calls through haproxy (callTask, work 1 x 10 ms, Redis store)');
+console.log(
+  `  one instance   ${c.oneInstance.perSecond.toFixed(1)} calls/s (${c.oneInstance.failed} failed)`,
+);
+console.log(
+  `  two instances  ${c.twoInstances.perSecond.toFixed(1)} calls/s (${c.twoInstances.failed} failed)`,
+);
+const json = arg('--json', undefined);
+if (json) writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
