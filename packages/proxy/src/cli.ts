@@ -2,6 +2,7 @@
 // (on stdio, or over HTTP). README.md lists every flag; `--help` prints them with their defaults.
 import { withTimeout } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
+import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import type { Listener } from './listeners.js';
@@ -60,7 +61,18 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     },
     idleMs: options.idleMs,
     ceilingMs: options.ceilingMs,
-    input: { holdMs: options.inputHoldMs },
+    input: {
+      holdMs: options.inputHoldMs,
+      // Every instance behind a balancer signs with one secret, so any of them verifies a host's retry.
+      ...(options.requestStateSecret === undefined
+        ? {}
+        : {
+            signer: new RequestStateSigner({
+              ttlMs: options.inputHoldMs,
+              secret: options.requestStateSecret,
+            }),
+          }),
+    },
     logArguments: options.logArguments,
     ...(options.passHeaders.length > 0 ? { passHeaders: new PassHeaders(options.passHeaders) } : {}),
     ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
