@@ -4,7 +4,7 @@
 //      (p50, p99, sequential requests on one HttpClient), and the store's own getTask (no HTTP).
 //   2. task calls per second (our HttpClient's callTask of `work` with one 10 ms step, 32 in flight)
 //      through haproxy round robin, with one instance and with two, tasks on Redis.
-// Usage: node bench/services.mjs [--gets N] [--calls N] [--json FILE]
+// Usage: node bench/services.mjs [--gets N] [--calls N] [--rounds N] [--json FILE]
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { callTask, withTasksExtension } from '@mcp-inflight/core/tasks';
@@ -19,6 +19,7 @@ const arg = (name, fallback) => {
 const GETS = Number(arg('--gets', 2_000));
 const CALLS = Number(arg('--calls', 400));
 const IN_FLIGHT = 32;
+const ROUNDS = Number(arg('--rounds', 3));
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (n) => `${n.toFixed(3)} ms`;
@@ -31,23 +32,32 @@ async function connect(url) {
   return client;
 }
 
-/** Sequential tasks/get of one running task: each request's time, in ms. */
-async function taskGets(url, n) {
-  const client = await connect(url);
-  const declare = (params) => withTasksExtension(params, client.endpoint.clientCapabilities);
-  const { taskId } = await client.request(
-    'tools/call',
-    declare({ name: 'work', arguments: { steps: 1, intervalMs: 600_000 } }),
+/**
+ * Sequential tasks/get of one running task on each server, interleaved (one on each, in turn), so load
+ * on a shared machine falls on both alike: each request's time, in ms, per url.
+ */
+async function taskGets(urls, n) {
+  const legs = await Promise.all(
+    urls.map(async (url) => {
+      const client = await connect(url);
+      const declare = (params) => withTasksExtension(params, client.endpoint.clientCapabilities);
+      const { taskId } = await client.request(
+        'tools/call',
+        declare({ name: 'work', arguments: { steps: 1, intervalMs: 600_000 } }),
+      );
+      const get = () => client.request('tasks/get', declare({ taskId }));
+      return { client, declare, taskId, get, times: [] };
+    }),
   );
-  for (let i = 0; i < 100; i++) await client.request('tasks/get', declare({ taskId })); // warm-up
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await client.request('tasks/get', declare({ taskId }));
-    times.push(performance.now() - t);
-  }
-  await client.request('tasks/cancel', declare({ taskId }));
-  return times.sort((a, b) => a - b);
+  for (let i = 0; i < 100; i++) for (const leg of legs) await leg.get(); // warm-up
+  for (let i = 0; i < n; i++)
+    for (const leg of legs) {
+      const t = performance.now();
+      await leg.get();
+      leg.times.push(performance.now() - t);
+    }
+  for (const leg of legs) await leg.client.request('tasks/cancel', leg.declare({ taskId: leg.taskId }));
+  return legs.map((leg) => leg.times.sort((a, b) => a - b));
 }
 
 async function storeGets(store, n) {
@@ -93,8 +103,7 @@ try {
     () => second.kill(),
   );
 
-  const inMemoryGets = await taskGets(memory.url, GETS);
-  const redisGets = await taskGets(onRedis.url, GETS);
+  const [inMemoryGets, redisGets] = await taskGets([memory.url, onRedis.url], GETS);
   const { TaskStore } = await import('@mcp-inflight/core/tasks');
   const storeMemory = await storeGets(new TaskStore(), GETS);
   const store = await RedisTaskStore.connect({ url: redis.url, prefix: 'bench:' });

@@ -162,7 +162,11 @@ export async function startHaproxy(backends, { sticky = false } = {}) {
     '  retry-on conn-failure',
     '  option redispatch',
     ...(sticky
-      ? ['  stick-table type string len 64 size 100k expire 30m', '  stick on req.hdr(mcp-session-id)']
+      ? [
+          '  stick-table type string len 64 size 100k expire 30m',
+          '  stick store-response res.hdr(mcp-session-id)',
+          '  stick match req.hdr(mcp-session-id)',
+        ]
       : []),
     ...backends.map((b, i) => `  server s${i} 127.0.0.1:${b} check inter 500 fall 2 rise 1`),
     '',
