@@ -8,8 +8,8 @@
  */
 export type { TaskCallOptions, TaskErrorDetails } from './tasks/call-options.js';
 export { callTask } from './tasks/call-task.js';
-export { taskSteps } from './tasks/task-record.js';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
+export { taskSteps } from './tasks/task-record.js';
 export {
   declaresTasksExtension,
   isTerminalStatus,

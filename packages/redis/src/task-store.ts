@@ -36,7 +36,7 @@ export const TASK_STORE_UNAVAILABLE = 'TASK_STORE_UNAVAILABLE';
 export const TASK_OWNER_LOST = 'TASK_OWNER_LOST';
 
 /**
- * Options for {@link RedisTaskStore}: the limits of {@link TaskStoreOptions} (they hold across every
+ * Options for {@link RedisTaskStore}: the limits of the in-memory store's options (they hold across every
  * instance sharing the prefix), and the instance's lease.
  *
  * @example
