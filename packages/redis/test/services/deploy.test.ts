@@ -161,6 +161,22 @@ describe('two examples/server instances behind haproxy round robin, tasks on Red
     }
   });
 
+  it('a 2025-11-25 session keeps affinity through the balancer (stick on Mcp-Session-Id): 5 of 5 task calls', async () => {
+    const sticky = await startHaproxy(
+      instances.map((i) => i.port),
+      { sticky: true },
+    );
+    try {
+      const c = new HttpClient({ url: sticky.url });
+      clients.push(c);
+      await c.connect({ revision: '2025-11-25' });
+      for (let i = 0; i < 5; i++)
+        expect(textOf(await callTask(c, 'tools/call', work(2, 30)))).toBe('done 2 steps');
+    } finally {
+      await sticky.stop();
+    }
+  });
+
   it('a Redis restart mid-run (SHUTDOWN, then SIGKILL) loses no completed result', async () => {
     const c = await client();
     const declare = (params: Record<string, unknown>) =>
