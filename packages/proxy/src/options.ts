@@ -77,6 +77,11 @@ export interface ProxyOptions {
    * signs the requestState handed to hosts, shared by every proxy instance. @default a key per process
    */
   requestStateSecret?: Uint8Array;
+  /**
+   * `--redis URL`: record which instance relays each 2026-07-28 task in Redis, so a task request that
+   * lands on another proxy instance is forwarded to it. @default none
+   */
+  redisUrl?: string;
 }
 
 /** One flag: its type, its default as the usage text shows it, and what it does. */
@@ -201,6 +206,12 @@ const FLAGS: Record<string, Flag> = {
     default: 'a key per process',
     help: 'sign the requestState handed to hosts with the secret in FILE (32+ bytes), shared by every instance',
   },
+  redis: {
+    type: 'string',
+    arg: 'URL',
+    default: 'none',
+    help: 'record relayed tasks in Redis (redis://host:port) so any instance behind a balancer answers for them',
+  },
   'admin-port': {
     type: 'string',
     arg: 'PORT',
@@ -322,6 +333,9 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   }
   const tokenFile = str('auth-token-file');
   const secretFile = str('request-state-secret-file');
+  const redis = str('redis');
+  if (redis !== undefined && !/^rediss?:\/\/./.test(redis))
+    throw new UsageError(`--redis takes a redis:// or rediss:// URL, not ${JSON.stringify(redis)}`);
   const minInterval = str('progress-interval');
   const adminPort = str('admin-port');
   const origins = str('allowed-origins');
@@ -349,6 +363,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),
     drainMs: whole('drain-timeout', 10_000, 0),
     ...(secretFile === undefined ? {} : { requestStateSecret: readSecret(secretFile) }),
+    ...(redis === undefined ? {} : { redisUrl: redis }),
   };
 }
 

@@ -284,7 +284,7 @@ export class ProxyRelay {
           }),
         );
         end('completed');
-        return resultForHost(task.result(result), ctx.revision, ctx.method, this.#cacheHints);
+        return resultForHost(await task.result(result), ctx.revision, ctx.method, this.#cacheHints);
       }
       const round = { endpoint, ctx, host };
       // A retry with a requestState from the proxy (its upstream is legacy) resumes the call it parked.

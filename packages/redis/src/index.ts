@@ -4,6 +4,8 @@
  *
  * @module @mcp-inflight/redis
  */
+
+export { type Forwarded, RedisTaskDirectory, type RedisTaskDirectoryOptions } from './task-directory.js';
 export {
   RedisTaskStore,
   type RedisTaskStoreOptions,

@@ -207,3 +207,23 @@ export async function startHaproxy(backends, { sticky = false } = {}) {
     },
   };
 }
+
+export const PROXY_BIN = fileURLToPath(new URL('../../../proxy/dist/bin.js', import.meta.url));
+
+/** `mcp-inflight-proxy --http PORT --log json ...args` on a free port; `kill()` ends it at once. */
+export async function startProxyInstance(args) {
+  const port = await freePort();
+  const child = track(
+    spawn(process.execPath, [PROXY_BIN, '--http', String(port), '--log', 'json', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  await readyLine(child, /"type":"listening"/, 'the proxy');
+  return {
+    port,
+    child,
+    url: `http://127.0.0.1:${port}/mcp`,
+    kill: () => stopChild(child, 'SIGKILL'),
+    stop: () => stopChild(child, 'SIGTERM'),
+  };
+}
