@@ -68,7 +68,18 @@ export interface TaskDirectory {
     taskId: string,
     method: string,
     params: Record<string, unknown>,
-  ): Promise<{ held: false } | { held: true; result: unknown }>;
+  ): Promise<
+    | {
+        /** No instance holds the task: it never was, or its TTL passed. */
+        held: false;
+      }
+    | {
+        /** An instance holds it, or its end was kept. */
+        held: true;
+        /** The answer, as the holder's host would have had it. */
+        result: unknown;
+      }
+  >;
   /** Answers what other instances forward for the tasks relayed here. */
   serve(answer: (method: string, params: Record<string, unknown>) => Promise<unknown>): void;
 }
