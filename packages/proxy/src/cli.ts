@@ -3,7 +3,7 @@
 import { withTimeout } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
 import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
-import { RedisTaskDirectory } from '@mcp-inflight/redis';
+import type { RedisTaskDirectory } from '@mcp-inflight/redis';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import type { Listener } from './listeners.js';
@@ -58,7 +58,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   let directory: RedisTaskDirectory | undefined;
   if (options.redisUrl !== undefined) {
     try {
-      directory = await RedisTaskDirectory.connect({ url: options.redisUrl });
+      // Loaded only when asked for: a proxy without --redis never loads the Redis client.
+      const { RedisTaskDirectory: Directory } = await import('@mcp-inflight/redis');
+      directory = await Directory.connect({ url: options.redisUrl });
     } catch (error) {
       return usageExit(new UsageError(`--redis: ${(error as Error).message}`));
     }
