@@ -21,6 +21,10 @@ export interface ServerOptions {
   allowedOrigins?: string[] | '*';
   /** `--tasks`: `work` may run as a task (2025-11-25 `params.task`, the 2026-07-28 tasks extension). */
   tasks: boolean;
+  /** `--redis URL`: with `--tasks`, keep tasks in Redis, shared by every instance that names it. */
+  redisUrl?: string;
+  /** `--request-state-secret-file PATH`: the file holding the requestState secret every instance shares. */
+  requestStateSecretFile?: string;
   /** `--help` */
   help: boolean;
 }
@@ -43,6 +47,11 @@ export const USAGE = `usage: mcp-inflight-example-server [--http PORT] [--confor
   --conformance          also serve the tools @modelcontextprotocol/conformance calls by name
   --tasks                work may run as a task: 2025-11-25 task-augmented calls, the 2026-07-28
                          tasks extension (tasks/get, tasks/result, tasks/cancel; tasks live 60 s)
+  --redis URL            with --tasks: keep tasks in Redis (redis://host:port), so any instance behind
+                         a load balancer answers for any task; unreachable at start: exit 2
+  --request-state-secret-file PATH
+                         seal multi round-trip requestState with the secret in PATH (at least 32
+                         bytes; a trailing newline is dropped), shared by every instance
   --help                 print this and exit
 
 Limits (milliseconds; the defaults keep a forgotten call or client from holding the server):
@@ -77,6 +86,8 @@ export function parseServerArgs(argv: readonly string[]): ServerOptions {
         'allowed-origins': { type: 'string' },
         conformance: { type: 'boolean' },
         tasks: { type: 'boolean' },
+        redis: { type: 'string' },
+        'request-state-secret-file': { type: 'string' },
         help: { type: 'boolean' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((flag) => [flag.slice(2), { type: 'string' as const }]),
@@ -102,6 +113,17 @@ export function parseServerArgs(argv: readonly string[]): ServerOptions {
     if (!/^\d+$/.test(text) || port > 65_535)
       throw new Error(`--http takes a port from 0 to 65535, not ${JSON.stringify(text)}`);
     options.httpPort = port;
+  }
+  if (typeof values.redis === 'string') {
+    if (!options.tasks) throw new Error('--redis keeps tasks: it needs --tasks');
+    if (!/^rediss?:\/\/./.test(values.redis))
+      throw new Error(`--redis takes a redis:// or rediss:// URL, not ${JSON.stringify(values.redis)}`);
+    options.redisUrl = values.redis;
+  }
+  const secretFile = values['request-state-secret-file'];
+  if (typeof secretFile === 'string') {
+    if (secretFile === '') throw new Error('--request-state-secret-file takes a path');
+    options.requestStateSecretFile = secretFile;
   }
   const origins = values['allowed-origins'];
   if (typeof origins === 'string') options.allowedOrigins = parseOrigins(origins);

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint, TransportKind } from '@mcp-inflight/core';
 import {
   type ServeTasksOptions,
+  type SharedTaskStore,
   serveTasks,
-  type TaskStore,
   taskCapabilities,
 } from '@mcp-inflight/core/tasks';
 import { createServer, defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
@@ -78,7 +78,7 @@ const CHANGING_TOOL = defineTool({
 export function conformanceServer(
   counters: WorkCounters,
   listeners: Publisher,
-  tasks?: TaskStore,
+  tasks?: SharedTaskStore,
   transport: TransportKind = 'stdio',
 ): (endpoint: Endpoint) => void {
   const prompts = conformancePrompts(listeners);

@@ -1,13 +1,22 @@
 // The example server: `work`, `status` and `confirm` on stdio, or with `--http PORT` on 127.0.0.1:PORT/mcp. See
 // README.md.
+import { readFileSync } from 'node:fs';
 import type { Endpoint } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints, serveStats } from '@mcp-inflight/core/stats';
+import type { SharedTaskStore } from '@mcp-inflight/core/tasks';
 import { serveHttp } from '@mcp-inflight/http';
+import { RedisTaskStore } from '@mcp-inflight/redis';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { conformanceServer } from './conformance.js';
-import { exampleTaskStore, setupExampleServer, type WorkCounters } from './tools.js';
+import {
+  EXAMPLE_TASK_LIMITS,
+  exampleTaskStore,
+  setupExampleServer,
+  useRequestStateSecret,
+  type WorkCounters,
+} from './tools.js';
 
 let options: ServerOptions;
 try {
@@ -25,7 +34,30 @@ const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0, stopped
 // Listen streams (2026-07-28 `subscriptions/listen`) on every transport; the conformance tools publish
 // their list changes to them.
 const listeners = new Listeners();
-const tasks = options.tasks ? exampleTaskStore() : undefined;
+if (options.requestStateSecretFile !== undefined) {
+  try {
+    useRequestStateSecret(readSecret(options.requestStateSecretFile));
+  } catch (error) {
+    process.stderr.write(`example server: --request-state-secret-file: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+}
+let tasks: SharedTaskStore | undefined;
+let redis: RedisTaskStore | undefined;
+if (options.redisUrl !== undefined) {
+  try {
+    redis = await RedisTaskStore.connect({
+      url: options.redisUrl,
+      ...EXAMPLE_TASK_LIMITS,
+      maxTasks: 10_000,
+      onError: () => {}, // store calls report it (-32603); the client reconnects by itself
+    });
+  } catch (error) {
+    process.stderr.write(`example server: --redis: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  tasks = redis;
+} else if (options.tasks) tasks = exampleTaskStore();
 const setupTools = options.conformance
   ? conformanceServer(counters, listeners, tasks, options.httpPort === undefined ? 'stdio' : 'http')
   : (endpoint: Endpoint) => setupExampleServer(endpoint, counters, tasks);
@@ -72,7 +104,10 @@ if (options.httpPort !== undefined) {
   };
   process.stderr.write(`example server listening on ${server.url}\n`);
   const stop = (): void => {
-    void server.close().then(() => process.exit(0));
+    void server
+      .close()
+      .then(() => redis?.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -87,4 +122,21 @@ if (options.httpPort !== undefined) {
   // The connection is over (stdin ended, or stdout broke while stdin stays open): nothing can be answered
   // any more, so exit rather than linger on open handles, as examples/proxy does.
   process.exit(0);
+}
+
+/** The secret's bytes, without the newline an editor or `echo` leaves; at least 32 of them. */
+function readSecret(path: string): Uint8Array {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new Error(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  let end = bytes.length;
+  if (bytes[end - 1] === 0x0a) end--;
+  if (bytes[end - 1] === 0x0d) end--;
+  if (end < 32) throw new Error(`${path} holds ${end} bytes; the secret must be at least 32`);
+  return new Uint8Array(bytes.subarray(0, end));
 }

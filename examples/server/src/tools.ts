@@ -8,7 +8,13 @@ import {
   type TransportKind,
 } from '@mcp-inflight/core';
 import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
-import { type ServeTasksOptions, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
+import {
+  type ServeTasksOptions,
+  type SharedTaskStore,
+  serveTasks,
+  TaskStore,
+  taskCapabilities,
+} from '@mcp-inflight/core/tasks';
 import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
 import * as z from 'zod';
 import { confirmTool } from './confirm.js';
@@ -29,8 +35,16 @@ const workInput = z.object({
   tag: z.string().optional(),
 });
 
-/** One signer per process: a retry's requestState is verified by the key that sealed it. */
-const signer = new RequestStateSigner({ ttlMs: 300_000 });
+/**
+ * One signer per process: a retry's requestState is verified by the key that sealed it. Random per
+ * process unless `--request-state-secret-file` gives the secret every instance shares.
+ */
+let signer = new RequestStateSigner({ ttlMs: 300_000 });
+
+/** Seals and opens requestState with `secret` from now on (`--request-state-secret-file`). */
+export function useRequestStateSecret(secret: Uint8Array): void {
+  signer = new RequestStateSigner({ ttlMs: 300_000, secret });
+}
 
 /**
  * The example's tools: `work` (sleeps `intervalMs` per step, reports progress after each, honours
@@ -109,7 +123,7 @@ async function work(
 export function serveExample(
   endpoint: Endpoint,
   tools: readonly Tool[] | ToolList,
-  tasks?: TaskStore,
+  tasks?: SharedTaskStore,
   taskOptions: ServeTasksOptions = { taskable: exampleTaskable },
 ): void {
   // A list that can change says so: clients may then ask for its changes on a listen stream.
@@ -141,11 +155,18 @@ export function exampleTaskable(params: Record<string, unknown> | undefined): bo
  * Registers the example server on one endpoint. `counters` is shared across endpoints so `status` sees
  * the whole process; so is `tasks`, the process's task store (`--tasks`).
  */
-export function setupExampleServer(endpoint: Endpoint, counters: WorkCounters, tasks?: TaskStore): void {
+export function setupExampleServer(
+  endpoint: Endpoint,
+  counters: WorkCounters,
+  tasks?: SharedTaskStore,
+): void {
   serveExample(endpoint, exampleTools(counters, tasks !== undefined, endpoint.transport), tasks);
 }
 
-/** The process's task store for `--tasks`: tasks live 60 s (at most 10 min), polled every 200 ms. */
+/** The example's task limits: tasks live 60 s (at most 10 min), polled every 200 ms. */
+export const EXAMPLE_TASK_LIMITS = { defaultTtlMs: 60_000, maxTtlMs: 600_000, pollIntervalMs: 200 } as const;
+
+/** The process's task store for `--tasks` without `--redis`. */
 export function exampleTaskStore(): TaskStore {
-  return new TaskStore({ defaultTtlMs: 60_000, maxTtlMs: 600_000, pollIntervalMs: 200 });
+  return new TaskStore(EXAMPLE_TASK_LIMITS);
 }

@@ -20,3 +20,19 @@ it('--allowed-origins refuses what is not an origin', () => {
   );
   expect(() => parseServerArgs(['--allowed-origins', '127.0.0.1:8080'])).toThrow(/is not an origin/);
 });
+
+it('--redis takes a redis:// URL and needs --tasks; --request-state-secret-file takes a path', () => {
+  expect(parseServerArgs(['--tasks', '--redis', 'redis://127.0.0.1:6379']).redisUrl).toBe(
+    'redis://127.0.0.1:6379',
+  );
+  expect(() => parseServerArgs(['--redis', 'redis://127.0.0.1:6379'])).toThrow(
+    '--redis keeps tasks: it needs --tasks',
+  );
+  expect(() => parseServerArgs(['--tasks', '--redis', '127.0.0.1:6379'])).toThrow(
+    '--redis takes a redis:// or rediss:// URL, not "127.0.0.1:6379"',
+  );
+  expect(parseServerArgs(['--request-state-secret-file', '/run/secrets/k']).requestStateSecretFile).toBe(
+    '/run/secrets/k',
+  );
+  expect(parseServerArgs([]).redisUrl).toBeUndefined();
+});

@@ -112,3 +112,38 @@ it('--conformance adds the conformance tools on stdio too, and work still works'
     await client.close();
   }
 });
+
+it('an unreachable --redis URL at start is one line and exit 2 (no Redis needed to show it)', async () => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
+  const { code, err } = await run(['--http', '0', '--tasks', '--redis', `redis://127.0.0.1:${port}`]);
+  expect(code).toBe(2);
+  expect(err.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      new RegExp(`^example server: --redis: cannot reach Redis at 127\\.0\\.0\\.1:${port}: `),
+    ),
+  ]);
+});
+
+it('a --request-state-secret-file that is missing or too short is one line and exit 2', async () => {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'secret-'));
+  try {
+    const short = join(dir, 'short');
+    writeFileSync(short, 'too short\n');
+    const missing = await run(['--request-state-secret-file', join(dir, 'none')]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(
+      /^example server: --request-state-secret-file: cannot read .*none: ENOENT\n$/,
+    );
+    const tooShort = await run(['--request-state-secret-file', short]);
+    expect(tooShort.code).toBe(2);
+    expect(tooShort.err).toMatch(/holds 9 bytes; the secret must be at least 32\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

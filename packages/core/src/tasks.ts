@@ -9,6 +9,7 @@
 export type { TaskCallOptions, TaskErrorDetails } from './tasks/call-options.js';
 export { callTask } from './tasks/call-task.js';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
+export { taskSteps } from './tasks/task-record.js';
 export {
   declaresTasksExtension,
   isTerminalStatus,

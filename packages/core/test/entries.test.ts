@@ -224,6 +224,7 @@ const REVIEWED: Record<string, string[]> = {
     'TASKS_EXTENSION',
     'type TaskState',
     'type TaskStatus',
+    'taskSteps',
     'TaskStore',
     'type TaskStoreOptions',
     'withTasksExtension',

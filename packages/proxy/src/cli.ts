@@ -2,6 +2,8 @@
 // (on stdio, or over HTTP). README.md lists every flag; `--help` prints them with their defaults.
 import { withTimeout } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
+import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
+import type { RedisTaskDirectory } from '@mcp-inflight/redis';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import type { Listener } from './listeners.js';
@@ -52,7 +54,19 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     if (options.log === 'quiet') return;
     process.stderr.write(`${options.log === 'json' ? jsonLine(event) : formatEvent(event)}\n`);
   };
+  // Which instance relays each task, in Redis, when there is more than one (docs/deploy.md).
+  let directory: RedisTaskDirectory | undefined;
+  if (options.redisUrl !== undefined) {
+    try {
+      // Loaded only when asked for: a proxy without --redis never loads the Redis client.
+      const { RedisTaskDirectory: Directory } = await import('@mcp-inflight/redis');
+      directory = await Directory.connect({ url: options.redisUrl });
+    } catch (error) {
+      return usageExit(new UsageError(`--redis: ${(error as Error).message}`));
+    }
+  }
   const proxy = createProxy({
+    ...(directory ? { tasks: { directory } } : {}),
     upstream: options.upstream,
     upstreamOptions: {
       connectTimeoutMs: options.connectTimeoutMs,
@@ -60,7 +74,18 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     },
     idleMs: options.idleMs,
     ceilingMs: options.ceilingMs,
-    input: { holdMs: options.inputHoldMs },
+    input: {
+      holdMs: options.inputHoldMs,
+      // Every instance behind a balancer signs with one secret, so any of them verifies a host's retry.
+      ...(options.requestStateSecret === undefined
+        ? {}
+        : {
+            signer: new RequestStateSigner({
+              ttlMs: options.inputHoldMs,
+              secret: options.requestStateSecret,
+            }),
+          }),
+    },
     logArguments: options.logArguments,
     ...(options.passHeaders.length > 0 ? { passHeaders: new PassHeaders(options.passHeaders) } : {}),
     ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
@@ -92,6 +117,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     if (options.log !== 'text') process.stderr.write(`proxy: ${message}\n`);
     await proxy.close();
     await admin?.close();
+    await directory?.close();
     // A command that does not exist is a start-up mistake like a bad flag.
     process.exit(/\b(ENOENT|EACCES)\b/.test(message) ? EXIT_USAGE : 1);
   }
@@ -101,6 +127,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     // One legacy session serves every host: a host's header would travel with other hosts' calls.
     await proxy.close();
     await admin?.close();
+    await directory?.close();
     return usageExit(
       new UsageError(
         `--pass-header needs a 2026-07-28 HTTP upstream; this one speaks ${revision ?? 'an unknown revision'}, whose one session serves every host`,
@@ -126,6 +153,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   } catch (error) {
     await proxy.close();
     await admin?.close();
+    await directory?.close();
     return usageExit(new UsageError(`cannot listen: ${(error as Error).message}`));
   }
   if (options.listen.kind === 'http') log({ type: 'listening', url: listener.url });
@@ -147,6 +175,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     await listener.close().catch(() => undefined);
     await admin?.close().catch(() => undefined);
     await proxy.close();
+    await directory?.close();
     log({ type: 'stats', stats: proxy.relay.stats });
     process.exit(0);
   };

@@ -40,7 +40,7 @@ export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
 export { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
 export { capabilitiesForHosts, NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 export { type ProxyStatsSources, serveProxyStats } from './stats.js';
-export { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
+export { type TaskDirectory, type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
 export {
   clientUpstream,
   PROXY_CAPABILITIES,

@@ -72,6 +72,16 @@ export interface ProxyOptions {
   adminPort?: number;
   /** `--drain-timeout MS`: on SIGTERM, how long calls in flight may finish. @default 10_000 */
   drainMs: number;
+  /**
+   * `--request-state-secret-file FILE`: the secret (at least 32 bytes, a trailing newline dropped) that
+   * signs the requestState handed to hosts, shared by every proxy instance. @default a key per process
+   */
+  requestStateSecret?: Uint8Array;
+  /**
+   * `--redis URL`: record which instance relays each 2026-07-28 task in Redis, so a task request that
+   * lands on another proxy instance is forwarded to it. @default none
+   */
+  redisUrl?: string;
 }
 
 /** One flag: its type, its default as the usage text shows it, and what it does. */
@@ -189,6 +199,18 @@ const FLAGS: Record<string, Flag> = {
     arg: 'MS',
     default: '300000',
     help: 'HTTP: end a legacy host session after MS without contact (its calls: SESSION_EXPIRED)',
+  },
+  'request-state-secret-file': {
+    type: 'string',
+    arg: 'FILE',
+    default: 'a key per process',
+    help: 'sign the requestState handed to hosts with the secret in FILE (32+ bytes), shared by every instance',
+  },
+  redis: {
+    type: 'string',
+    arg: 'URL',
+    default: 'none',
+    help: 'record relayed tasks in Redis (redis://host:port) so any instance behind a balancer answers for them',
   },
   'admin-port': {
     type: 'string',
@@ -310,6 +332,10 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     throw new UsageError('--pass-header needs an HTTP upstream (--upstream-http) and HTTP hosts (--http)');
   }
   const tokenFile = str('auth-token-file');
+  const secretFile = str('request-state-secret-file');
+  const redis = str('redis');
+  if (redis !== undefined && !/^rediss?:\/\/./.test(redis))
+    throw new UsageError(`--redis takes a redis:// or rediss:// URL, not ${JSON.stringify(redis)}`);
   const minInterval = str('progress-interval');
   const adminPort = str('admin-port');
   const origins = str('allowed-origins');
@@ -336,7 +362,29 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     connectTimeoutMs: whole('connect-timeout', 30_000),
     ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),
     drainMs: whole('drain-timeout', 10_000, 0),
+    ...(secretFile === undefined ? {} : { requestStateSecret: readSecret(secretFile) }),
+    ...(redis === undefined ? {} : { redisUrl: redis }),
   };
+}
+
+/** The secret's bytes, without the newline an editor or `echo` leaves; at least 32 of them. */
+function readSecret(file: string): Uint8Array {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(
+      `--request-state-secret-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  let end = bytes.length;
+  if (bytes[end - 1] === 0x0a) end--;
+  if (bytes[end - 1] === 0x0d) end--;
+  if (end < 32)
+    throw new UsageError(
+      `--request-state-secret-file: ${file} holds ${end} bytes; the secret must be at least 32`,
+    );
+  return new Uint8Array(bytes.subarray(0, end));
 }
 
 function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {

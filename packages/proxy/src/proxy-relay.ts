@@ -311,7 +311,14 @@ export class ProxyRelay {
           }),
         );
         end('completed');
-        return resultForHost(task.result(result), ctx.revision, ctx.method, this.#cacheHints);
+        // Only a task claimed in a shared directory waits (the claim goes before the answer).
+        const shaped = task.result(result);
+        return resultForHost(
+          shaped instanceof Promise ? await shaped : shaped,
+          ctx.revision,
+          ctx.method,
+          this.#cacheHints,
+        );
       }
       const round = { endpoint, ctx, host };
       // A retry with a requestState from the proxy (its upstream is legacy) resumes the call it parked.

@@ -39,6 +39,49 @@ export interface TaskRelayOptions {
   maxTtlMs?: number;
   /** The most tasks mapped at once; a host's task request beyond it is refused (-32010). @default 1_000 */
   maxTasks?: number;
+  /**
+   * Where proxies behind a balancer record which instance relays each 2026-07-28 task, so a task request
+   * that lands on another instance is forwarded to it (`RedisTaskDirectory` of `@mcp-inflight/redis`).
+   * @default none: a task's requests must reach the instance that relayed it
+   */
+  directory?: TaskDirectory;
+}
+
+/**
+ * Which proxy instance relays each task, shared by every instance (see {@link TaskRelayOptions.directory}).
+ *
+ * @example
+ * ```ts
+ * import type { TaskDirectory } from '@mcp-inflight/proxy';
+ * declare const directory: TaskDirectory;
+ * const answer = await directory.forward('task-1', 'tasks/get', { taskId: 'task-1' });
+ * if (!answer.held) console.log('no instance holds it');
+ * ```
+ */
+export interface TaskDirectory {
+  /** Records that this instance relays `taskId` for `ttlMs`. */
+  claim(taskId: string, ttlMs: number): Promise<void>;
+  /** Keeps the task's terminal `tasks/get` answer for every instance. */
+  settle(taskId: string, answer: Record<string, unknown>): Promise<void>;
+  /** Has the instance relaying `taskId` (or what is kept of it) answer `method`. */
+  forward(
+    taskId: string,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<
+    | {
+        /** No instance holds the task: it never was, or its TTL passed. */
+        held: false;
+      }
+    | {
+        /** An instance holds it, or its end was kept. */
+        held: true;
+        /** The answer, as the holder's host would have had it. */
+        result: unknown;
+      }
+  >;
+  /** Answers what other instances forward for the tasks relayed here. */
+  serve(answer: (method: string, params: Record<string, unknown>) => Promise<unknown>): void;
 }
 
 /** One upstream task as one host knows it. */
@@ -73,7 +116,7 @@ export interface TaskLeg {
   /** Keeps the upstream progress route past the CreateTaskResult. */
   readonly taskRoute: TaskRouteHooks;
   /** The upstream's answer as the host must see it: a mapped task, or a plain result. */
-  result(result: unknown): unknown;
+  result(result: unknown): unknown | Promise<unknown>;
 }
 
 /**
@@ -93,12 +136,23 @@ export class TaskRelay {
   readonly #byHostId = new Map<string, RelayedTask>();
   readonly #byUpstreamId = new Map<string, RelayedTask>();
   readonly #watched = new WeakSet<Endpoint>();
+  readonly #directory: TaskDirectory | undefined;
 
   constructor(options: TaskRelayOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#defaultTtlMs = options.defaultTtlMs ?? 60_000;
     this.#maxTtlMs = options.maxTtlMs ?? 3_600_000;
     this.#maxTasks = options.maxTasks ?? 1_000;
+    this.#directory = options.directory;
+    // Another instance's host asking about a task relayed here: answered as for a host of ours (a
+    // 2026-07-28 task belongs to no session, so any host that knows the id may ask [rule 15]).
+    this.#directory?.serve(async (method, params) => {
+      const id = params.taskId;
+      const entry = typeof id === 'string' ? this.#byHostId.get(id) : undefined;
+      if (!entry || entry.owner !== undefined || entry.bridged)
+        throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+      return this.#relayEntry(entry, method, params, new AbortController().signal, true);
+    });
   }
 
   /** Tasks mapped now. */
@@ -183,7 +237,16 @@ export class TaskRelay {
         this.#byHostId.set(entry.hostTaskId, entry);
         if (upstreamTaskId !== undefined) this.#byUpstreamId.set(upstreamTaskId, entry);
         this.#watch(upstream);
-        if (!bridged) return mapTaskIds(result, upstreamTaskId as string, entry.hostTaskId);
+        if (!bridged) {
+          const mapped = mapTaskIds(result, upstreamTaskId as string, entry.hostTaskId);
+          // Claimed before the CreateTaskResult goes, so any instance finds it; a directory that is away
+          // leaves the task reachable here only.
+          if (!this.#directory || !modernTask) return mapped;
+          return this.#directory.claim(entry.hostTaskId, keepMs).then(
+            () => mapped,
+            () => mapped,
+          );
+        }
         // No progress comes from a 2026-07-28 task [T13]: the host's route ends now.
         this.#end(entry);
         if (upstreamTaskId === undefined) {
@@ -201,34 +264,27 @@ export class TaskRelay {
   attach(host: Endpoint, upstreamOf: () => UpstreamConnection | undefined): void {
     const relay =
       (method: string) => async (params: Record<string, unknown> | undefined, ctx: RequestContext) => {
+        const id = params?.taskId;
+        if (
+          this.#directory &&
+          !isLegacy(ctx.revision) &&
+          method !== 'tasks/result' &&
+          typeof id === 'string' &&
+          !this.#byHostId.has(id) &&
+          declaresTasksExtension(ctx.meta)
+        ) {
+          // Relayed by another instance behind the balancer: it answers, or Redis does once it ended.
+          const forwarded = await this.#directory.forward(id, method, { ...params, taskId: id });
+          if (forwarded.held) return forwarded.result;
+        }
         const entry = this.#find(host, params, ctx);
         if (entry.bridged) return this.#bridge(method, entry, ctx);
-        const modern = !isLegacy(ctx.revision);
-        const upstreamParams = {
-          taskId: entry.upstreamTaskId as string,
-          ...(method === 'tasks/update' ? { inputResponses: params?.inputResponses ?? {} } : {}),
-        };
-        const upstream = entry.upstream;
-        if (upstream.endpoint.closed || upstreamOf() !== upstream)
+        if (upstreamOf() !== entry.upstream)
           throw new JsonRpcError(
             JsonRpcErrorCode.InvalidParams,
             'Failed to retrieve task: the upstream that held it is gone',
           );
-        const result = await upstream.request(
-          method,
-          modern ? withTasksExtension(upstreamParams, upstream.endpoint.clientCapabilities) : upstreamParams,
-          {
-            signal: ctx.signal,
-            progress: false,
-          },
-        );
-        const status = (
-          method === 'tasks/cancel' || method === 'tasks/get'
-            ? (result as { status?: unknown })?.status
-            : undefined
-        ) as TaskStatus | undefined;
-        if (method === 'tasks/result' || (status !== undefined && isTerminalStatus(status))) this.#end(entry);
-        return mapTaskIds(result, entry.upstreamTaskId as string, entry.hostTaskId);
+        return this.#relayEntry(entry, method, params, ctx.signal, !isLegacy(ctx.revision));
       };
     for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'])
       host.setRequestHandler(method, relay(method));
@@ -251,6 +307,44 @@ export class TaskRelay {
       );
       return { tasks: tasks.filter((t) => t !== undefined) };
     });
+  }
+
+  /** One `tasks/*` request for a relayed (not bridged) task, asked of its upstream, ids mapped back. */
+  async #relayEntry(
+    entry: RelayedTask,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    modern: boolean,
+  ): Promise<unknown> {
+    const upstreamParams = {
+      taskId: entry.upstreamTaskId as string,
+      ...(method === 'tasks/update' ? { inputResponses: params?.inputResponses ?? {} } : {}),
+    };
+    const upstream = entry.upstream;
+    if (upstream.endpoint.closed)
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        'Failed to retrieve task: the upstream that held it is gone',
+      );
+    const result = await upstream.request(
+      method,
+      modern ? withTasksExtension(upstreamParams, upstream.endpoint.clientCapabilities) : upstreamParams,
+      { signal, progress: false },
+    );
+    const status = (
+      method === 'tasks/cancel' || method === 'tasks/get'
+        ? (result as { status?: unknown })?.status
+        : undefined
+    ) as TaskStatus | undefined;
+    const mapped = mapTaskIds(result, entry.upstreamTaskId as string, entry.hostTaskId);
+    if (method === 'tasks/result' || (status !== undefined && isTerminalStatus(status))) {
+      this.#end(entry);
+      // Kept for every instance: the answer outlives this one.
+      if (method === 'tasks/get' && entry.owner === undefined && isObject(mapped))
+        void this.#directory?.settle(entry.hostTaskId, mapped).catch(noop);
+    }
+    return mapped;
   }
 
   /** A bridged task's `tasks/*` for its 2025-11-25 host, asked of the 2026-07-28 upstream. */

@@ -160,6 +160,24 @@ describe('parseProxyArgs', () => {
     expect(() => parseProxyArgs([...http, '--path', 'mcp'])).toThrow('--path must start with /');
   });
 
+  it('--request-state-secret-file reads the shared secret (newline dropped) and refuses a short or missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-secret-'));
+    const good = join(dir, 'key');
+    writeFileSync(good, `${'k'.repeat(32)}\n`);
+    const short = join(dir, 'short');
+    writeFileSync(short, 'short\n');
+    const base = ['--upstream-stdio', 'node s.js'];
+    const secret = parseProxyArgs([...base, '--request-state-secret-file', good]).requestStateSecret;
+    expect(secret && Buffer.from(secret).toString()).toBe('k'.repeat(32));
+    expect(parseProxyArgs(base).requestStateSecret).toBeUndefined();
+    expect(() => parseProxyArgs([...base, '--request-state-secret-file', short])).toThrow(
+      `--request-state-secret-file: ${short} holds 5 bytes; the secret must be at least 32`,
+    );
+    expect(() => parseProxyArgs([...base, '--request-state-secret-file', join(dir, 'none')])).toThrow(
+      /--request-state-secret-file: cannot read .*none: ENOENT/,
+    );
+  });
+
   it('--help lists every flag with its default', () => {
     for (const flag of [
       '--host',

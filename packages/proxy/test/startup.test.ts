@@ -73,3 +73,20 @@ it('a malformed --header and an unreadable token file end the proxy with one lin
   expect(header.err).toMatch(/^proxy: --header takes "Name: value"/);
   expect(tokens.err).toMatch(/^proxy: --auth-token-file: cannot read \/nonexistent\/tokens: ENOENT/);
 });
+
+it('an unreachable --redis URL at start is one line and exit 2 (no Redis needed to show it)', async () => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
+  const { code, err } = await run([
+    '--upstream-http',
+    'http://127.0.0.1:9/mcp',
+    '--redis',
+    `redis://127.0.0.1:${port}`,
+  ]);
+  expect(code).toBe(2);
+  expect(err.trim().split('\n')).toEqual([
+    expect.stringMatching(new RegExp(`^proxy: --redis: cannot reach Redis at 127\\.0\\.0\\.1:${port}: `)),
+  ]);
+});

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '../client/client.js';
 import type { Clock } from '../clock/clock.js';
+import { nap } from '../clock/pause.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import type { HandlerLimits, RequestContext, RequestHandler } from '../endpoint/context.js';
 import type { Endpoint } from '../endpoint/endpoint.js';
@@ -112,7 +113,12 @@ export function serveTasks(
     const taskId = (params as TaskFields | undefined)?.taskId;
     const record =
       typeof taskId === 'string' ? await store.getTask(ownerOf(ctx.revision), taskId) : undefined;
-    if (!record) throw notFound();
+    if (!record) {
+      // A store that remembers expired ids says so, as the extension's error handling names it.
+      if (typeof taskId === 'string' && (await store.hasExpired?.(ownerOf(ctx.revision), taskId)))
+        throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
+      throw notFound();
+    }
     return record;
   };
 
@@ -153,7 +159,7 @@ export function serveTasks(
       await store.finishTask(record.taskId, { status: 'cancelled', error: cancelledError() });
       throw ctx.signal.reason;
     }
-    run(call, params, ctx, served, store, endpoint.clock);
+    run(call, params, ctx, served, store, endpoint.clock, record.ttlMs);
     // The task is in the store, so any instance answers for it, before this result goes [rule 15].
     return legacy
       ? { task: view(record, ctx.revision, poll) }
@@ -250,8 +256,10 @@ function run(
   served: ServedTask,
   store: SharedTaskStore,
   clock: Clock,
+  ttlMs: number,
 ): void {
   const legacy = isLegacy(ctx.revision);
+  const endsBy = clock.now() + ttlMs;
   const taskId = served.taskId;
   const deadline = new DeadlineController({ clock, parent: served.abort.signal });
   const scopes: DeadlineController[] = [deadline];
@@ -321,20 +329,36 @@ function run(
         served.settled = true;
         // 2025-11-25: a tool result with isError is a failed task; 2026-07-28: it is completed [T21 T22].
         const failed = legacy && (result as CallToolResult | undefined)?.isError === true;
-        return store.finishTask(taskId, { status: failed ? 'failed' : 'completed', result });
+        const outcome = { status: failed ? 'failed' : 'completed', result } as const;
+        return persist(() => store.finishTask(taskId, outcome), clock, endsBy);
       },
       (error: unknown) => {
         served.settled = true;
         const wire = errorResponseFor(0, error) as { error: JsonRpcErrorObject };
         const outcome = { status: 'failed', error: wire.error, statusMessage: wire.error.message } as const;
-        return store.finishTask(taskId, outcome);
+        return persist(() => store.finishTask(taskId, outcome), clock, endsBy);
       },
     )
-    .catch(noop) // a store that fails to record the end: the TTL ends the task
+    .catch(noop) // a store away past the TTL: the TTL ends the task
     .finally(() => {
       for (const scope of scopes) scope.dispose();
       ctx.endProgress();
     });
+}
+
+/**
+ * Writes a task's end, again and again while the store is away (Redis restarting), until the task's TTL
+ * would have ended it anyway: a finished result is not lost to an outage shorter than the TTL.
+ */
+async function persist<T>(write: () => Promise<T>, clock: Clock, endsBy: number): Promise<T> {
+  for (let waitMs = 50; ; waitMs = Math.min(waitMs * 2, 1_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (clock.now() + waitMs >= endsBy) throw error;
+      await nap(waitMs, clock).slept;
+    }
+  }
 }
 
 /** The most times a task's work may ask for input before the task fails. */

@@ -1,6 +1,7 @@
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
 import type { JsonRpcErrorObject } from '../errors/inflight-error.js';
 import type { InputRequests, InputResponses } from '../mrtr/types.js';
+import { taskSteps } from './task-record.js';
 import { isTerminalStatus, type TaskStatus } from './task-state.js';
 
 /**
@@ -126,6 +127,11 @@ export interface SharedTaskStore {
   createTask(owner: string | undefined, requestedTtlMs: number | undefined): Promise<TaskRecord | undefined>;
   /** The task `taskId` if `owner` may see it (its own, or one bound to no owner) and its TTL has not passed. */
   getTask(owner: string | undefined, taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * Whether `taskId` named a task `owner` could see whose TTL has passed, so `tasks/get` can answer
+   * "Task has expired" rather than "Task not found". Optional: a store that forgets at once has none.
+   */
+  hasExpired?(owner: string | undefined, taskId: string): Promise<boolean>;
   /** The tasks `owner` may see, oldest first. */
   listTasks(owner: string | undefined): Promise<TaskRecord[]>;
   /**
@@ -275,44 +281,15 @@ export class TaskStore implements SharedTaskStore {
   async updateTask(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const kept = this.#live(taskId);
     if (!kept) return undefined;
-    const was = kept.record;
-    if (change.status === undefined && change.inputRequests === undefined) {
-      if (change.statusMessage === undefined || change.statusMessage === was.statusMessage) return copy(was);
-    }
-    const next: Record<string, unknown> = { ...was };
-    if (change.statusMessage !== undefined) next['statusMessage'] = change.statusMessage;
-    if (change.status !== undefined) next['status'] = change.status;
-    if (change.inputRequests !== undefined) {
-      next['inputRequests'] = copy(change.inputRequests);
-      next['inputResponses'] = {};
-    } else if (change.status === 'working') {
-      delete next['inputRequests'];
-      delete next['inputResponses'];
-    }
-    return this.#changed(kept, next as unknown as TaskRecord);
+    const next = taskSteps.change(kept.record, change, new Date().toISOString());
+    return next ? this.#changed(kept, next) : copy(kept.record);
   }
 
   async answerTask(taskId: string, inputResponses: InputResponses): Promise<TaskRecord | undefined> {
     const kept = this.#tasks.get(taskId);
     if (!kept) return undefined;
-    const was = kept.record;
-    if (was.status !== 'input_required' || !was.inputRequests) return copy(was);
-    const outstanding = { ...was.inputRequests };
-    const answers = { ...was.inputResponses };
-    let answered = false;
-    for (const [key, answer] of Object.entries(inputResponses)) {
-      if (!(key in outstanding)) continue;
-      answers[key] = copy(answer);
-      delete outstanding[key];
-      answered = true;
-    }
-    if (!answered) return copy(was);
-    const { inputRequests: _r, ...rest } = was;
-    const next: TaskRecord =
-      Object.keys(outstanding).length > 0
-        ? { ...was, inputRequests: outstanding, inputResponses: answers }
-        : { ...rest, status: 'working', inputResponses: answers };
-    return this.#changed(kept, next);
+    const next = taskSteps.answer(kept.record, inputResponses, new Date().toISOString());
+    return next ? this.#changed(kept, next) : copy(kept.record);
   }
 
   async finishTask(taskId: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
@@ -342,21 +319,14 @@ export class TaskStore implements SharedTaskStore {
   }
 
   #finish(kept: Kept, outcome: TaskOutcome): TaskRecord {
-    const { inputRequests: _r, inputResponses: _a, ...was } = kept.record;
-    const ended: TaskRecord = {
-      ...was,
-      status: outcome.status,
-      ...(outcome.result === undefined ? {} : { result: copy(outcome.result) }),
-      ...(outcome.error === undefined ? {} : { error: copy(outcome.error) }),
-      ...(outcome.statusMessage === undefined ? {} : { statusMessage: outcome.statusMessage }),
-    };
+    const ended = taskSteps.finish(kept.record, outcome, new Date().toISOString()) ?? kept.record;
     const told = this.#changed(kept, ended);
     kept.watchers.clear(); // a terminal task never changes again [T4]
     return told;
   }
 
   #changed(kept: Kept, next: TaskRecord): TaskRecord {
-    kept.record = { ...next, lastUpdatedAt: new Date().toISOString() };
+    kept.record = next;
     for (const watcher of [...kept.watchers]) watcher(copy(kept.record));
     return copy(kept.record);
   }
@@ -365,12 +335,7 @@ export class TaskStore implements SharedTaskStore {
     kept.expiry?.clear();
     kept.expiry = undefined;
     this.#tasks.delete(kept.record.taskId);
-    if (!isTerminalStatus(kept.record.status))
-      this.#finish(kept, {
-        status: 'failed',
-        error: { code: -32603, message: 'the task expired' },
-        statusMessage: 'the task expired',
-      });
+    if (!isTerminalStatus(kept.record.status)) this.#finish(kept, taskSteps.expired);
     kept.watchers.clear();
   }
 }

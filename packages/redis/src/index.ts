@@ -1,0 +1,14 @@
+/**
+ * `@mcp-inflight/redis`: the task store on Redis, for servers and proxies with more than one instance
+ * behind a load balancer. Pass a {@link RedisTaskStore} to `serveTasks` on every instance.
+ *
+ * @module @mcp-inflight/redis
+ */
+
+export { type Forwarded, RedisTaskDirectory, type RedisTaskDirectoryOptions } from './task-directory.js';
+export {
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+  TASK_OWNER_LOST,
+  TASK_STORE_UNAVAILABLE,
+} from './task-store.js';
