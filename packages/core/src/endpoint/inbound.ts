@@ -1,3 +1,5 @@
+import type { Admission, AdmissionTicket } from '../admission/admission.js';
+import { OVERLOADED_MESSAGE } from '../admission/admission.js';
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
@@ -11,7 +13,7 @@ import type { RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel, SendIntent } from './channel.js';
-import type { HandlerLimits, RequestContext, RequestHandler } from './context.js';
+import type { HandlerOptions, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
 import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 
@@ -31,6 +33,15 @@ interface InboundEntry {
   done: boolean;
   /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. */
   scopes: DeadlineController[] | undefined;
+  /** Its slot in the endpoint's admission, released when the handler ends. */
+  ticket: AdmissionTicket | undefined;
+}
+
+/** A request waiting for admission: it has no deadline, route or handler yet. */
+interface QueuedEntry {
+  readonly method: string;
+  readonly batch: BatchCollector | undefined;
+  readonly ticket: AdmissionTicket;
 }
 
 /** Shared settings for {@link InboundRequests}. */
@@ -44,6 +55,10 @@ export interface InboundSettings {
   handlerCeilingMs: number;
   onError: (error: unknown, context: string) => void;
   hub: EventHub;
+  /** Asked before each handler runs; none: every request runs at once. */
+  admission: Admission | undefined;
+  /** Whose requests these are, for the admission's shares (the endpoint). */
+  owner: object;
 }
 
 /**
@@ -52,6 +67,8 @@ export interface InboundSettings {
  */
 export class InboundRequests {
   #entries = new Map<RequestId, InboundEntry>();
+  /** Requests waiting for admission, by id (a cancel takes one out at once [CN9]). */
+  #queued = new Map<RequestId, QueuedEntry>();
   /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
   #earlyCancels = new BoundedSet<RequestId>(128);
   #recentlyDone = new BoundedSet<RequestId>(256);
@@ -74,6 +91,11 @@ export class InboundRequests {
     return this.#entries.size;
   }
 
+  /** Requests waiting for admission. */
+  get queued(): number {
+    return this.#queued.size;
+  }
+
   /** Starts a request's handler on a later microtask, so a cancel read in the same chunk still wins. */
   dispatch(
     id: RequestId,
@@ -83,10 +105,12 @@ export class InboundRequests {
     handler: RequestHandler,
     batch: BatchCollector | undefined,
     onResult?: (result: unknown) => void,
-    limits?: HandlerLimits,
+    limits?: HandlerOptions,
+    size?: string | number,
+    parts = 1,
   ): void {
     const s = this.settings;
-    if (this.#entries.has(id)) {
+    if (this.#entries.has(id) || this.#queued.has(id)) {
       // Not related to `id`: on HTTP that would land on (and end) the first request's stream.
       const reply = errorResponse(
         id,
@@ -104,6 +128,36 @@ export class InboundRequests {
       this.#suppressed(id);
       return;
     }
+    const admission = s.admission;
+    if (admission === undefined || limits?.bypassesAdmission === true) {
+      this.#run(id, method, params, revision, handler, batch, onResult, limits, undefined);
+      return;
+    }
+    const ticket = admission.admit(s.owner, size, parts, () => {
+      this.#queued.delete(id);
+      this.#run(id, method, params, revision, handler, batch, onResult, limits, ticket);
+    });
+    if (ticket.state === 'running') {
+      this.#run(id, method, params, revision, handler, batch, onResult, limits, ticket);
+    } else if (ticket.state === 'queued') {
+      this.#queued.set(id, { method, batch, ticket });
+    } else {
+      this.#reply(batch, id, errorResponse(id, JsonRpcErrorCode.Overloaded, OVERLOADED_MESSAGE));
+    }
+  }
+
+  #run(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    revision: Revision,
+    handler: RequestHandler,
+    batch: BatchCollector | undefined,
+    onResult: ((result: unknown) => void) | undefined,
+    limits: HandlerOptions | undefined,
+    ticket: AdmissionTicket | undefined,
+  ): void {
+    const s = this.settings;
     let aborting: InboundEntry | undefined;
     const deadline = new DeadlineController({
       idleMs: limits?.idleMs ?? s.handlerIdleMs,
@@ -123,6 +177,7 @@ export class InboundRequests {
       suppress: false,
       done: false,
       scopes: undefined,
+      ticket,
     };
     aborting = entry;
     const meta = metaOf(params);
@@ -213,6 +268,7 @@ export class InboundRequests {
           } else route?.finish();
           const task = taskAugmented && hasTask(result);
           this.#reply(batch, id, resultResponse(id, withResultType(result, revision)), task);
+          this.#release(entry);
         },
         (error: unknown) => {
           // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
@@ -222,6 +278,7 @@ export class InboundRequests {
           hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
           entry.route?.close();
           this.#reply(batch, id, errorResponseFor(id, limitBehind(entry, error)));
+          this.#release(entry);
         },
       )
       .catch((error: unknown) => s.onError(error, `settling request ${JSON.stringify(id)}`));
@@ -229,6 +286,15 @@ export class InboundRequests {
 
   /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
   cancel(id: RequestId, reason: string | undefined): void {
+    const queued = this.#queued.get(id);
+    if (queued && queued.method !== 'initialize') {
+      // Waiting for admission: taken out at once, never run, never answered [CN9].
+      this.settings.admission?.withdraw(queued.ticket, true);
+      this.settings.hub.events?.emit('cancel-received', id, queued.method, reason);
+      this.#dropQueued(id, queued, undefined);
+      return;
+    }
+    if (queued) return void this.ignoredCancels++; // `initialize` may not be cancelled [CN7]
     const entry = this.#entries.get(id);
     if (entry) {
       if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
@@ -247,6 +313,12 @@ export class InboundRequests {
    * shutdown (an error response names the cause).
    */
   abort(id: RequestId, cause: InflightError, suppress: boolean): boolean {
+    const queued = this.#queued.get(id);
+    if (queued) {
+      this.settings.admission?.withdraw(queued.ticket, false);
+      this.#dropQueued(id, queued, suppress ? undefined : cause);
+      return true;
+    }
     const entry = this.#entries.get(id);
     if (!entry) return false;
     entry.suppress = suppress;
@@ -256,6 +328,11 @@ export class InboundRequests {
 
   /** Ends every request in flight (connection closed, shutdown), and the progress of open tasks. */
   abortAll(cause: InflightError | (() => InflightError), suppress: boolean): void {
+    // Waiting requests first: a running one that ends frees its slot, which must not start them.
+    if (this.#queued.size > 0) {
+      const reason = typeof cause === 'function' ? cause() : cause;
+      for (const id of [...this.#queued.keys()]) this.abort(id, reason, suppress);
+    }
     if (this.#entries.size > 0) {
       const reason = typeof cause === 'function' ? cause() : cause; // built only when needed
       for (const entry of [...this.#entries.values()]) this.abort(entry.id, reason, suppress);
@@ -277,9 +354,23 @@ export class InboundRequests {
     if (entry.suppress) {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
-      return;
-    }
-    this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+    } else this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+    this.#release(entry);
+  }
+
+  /** Frees the slot after the answer is written, so the next request starts behind it. */
+  #release(entry: InboundEntry): void {
+    const ticket = entry.ticket;
+    if (ticket) this.settings.admission?.release(ticket);
+  }
+
+  /** A waiting request that will never run: answered with `cause`, or ended with no response. */
+  #dropQueued(id: RequestId, queued: QueuedEntry, cause: InflightError | undefined): void {
+    this.#queued.delete(id);
+    this.#recentlyDone.add(id);
+    if (cause) return this.#reply(queued.batch, id, errorResponse(id, ...jsonRpcArgs(cause)));
+    queued.batch?.add(undefined);
+    this.#suppressed(id);
   }
 
   #finish(entry: InboundEntry): void {
