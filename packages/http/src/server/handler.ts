@@ -84,6 +84,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     setup,
     stateless: new Set(),
     streams: new Set(),
+    admission: resolved.admission,
     stats: {
       disconnectCancels: 0,
       legacyDisconnects: 0,
@@ -162,7 +163,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const claimsModern =
       carriesEnvelope ||
       (!isInitialize(value) && request.headers.get('mcp-protocol-version') === MODERN_REVISION);
-    if (claimsModern) return serveModern(request, value, context, headers, disconnect);
+    if (claimsModern) return serveModern(request, value, context, headers, disconnect, body.bytes);
     if (!resolved.legacy) {
       return errorReply(
         400,
@@ -177,7 +178,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
         },
       );
     }
-    return legacy.post(request, value, headers, disconnect);
+    return legacy.post(request, value, headers, disconnect, body.bytes);
   };
 
   return {
@@ -199,6 +200,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       }
       return {
         ...context.stats,
+        ...context.admission.stats,
         sessions: legacy.sessions.size,
         statelessInFlight: context.stateless.size,
         bufferedBytes,
