@@ -2,7 +2,11 @@
 // 2026-07-28 requests and its legacy sessions together, a bounded queue, -32010 past it, and a cancel (a
 // legacy notifications/cancelled, a 2026-07-28 disconnect) that takes a waiting request out at once.
 import { serveLifecycle } from '@mcp-inflight/core';
-import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED_BYTES, QUEUED_REQUEST_OVERHEAD_BYTES } from '@mcp-inflight/core/adapter';
+import {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED_BYTES,
+  QUEUED_REQUEST_OVERHEAD_BYTES,
+} from '@mcp-inflight/core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HttpSetup, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { modernHeaders, modernRequest, RawHttp } from './fixtures/raw-http.js';
@@ -22,7 +26,10 @@ function holds(): Holds {
     started,
     release: (key) => releases.get(key)!(),
     setup: (endpoint) => {
-      serveLifecycle(endpoint, { serverInfo: { name: 'admission', version: '1' }, capabilities: { tools: {} } });
+      serveLifecycle(endpoint, {
+        serverInfo: { name: 'admission', version: '1' },
+        capabilities: { tools: {} },
+      });
       endpoint.setRequestHandler('tools/call', (params, ctx) => {
         const key = String((params?.arguments as { key?: unknown } | undefined)?.key);
         started.push(key);
@@ -134,7 +141,11 @@ describe('admission over HTTP', () => {
     await vi.waitFor(() => expect(server!.handler.stats.queuedRequests).toBe(2));
 
     const cancelled = await raw.post(
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'wait', reason: 'no longer' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 'wait', reason: 'no longer' },
+      },
       legacy,
     );
     expect(cancelled.status).toBe(202);

@@ -39,7 +39,11 @@ describe('Admission', () => {
     expect(admission.admit(owner, 'é'.repeat(5), 1, () => {}).state).toBe('queued'); // 10 bytes, not 5
     expect(admission.admit(owner, 10, 1, () => {}).state).toBe('queued');
     expect(admission.admit(owner, 1, 1, () => {}).state).toBe('refused');
-    expect(admission.stats).toMatchObject({ queuedBytes: 2 * one, peakQueuedBytes: 2 * one, refusedRequests: 1 });
+    expect(admission.stats).toMatchObject({
+      queuedBytes: 2 * one,
+      peakQueuedBytes: 2 * one,
+      refusedRequests: 1,
+    });
   });
 
   it('withdraws a waiting request at once: it never starts, and its bytes are freed', () => {
@@ -185,14 +189,22 @@ describe('an endpoint with an admission', () => {
   it('runs a handler only once admitted, and answers -32010 past the queue', async () => {
     const clock = new ManualClock();
     const line = JSON.stringify(hold(1));
-    const admission = new Admission({ maxInFlight: 1, maxQueuedBytes: line.length + QUEUED_REQUEST_OVERHEAD_BYTES, clock });
+    const admission = new Admission({
+      maxInFlight: 1,
+      maxQueuedBytes: line.length + QUEUED_REQUEST_OVERHEAD_BYTES,
+      clock,
+    });
     const r = rig(admission, clock);
     for (const id of [1, 2, 3]) r.send(hold(id));
     await flush();
     expect(r.started).toEqual([1]);
     expect(r.endpoint.stats).toMatchObject({ inboundInFlight: 1, inboundQueued: 1 });
     expect(r.written).toEqual([
-      { jsonrpc: '2.0', id: 3, error: { code: JsonRpcErrorCode.Overloaded, message: 'Overloaded: retry later' } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: JsonRpcErrorCode.Overloaded, message: 'Overloaded: retry later' },
+      },
     ]);
     r.finish(1);
     await flush();

@@ -195,7 +195,8 @@ export class Admission {
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.maxInFlightPerShare = options.maxInFlightPerShare ?? this.maxInFlight;
     this.#clock = options.clock ?? systemClock;
-    if (!(this.maxInFlight >= 1)) throw new RangeError(`maxInFlight must be at least 1, got ${this.maxInFlight}`);
+    if (!(this.maxInFlight >= 1))
+      throw new RangeError(`maxInFlight must be at least 1, got ${this.maxInFlight}`);
     if (!(this.maxQueuedBytes >= 0))
       throw new RangeError(`maxQueuedBytes must not be negative, got ${this.maxQueuedBytes}`);
     if (!(this.maxInFlightPerShare >= 1))

@@ -109,7 +109,6 @@ export interface HandlerLimits {
 /** {@link HandlerLimits}, and whether the handler skips the endpoint's admission (see `setRequestHandler`). */
 export type HandlerOptions = HandlerLimits & { bypassesAdmission?: boolean };
 
-
 /**
  * Serves one request method. Return the result, or throw (an `InflightError`, a `JsonRpcError`, anything).
  *
