@@ -5,7 +5,7 @@
 // half its baseline call rate and its p95 within 3x its baseline.
 //
 //   node bench/fairness.mjs [shares|no-shares|bin] [--flood 1200] [--window-ms 15000] [--long-ms 10000]
-//                           [--proxy-bin PATH] [--quick]
+//                           [--proxy-bin PATH] [--proxy-flags "..."] [--quick]
 //
 // shares:    the proxy as built, default flags (--max-in-flight 1000, --max-host-in-flight 500).
 // no-shares: the same with --max-host-in-flight 1000: hosts still taken in turn, but one may hold every slot.
@@ -55,6 +55,10 @@ const flags = [
   String(longMs * 6),
   ...(config === 'bin' ? [] : gateFlags),
   ...(config === 'no-shares' && !quick ? ['--max-host-in-flight', '1000'] : []),
+  // --proxy-flags "...": more flags for the proxy (to find where the time goes, e.g. a smaller share cap).
+  ...argOf('proxy-flags', '')
+    .split(' ')
+    .filter((f) => f !== ''),
 ];
 const children = [];
 const cleanup = () => {

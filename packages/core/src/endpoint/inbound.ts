@@ -268,7 +268,6 @@ export class InboundRequests {
           } else route?.finish();
           const task = taskAugmented && hasTask(result);
           this.#reply(batch, id, resultResponse(id, withResultType(result, revision)), task);
-          this.#release(entry);
         },
         (error: unknown) => {
           // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
@@ -278,7 +277,6 @@ export class InboundRequests {
           hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
           entry.route?.close();
           this.#reply(batch, id, errorResponseFor(id, limitBehind(entry, error)));
-          this.#release(entry);
         },
       )
       .catch((error: unknown) => s.onError(error, `settling request ${JSON.stringify(id)}`));
@@ -355,13 +353,6 @@ export class InboundRequests {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
     } else this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
-    this.#release(entry);
-  }
-
-  /** Frees the slot after the answer is written, so the next request starts behind it. */
-  #release(entry: InboundEntry): void {
-    const ticket = entry.ticket;
-    if (ticket) this.settings.admission?.release(ticket);
   }
 
   /** A waiting request that will never run: answered with `cause`, or ended with no response. */
@@ -379,6 +370,9 @@ export class InboundRequests {
     this.#recentlyDone.add(entry.id);
     entry.deadline.dispose();
     if (entry.scopes) for (const scope of entry.scopes) scope.dispose();
+    // The slot is freed with the entry, whatever comes after (a next request only starts its handler on a
+    // later microtask, so this request's answer still goes out first).
+    if (entry.ticket) this.settings.admission?.release(entry.ticket);
   }
 
   /** Tells the channel no response will come for `id`; a channel that throws must not stop us. */
