@@ -7,7 +7,7 @@
 //   node bench/fairness.mjs [shares|no-shares|bin] [--flood 1200] [--window-ms 15000] [--long-ms 10000]
 //                           [--proxy-bin PATH] [--proxy-flags "..."] [--quick]
 //
-// shares:    the proxy as built, default flags (--max-in-flight 1000, --max-host-in-flight 500).
+// shares:    the proxy as built, default flags (--max-in-flight 1000, --max-host-in-flight 100).
 // no-shares: the same with --max-host-in-flight 1000: hosts still taken in turn, but one may hold every slot.
 // bin:       another proxy build (--proxy-bin, e.g. a checkout of main's packages/proxy/dist/bin.js) with
 //            its own defaults: the figures before fair shares.

@@ -79,7 +79,7 @@ export interface ProxyOptions {
    * gate; more wait their turn, hosts taken round robin. @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
    */
   maxInFlight: number;
-  /** `--max-host-in-flight N`: relayed calls one host runs at once; its others wait. @default 500 */
+  /** `--max-host-in-flight N`: relayed calls one host runs at once; its others wait. @default 100 */
   maxHostInFlight: number;
   /**
    * `--max-client-sessions N`: legacy HTTP sessions one client (its bearer token with auth on, else its
@@ -227,7 +227,7 @@ const FLAGS: Record<string, Flag> = {
   'max-host-in-flight': {
     type: 'string',
     arg: 'N',
-    default: '500',
+    default: '100',
     help: 'relayed calls one host (a stdio connection, a legacy session, a 2026-07-28 token or address) runs at once',
   },
   'max-client-sessions': {

@@ -37,7 +37,7 @@ export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEve
    * taken round robin (`--max-in-flight`). @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
    */
   maxInFlight?: number;
-  /** Relayed calls one host runs at once; its others wait (`--max-host-in-flight`). @default 500 */
+  /** Relayed calls one host runs at once; its others wait (`--max-host-in-flight`). @default 100 */
   maxHostInFlight?: number;
   /** Bound on calls waiting for a slot (bytes of their requests plus 64 each); past it, `-32010`. @default 8 MiB */
   maxQueuedBytes?: number;

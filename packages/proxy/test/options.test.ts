@@ -25,7 +25,7 @@ describe('parseProxyArgs', () => {
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
       maxInFlight: 1_000,
-      maxHostInFlight: 500,
+      maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
     });
@@ -69,7 +69,7 @@ describe('parseProxyArgs', () => {
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
       maxInFlight: 1_000,
-      maxHostInFlight: 500,
+      maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
     });
