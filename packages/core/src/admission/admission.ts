@@ -1,4 +1,7 @@
 import { type Clock, systemClock } from '../clock/clock.js';
+import { errorResponse, type JsonRpcMessage } from '../endpoint/messages.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import type { RequestId } from '../schemas/types.js';
 
 /**
  * Default bound on handlers an {@link Admission} runs at once: 1,000. Past it, requests wait their turn in
@@ -142,7 +145,7 @@ class Ticket implements AdmissionTicket {
 }
 
 /** The default share of endpoints nobody assigned: one queue, arrival order. */
-const SHARED = Symbol('shared');
+const SHARED = {};
 
 /**
  * Admission of inbound requests to their handlers, shared by the endpoints it is given to (one per stdio
@@ -223,6 +226,11 @@ export class Admission {
    */
   assign(owner: object, key: unknown): void {
     this.#shareKeys.set(owner, key);
+  }
+
+  /** The answer to a request refused because the queue was full: `-32010` "Overloaded: retry later". */
+  refusal(id: RequestId): JsonRpcMessage {
+    return errorResponse(id, JsonRpcErrorCode.Overloaded, OVERLOADED_MESSAGE);
   }
 
   /** How many handlers `key`'s share runs now. */

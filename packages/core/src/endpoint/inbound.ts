@@ -1,5 +1,4 @@
 import type { Admission, AdmissionTicket } from '../admission/admission.js';
-import { OVERLOADED_MESSAGE } from '../admission/admission.js';
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
@@ -129,21 +128,16 @@ export class InboundRequests {
       return;
     }
     const admission = s.admission;
-    if (admission === undefined || limits?.bypassesAdmission === true) {
-      this.#run(id, method, params, revision, handler, batch, onResult, limits, undefined);
-      return;
-    }
+    const run = (slot?: AdmissionTicket): void =>
+      this.#run(id, method, params, revision, handler, batch, onResult, limits, slot);
+    if (admission === undefined || limits?.bypassesAdmission === true) return run();
     const ticket = admission.admit(s.owner, size, parts, () => {
       this.#queued.delete(id);
-      this.#run(id, method, params, revision, handler, batch, onResult, limits, ticket);
+      run(ticket);
     });
-    if (ticket.state === 'running') {
-      this.#run(id, method, params, revision, handler, batch, onResult, limits, ticket);
-    } else if (ticket.state === 'queued') {
-      this.#queued.set(id, { method, batch, ticket });
-    } else {
-      this.#reply(batch, id, errorResponse(id, JsonRpcErrorCode.Overloaded, OVERLOADED_MESSAGE));
-    }
+    if (ticket.state === 'running') run(ticket);
+    else if (ticket.state === 'queued') this.#queued.set(id, { method, batch, ticket });
+    else this.#reply(batch, id, admission.refusal(id));
   }
 
   #run(
@@ -284,21 +278,16 @@ export class InboundRequests {
 
   /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
   cancel(id: RequestId, reason: string | undefined): void {
+    // Waiting for admission: taken out at once, never run, never answered [CN9].
     const queued = this.#queued.get(id);
-    if (queued && queued.method !== 'initialize') {
-      // Waiting for admission: taken out at once, never run, never answered [CN9].
-      this.settings.admission?.withdraw(queued.ticket, true);
-      this.settings.hub.events?.emit('cancel-received', id, queued.method, reason);
-      this.#dropQueued(id, queued, undefined);
-      return;
-    }
-    if (queued) return void this.ignoredCancels++; // `initialize` may not be cancelled [CN7]
-    const entry = this.#entries.get(id);
+    const entry = queued ?? this.#entries.get(id);
     if (entry) {
       if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
-      entry.suppress = true;
       this.settings.hub.events?.emit('cancel-received', id, entry.method, reason);
-      entry.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
+      if (queued) return this.#dropQueued(id, queued, undefined, true);
+      const running = entry as InboundEntry;
+      running.suppress = true;
+      running.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
       return;
     }
     this.ignoredCancels++;
@@ -313,8 +302,7 @@ export class InboundRequests {
   abort(id: RequestId, cause: InflightError, suppress: boolean): boolean {
     const queued = this.#queued.get(id);
     if (queued) {
-      this.settings.admission?.withdraw(queued.ticket, false);
-      this.#dropQueued(id, queued, suppress ? undefined : cause);
+      this.#dropQueued(id, queued, suppress ? undefined : cause, false);
       return true;
     }
     const entry = this.#entries.get(id);
@@ -356,7 +344,13 @@ export class InboundRequests {
   }
 
   /** A waiting request that will never run: answered with `cause`, or ended with no response. */
-  #dropQueued(id: RequestId, queued: QueuedEntry, cause: InflightError | undefined): void {
+  #dropQueued(
+    id: RequestId,
+    queued: QueuedEntry,
+    cause: InflightError | undefined,
+    cancelled: boolean,
+  ): void {
+    this.settings.admission!.withdraw(queued.ticket, cancelled);
     this.#queued.delete(id);
     this.#recentlyDone.add(id);
     if (cause) return this.#reply(queued.batch, id, errorResponse(id, ...jsonRpcArgs(cause)));
