@@ -136,5 +136,9 @@ export function buildPlan({ here, quick }) {
         size(20, 5),
       ]);
   }
+  // H: fair shares between hosts of one proxy (bench/fairness.mjs): a quiet host beside a busy host's
+  // long-call flood, with fair shares and without.
+  for (const c of ['shares', 'no-shares'])
+    add('H', c, 'fairness.mjs', [c, ...(quick ? ['--quick'] : [])], quick ? 120_000 : 300_000);
   return jobs;
 }

@@ -337,6 +337,42 @@ export function tables(results, { quick }) {
       '',
     );
   }
+  if (results.H) {
+    const rows = ['shares', 'no-shares'].flatMap((c) => {
+      const r = m('H', c);
+      if (!r) return [];
+      return [
+        [
+          c === 'shares' ? 'fair shares (defaults)' : 'no share cap (--max-host-in-flight = --max-in-flight)',
+          fmt(r.flood),
+          `${fmt(r.baselineRatePerS, 1)} / ${fmt(r.baselineP95Ms, 1)}`,
+          `${fmt(r.floodRatePerS, 1)} / ${fmt(r.floodP95Ms, 1)}`,
+          fmt(r.rateRatio, 2),
+          fmt(r.p95Ratio, 2),
+          String(r.meetsTarget),
+          fmt(r.loadAverage1m, 2),
+        ],
+      ];
+    });
+    out.push(
+      '### H. fair shares: a quiet host beside a host keeping long calls in flight, through one proxy',
+      '',
+      ...table(
+        [
+          'proxy',
+          'flood calls',
+          'quiet alone: calls/s / p95 ms',
+          'beside the flood: calls/s / p95 ms',
+          'rate kept (goal >= 0.5)',
+          'p95 ratio (goal <= 3)',
+          'goal met (runs)',
+          'load average',
+        ],
+        rows,
+      ),
+      '',
+    );
+  }
   if (quick) out.push('(--quick: small sizes, one run; the figures are a smoke test, not a measurement)');
   return out;
 }

@@ -7,6 +7,17 @@
  * @module @mcp-inflight/core/adapter
  */
 
+export {
+  Admission,
+  type AdmissionOptions,
+  type AdmissionState,
+  type AdmissionStats,
+  type AdmissionTicket,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED_BYTES,
+  OVERLOADED_MESSAGE,
+  QUEUED_REQUEST_OVERHEAD_BYTES,
+} from './admission/admission.js';
 export { type ClientTransport, LifecycleClient } from './client/client.js';
 export type { LifecycleHooks } from './client/connect-lifecycle.js';
 export type { ServerHandshake } from './client/handshake.js';

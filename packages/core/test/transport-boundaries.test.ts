@@ -50,6 +50,14 @@ describe('transport modules act on core intent', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("admission is core's: no stdio or http module reads a cancel to decide who runs", () => {
+    // stdio's request gate once read every line (cancels, ids) to queue requests; core's Admission does it.
+    const offenders = files
+      .filter((file) => /\bisCancelledParams\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(packages, file));
+    expect(offenders).toEqual([]);
+  });
+
   it("HttpClient's constructor reads no `this` before super(), and its channel knows nothing of the client", () => {
     const client = readFileSync(join(packages, 'http/src/client/http-client.ts'), 'utf8');
     const ctor = client.slice(client.indexOf('constructor('));

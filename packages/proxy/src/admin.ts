@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { answerHealth } from './http-routes.js';
 import type { ProxyMetrics } from './metrics.js';
 
-/** The admin listener: `/healthz`, `/readyz` and `/metrics` on 127.0.0.1. */
+/** The admin listener: `/healthz`, `/readyz`, `/metrics` and `/stats` on 127.0.0.1. */
 export interface AdminListener {
   /** `http://127.0.0.1:PORT/` with the real port. */
   readonly url: string;
@@ -12,8 +12,10 @@ export interface AdminListener {
 }
 
 /**
- * Serves health, readiness and (with `metrics`) Prometheus metrics on 127.0.0.1:`port`, apart from the
- * hosts' listener, so a scrape never queues behind hosts' calls and needs no host token [rule 14].
+ * Serves health, readiness, (with `metrics`) Prometheus metrics and (with `stats`) the proxy's own stats
+ * as JSON on 127.0.0.1:`port`, apart from the hosts' listener: outside its connection cap and every
+ * host's share of the calls, so a scrape never queues behind hosts' calls and needs no host token
+ * [rule 14].
  *
  * @example
  * ```ts
@@ -26,6 +28,7 @@ export async function listenAdmin(
   port: number,
   readiness: () => string | undefined,
   metrics?: ProxyMetrics,
+  stats?: () => unknown,
 ): Promise<AdminListener> {
   const server = createServer((req, res) => {
     if (answerHealth(req, res, readiness)) return;
@@ -37,7 +40,13 @@ export async function listenAdmin(
       );
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: /healthz, /readyz, /metrics\n');
+    if (stats && req.method === 'GET' && path === '/stats') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      return void res.end(JSON.stringify(stats()));
+    }
+    res
+      .writeHead(404, { 'content-type': 'text/plain' })
+      .end('not found: /healthz, /readyz, /metrics, /stats\n');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

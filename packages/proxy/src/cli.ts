@@ -93,17 +93,24 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     logEndpoints: options.log !== 'quiet',
     onAttach: (endpoint) => metrics?.watchHost(endpoint),
     onUpstream: (endpoint) => metrics?.watchUpstream(endpoint),
+    maxInFlight: options.maxInFlight,
+    maxHostInFlight: options.maxHostInFlight,
   });
   const readiness = (): string | undefined => {
     if (proxy.relay.draining !== undefined) return `draining: ${proxy.relay.draining}`;
     return proxy.link.unready;
   };
   // The admin listener comes first, so /readyz says 503 while a slow upstream starts.
+  let serving: Listener | undefined; // the hosts' listener, once it listens (for /stats)
   let admin: AdminListener | undefined;
   if (options.adminPort !== undefined) {
     metrics = new ProxyMetrics(proxy);
     try {
-      admin = await listenAdmin(options.adminPort, readiness, metrics);
+      admin = await listenAdmin(options.adminPort, readiness, metrics, () => ({
+        relay: { ...proxy.relay.stats, inFlightTable: proxy.relay.inFlight },
+        admission: proxy.admission.stats,
+        transport: serving?.stats(),
+      }));
     } catch (error) {
       return usageExit(new UsageError(`cannot listen on --admin-port: ${(error as Error).message}`));
     }
@@ -145,6 +152,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
             path: options.path,
             maxSessions: options.maxSessions,
             sessionIdleMs: options.sessionIdleMs,
+            maxClientSessions: options.maxClientSessions,
+            maxConnections: options.maxConnections,
+            maxConnectionsLabel: '--max-connections',
             ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
             ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
             ...(options.authTokens ? { authTokens: options.authTokens } : {}),
@@ -156,6 +166,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     await directory?.close();
     return usageExit(new UsageError(`cannot listen: ${(error as Error).message}`));
   }
+  serving = listener;
   if (options.listen.kind === 'http') log({ type: 'listening', url: listener.url });
 
   let stopping = false;

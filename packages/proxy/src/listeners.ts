@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ProgressRelay } from '@mcp-inflight/core';
+import type { Endpoint, ProgressRelay } from '@mcp-inflight/core';
+import type { Admission } from '@mcp-inflight/core/adapter';
 import type { Listeners } from '@mcp-inflight/core/listen';
-import { type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
+import { type HttpSetupInfo, type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
 import { serveStdio } from '@mcp-inflight/stdio';
+import { ClientSessions, clientOf, DEFAULT_MAX_CLIENT_SESSIONS, mayOpenSession } from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { answerHealth, bearerCheck, unauthorized } from './http-routes.js';
 import type { PassHeaders } from './pass-headers.js';
@@ -33,9 +35,19 @@ export interface Listener {
  * await listener.closed; // the host went away
  * ```
  */
-export function listenStdio(relay: ProxyRelay, listeners?: Listeners, progress?: ProgressRelay): Listener {
+export function listenStdio(
+  relay: ProxyRelay,
+  listeners?: Listeners,
+  progress?: ProgressRelay,
+  admission?: Admission,
+): Listener {
   const gap = process.env.MCP_PROXY_RESULT_GAP_MS;
-  const connection = serveStdio((endpoint) => relay.attach(endpoint, 'stdio'), {
+  const setup = (endpoint: Endpoint): void => {
+    admission?.assign(endpoint, endpoint); // one connection, one host
+    relay.attach(endpoint, 'stdio');
+  };
+  const connection = serveStdio(setup, {
+    ...(admission ? { admission } : {}),
     ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
     ...(listeners ? { listeners } : {}),
     ...(progress ? { progressRelay: progress } : {}),
@@ -59,6 +71,11 @@ export interface HttpListenOptions extends ServeHttpOptions {
   readiness?: () => string | undefined;
   /** `--pass-header`: each host request is served with its named headers in context. */
   passHeaders?: PassHeaders;
+  /**
+   * Legacy sessions one client (its bearer token with `authTokens`, else its address) keeps alive at
+   * once; one more `initialize` gets 503 naming `--max-client-sessions`. @default 100
+   */
+  maxClientSessions?: number;
 }
 
 /**
@@ -80,8 +97,17 @@ export async function listenHttp(
   listeners?: Listeners,
   progress?: ProgressRelay,
 ): Promise<Listener> {
-  const { authTokens, readiness, passHeaders, ...serve } = options;
-  const server = await serveHttp((endpoint, info) => relay.attach(endpoint, hostLabel(info.sessionId)), {
+  const { authTokens, readiness, passHeaders, maxClientSessions, ...serve } = options;
+  const sessions = new ClientSessions(maxClientSessions ?? DEFAULT_MAX_CLIENT_SESSIONS);
+  const admission = serve.admission;
+  const setup = (endpoint: Endpoint, info: HttpSetupInfo): void => {
+    const client = sessions.current ?? 'unknown';
+    if (info.sessionId !== undefined) sessions.add(endpoint, client);
+    // A host is a legacy session; a 2026-07-28 host, which has no session, is its client.
+    admission?.assign(endpoint, info.sessionId === undefined ? client : `session ${info.sessionId}`);
+    relay.attach(endpoint, hostLabel(info.sessionId));
+  };
+  const server = await serveHttp(setup, {
     maxSessions: 1_000,
     sessionIdleMs: 300_000,
     ...serve,
@@ -99,8 +125,11 @@ export async function listenHttp(
     if (guard && req.method !== 'OPTIONS' && !guard(req.headers.authorization)) {
       return void unauthorized(res);
     }
-    if (passHeaders) passHeaders.serve(req.headers, () => mcp?.(req, res));
-    else mcp?.(req, res);
+    const client = clientOf(req, guard !== undefined);
+    if (mayOpenSession(req) && sessions.full(client)) return void sessions.refuse(res);
+    const pass = (): void => sessions.serve(client, () => mcp?.(req, res));
+    if (passHeaders) passHeaders.serve(req.headers, pass);
+    else pass();
   });
   const { handler } = server;
   return {

@@ -20,6 +20,8 @@ import type { McpProxy } from './proxy.js';
  * | `mcp_proxy_upstream_restarts_total` | counter | |
  * | `mcp_proxy_upstream_ready` | gauge | |
  * | `mcp_proxy_host_endpoints` | gauge | host connections, sessions and 2026-07-28 requests alive |
+ * | `mcp_proxy_calls_queued` | gauge | host calls waiting for a slot (`--max-in-flight`, `--max-host-in-flight`) |
+ * | `mcp_proxy_calls_refused_total` | counter | host calls refused `-32010`: the queue was full |
  */
 export class ProxyMetrics {
   /** The `prom-client` registry holding these metrics (and only these). */
@@ -32,9 +34,26 @@ export class ProxyMetrics {
   #progressIn = 0;
   #progressOut = 0;
 
-  constructor(proxy: Pick<McpProxy, 'relay' | 'link' | 'hosts' | 'progress'>) {
+  constructor(proxy: Pick<McpProxy, 'relay' | 'link' | 'hosts' | 'progress' | 'admission'>) {
     const registers = [this.registry];
-    const { relay, link, hosts, progress } = proxy;
+    const { relay, link, hosts, progress, admission } = proxy;
+    new Gauge({
+      name: 'mcp_proxy_calls_queued',
+      help: 'Host calls waiting for a slot, hosts taken round robin.',
+      registers,
+      collect() {
+        this.set(admission.stats.queuedRequests);
+      },
+    });
+    new Counter({
+      name: 'mcp_proxy_calls_refused_total',
+      help: 'Host calls refused with -32010 because the queue was full.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(admission.stats.refusedRequests);
+      },
+    });
     new Gauge({
       name: 'mcp_proxy_calls_in_flight',
       help: 'Relayed calls in flight, by host transport and host revision.',

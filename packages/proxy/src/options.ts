@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isRevision, type Revision } from '@mcp-inflight/core';
+import { DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
+import { DEFAULT_MAX_CLIENT_SESSIONS, DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
 import type { UpstreamTarget } from './upstream-client.js';
 
 /** What the command line can name as the upstream. */
@@ -82,6 +84,20 @@ export interface ProxyOptions {
    * lands on another proxy instance is forwarded to it. @default none
    */
   redisUrl?: string;
+  /**
+   * `--max-in-flight N`: relayed calls running at once over every host, in front of the upstream's own
+   * gate; more wait their turn, hosts taken round robin. @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
+   */
+  maxInFlight: number;
+  /** `--max-host-in-flight N`: relayed calls one host runs at once; its others wait. @default 100 */
+  maxHostInFlight: number;
+  /**
+   * `--max-client-sessions N`: legacy HTTP sessions one client (its bearer token with auth on, else its
+   * address) keeps alive at once; one more `initialize` gets 503. @default 100
+   */
+  maxClientSessions: number;
+  /** `--max-connections N`: HTTP connections open at once; one more gets 503 naming the flag. @default 4_096 */
+  maxConnections: number;
 }
 
 /** One flag: its type, its default as the usage text shows it, and what it does. */
@@ -224,6 +240,30 @@ const FLAGS: Record<string, Flag> = {
     default: '10000',
     help: 'on SIGTERM/SIGINT, let calls in flight finish for MS, then cancel them (a second signal: at once)',
   },
+  'max-in-flight': {
+    type: 'string',
+    arg: 'N',
+    default: '1000',
+    help: "relayed calls running at once over every host, in front of the upstream's gate; more wait, hosts taken in turn",
+  },
+  'max-host-in-flight': {
+    type: 'string',
+    arg: 'N',
+    default: '100',
+    help: 'relayed calls one host (a stdio connection, a legacy session, a 2026-07-28 token or address) runs at once',
+  },
+  'max-client-sessions': {
+    type: 'string',
+    arg: 'N',
+    default: '100',
+    help: 'HTTP: legacy sessions one client (its bearer token, else its address) keeps alive at once',
+  },
+  'max-connections': {
+    type: 'string',
+    arg: 'N',
+    default: '4096',
+    help: 'HTTP: connections open at once; one more gets 503',
+  },
   log: {
     type: 'string',
     arg: 'FORMAT',
@@ -364,6 +404,10 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     drainMs: whole('drain-timeout', 10_000, 0),
     ...(secretFile === undefined ? {} : { requestStateSecret: readSecret(secretFile) }),
     ...(redis === undefined ? {} : { redisUrl: redis }),
+    maxInFlight: whole('max-in-flight', DEFAULT_MAX_IN_FLIGHT),
+    maxHostInFlight: whole('max-host-in-flight', DEFAULT_MAX_HOST_IN_FLIGHT),
+    maxClientSessions: whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
+    maxConnections: whole('max-connections', 4_096),
   };
 }
 

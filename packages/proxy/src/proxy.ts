@@ -1,9 +1,11 @@
 import { type Endpoint, type McpClient, ProgressRelay } from '@mcp-inflight/core';
+import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
 import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints } from '@mcp-inflight/core/stats';
 import { createHttpHandler, type HttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
 import { logEndpointEvents } from './endpoint-log.js';
 import type { ProxyEvent } from './events.js';
+import { DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
 import { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
@@ -30,6 +32,15 @@ export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEve
   onAttach?: (endpoint: Endpoint, host: string) => void;
   /** Called with each upstream connection's endpoint as it opens. */
   onUpstream?: (endpoint: Endpoint) => void;
+  /**
+   * Relayed calls running at once over every host, in front of the upstream's own gate; more wait, hosts
+   * taken round robin (`--max-in-flight`). @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
+   */
+  maxInFlight?: number;
+  /** Relayed calls one host runs at once; its others wait (`--max-host-in-flight`). @default 100 */
+  maxHostInFlight?: number;
+  /** Bound on calls waiting for a slot (bytes of their requests plus 64 each); past it, `-32010`. @default 8 MiB */
+  maxQueuedBytes?: number;
 }
 
 /**
@@ -47,6 +58,8 @@ export interface McpProxy {
   readonly hosts: LiveEndpoints;
   /** The one progress relay every host endpoint shares (its `stats` count what it coalesced and dropped). */
   readonly progress: ProgressRelay;
+  /** The one admission of every host's calls: a share per host, round robin, `maxHostInFlight` each. */
+  readonly admission: Admission;
   /** Connects the upstream now rather than on the first call; rejects if it cannot. */
   connect(): Promise<void>;
   /** Serves one host on this process's stdin and stdout. */
@@ -78,8 +91,15 @@ export interface McpProxy {
  * ```
  */
 export function createProxy(config: ProxyConfig): McpProxy {
-  const { upstream, upstreamOptions, minIntervalMs, onEvent, logEndpoints, onAttach, onUpstream, ...limits } =
+  const { upstream, upstreamOptions, minIntervalMs, onEvent, logEndpoints, onAttach, onUpstream, ...rest } =
     config;
+  const { maxInFlight = DEFAULT_MAX_IN_FLIGHT, maxHostInFlight, maxQueuedBytes, ...limits } = rest;
+  // One admission over every host [rule 14]: a share per host, started round robin, each capped.
+  const admission = new Admission({
+    maxInFlight,
+    maxInFlightPerShare: Math.min(maxHostInFlight ?? DEFAULT_MAX_HOST_IN_FLIGHT, maxInFlight),
+    ...(maxQueuedBytes === undefined ? {} : { maxQueuedBytes }),
+  });
   const log = onEvent ?? (() => {});
   const logging = logEndpoints === true && onEvent !== undefined;
   const listeners = new Listeners({ offer: { resourceSubscriptions: false } });
@@ -138,18 +158,24 @@ export function createProxy(config: ProxyConfig): McpProxy {
     listeners,
     hosts,
     progress,
+    admission,
     connect: async () => {
       await link.get();
     },
-    serveStdio: () => keep(listenStdio(relay, listeners, progress)),
-    serveHttp: async (options) =>
-      keep(await listenHttp(relay, passHeaders ? { passHeaders, ...options } : options, listeners, progress)),
+    serveStdio: () => keep(listenStdio(relay, listeners, progress, admission)),
+    serveHttp: async (options) => {
+      const http = { admission, ...(passHeaders ? { passHeaders } : {}), ...options };
+      return keep(await listenHttp(relay, http, listeners, progress));
+    },
+    // Without the connection's address, the 2026-07-28 hosts of a Fetch handler are one share together.
     fetchHandler: (options = {}) =>
-      createHttpHandler((endpoint, info) => relay.attach(endpoint, hostLabel(info.sessionId)), {
-        listeners,
-        progressRelay: progress,
-        ...options,
-      }),
+      createHttpHandler(
+        (endpoint, info) => {
+          if (info.sessionId !== undefined) admission.assign(endpoint, `session ${info.sessionId}`);
+          relay.attach(endpoint, hostLabel(info.sessionId));
+        },
+        { listeners, progressRelay: progress, admission, ...options },
+      ),
     shutdown: (why) => relay.shutdown(why),
     close: () => link.close(),
   };

@@ -24,6 +24,10 @@ describe('parseProxyArgs', () => {
       passHeaders: [],
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
+      maxInFlight: 1_000,
+      maxHostInFlight: 100,
+      maxClientSessions: 100,
+      maxConnections: 4_096,
     });
   });
 
@@ -64,6 +68,10 @@ describe('parseProxyArgs', () => {
       passHeaders: [],
       connectTimeoutMs: 30_000,
       drainMs: 10_000,
+      maxInFlight: 1_000,
+      maxHostInFlight: 100,
+      maxClientSessions: 100,
+      maxConnections: 4_096,
     });
   });
 
@@ -127,6 +135,14 @@ describe('parseProxyArgs', () => {
         '--drain-timeout',
         '0',
         '--log-arguments',
+        '--max-in-flight',
+        '200',
+        '--max-host-in-flight',
+        '50',
+        '--max-client-sessions',
+        '5',
+        '--max-connections',
+        '64',
       ],
       { KEY_VAR: 'k1' },
     );
@@ -141,6 +157,10 @@ describe('parseProxyArgs', () => {
       adminPort: 0,
       drainMs: 0,
       logArguments: true,
+      maxInFlight: 200,
+      maxHostInFlight: 50,
+      maxClientSessions: 5,
+      maxConnections: 64,
     });
   });
 

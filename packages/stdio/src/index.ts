@@ -18,8 +18,7 @@ export {
   DEFAULT_MAX_QUEUED_BYTES,
   OVERLOADED_ERROR_CODE,
   QUEUED_REQUEST_OVERHEAD_BYTES,
-  type RequestGateStats,
-} from './connection/request-gate.js';
+} from './connection/overloaded.js';
 export { DEFAULT_RESULT_GAP_MS } from './connection/result-gap.js';
 export {
   DEFAULT_MAX_LINE_BYTES,

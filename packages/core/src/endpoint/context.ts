@@ -106,6 +106,9 @@ export interface HandlerLimits {
   ceilingMs?: number;
 }
 
+/** {@link HandlerLimits}, and whether the handler skips the endpoint's admission (see `setRequestHandler`). */
+export type HandlerOptions = HandlerLimits & { bypassesAdmission?: boolean };
+
 /**
  * Serves one request method. Return the result, or throw (an `InflightError`, a `JsonRpcError`, anything).
  *

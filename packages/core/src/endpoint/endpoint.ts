@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'eventemitter3';
+import type { Admission } from '../admission/admission.js';
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
 import {
   allowsBatches,
@@ -20,7 +21,7 @@ import { isCancelledParams, isProgressParams } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
-import type { HandlerLimits, NotificationHandler, RequestHandler } from './context.js';
+import type { HandlerLimits, HandlerOptions, NotificationHandler, RequestHandler } from './context.js';
 import { createEmitter, type EndpointEvents, type EventHub } from './events.js';
 import { InboundRequests } from './inbound.js';
 import {
@@ -94,6 +95,13 @@ export interface EndpointOptions {
    * of a million invalid elements asked for a 113 MB answer). @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
    */
   maxBatchElements?: number;
+  /**
+   * Asked before each inbound handler runs: at most its `maxInFlight` handlers at once over every endpoint
+   * that shares it, a bounded queue, `-32010` beyond it, a cancel that takes a waiting request out at once.
+   * Transports give one to each server endpoint (stdio: one per connection; HTTP: one per server).
+   * @default none: every request runs at once
+   */
+  admission?: Admission;
 }
 
 /**
@@ -122,6 +130,8 @@ export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
 export interface EndpointStats {
   /** Requests from the peer being handled now. */
   inboundInFlight: number;
+  /** Requests from the peer waiting for admission (`EndpointOptions.admission`): not started yet. */
+  inboundQueued: number;
   /** Our requests waiting for their answer. */
   outboundInFlight: number;
   /** Progress tokens held by outbound requests (minted per request, released when it settles). */
@@ -178,8 +188,10 @@ export class Endpoint {
   revision: Revision | undefined;
   /** The most elements a 2025-03-26 batch may have ({@link EndpointOptions.maxBatchElements}). */
   readonly maxBatchElements: number;
+  /** Asked before each inbound handler runs ({@link EndpointOptions.admission}), if any. */
+  readonly admission: Admission | undefined;
   #handlers = new Map<string, RequestHandler>();
-  #handlerLimits = new Map<string, HandlerLimits>();
+  #handlerLimits = new Map<string, HandlerOptions>();
   #notificationHandlers = new Map<string, NotificationHandler>();
   #inbound: InboundRequests;
   #outbound: OutboundRequests;
@@ -198,6 +210,7 @@ export class Endpoint {
     this.progressRelay = options.progressRelay ?? new ProgressRelay({ clock: this.clock });
     this.revision = options.revision;
     this.maxBatchElements = options.maxBatchElements ?? DEFAULT_MAX_BATCH_ELEMENTS;
+    this.admission = options.admission;
     const errors = this.#errors;
     const onError = options.onError;
     const hub = this.#hub;
@@ -219,6 +232,8 @@ export class Endpoint {
       ...shared,
       handlerIdleMs: options.handlerIdleMs ?? Number.POSITIVE_INFINITY,
       handlerCeilingMs: options.handlerCeilingMs ?? Number.POSITIVE_INFINITY,
+      admission: options.admission,
+      owner: this,
     });
     this.#outbound = new OutboundRequests({
       ...shared,
@@ -233,8 +248,14 @@ export class Endpoint {
   /**
    * Serves `method`. Replaces an earlier handler for it. `limits` bound this handler alone (instead of the
    * endpoint's `handlerIdleMs` / `handlerCeilingMs`); a limit that fires answers -32001 with `data.cause`.
+   * `bypassesAdmission` runs it at once whatever the endpoint's `admission` says, taking no slot: for a
+   * cheap request that must answer while callers' work fills every slot (a proxy's own stats [rule 14]).
    */
-  setRequestHandler(method: string, handler: RequestHandler, limits?: HandlerLimits): this {
+  setRequestHandler(
+    method: string,
+    handler: RequestHandler,
+    limits?: HandlerLimits & { bypassesAdmission?: boolean },
+  ): this {
     this.#handlers.set(method, handler);
     if (limits) this.#handlerLimits.set(method, limits);
     else this.#handlerLimits.delete(method);
@@ -296,6 +317,7 @@ export class Endpoint {
   get stats(): EndpointStats {
     return {
       inboundInFlight: this.#inbound.size,
+      inboundQueued: this.#inbound.queued,
       outboundInFlight: this.#outbound.size,
       outboundTokens: this.#outbound.tokens,
       lateResponses: this.#outbound.lateResponses,
@@ -327,14 +349,18 @@ export class Endpoint {
       );
       return;
     }
-    this.receive(value);
+    this.receive(value, text);
   }
 
-  /** Takes one parsed JSON value: a message, or a 2025-03-26 batch array. */
-  receive(value: unknown): void {
+  /**
+   * Takes one parsed JSON value: a message, or a 2025-03-26 batch array. `source` is the text it was
+   * parsed from (or that text's size in bytes): a request that waits for admission counts it against the
+   * queue's bound, and it is measured only then.
+   */
+  receive(value: unknown, source?: string | number): void {
     if (this.#closed) return;
-    if (Array.isArray(value)) return this.#receiveBatch(value);
-    this.#receiveOne(value, undefined);
+    if (Array.isArray(value)) return this.#receiveBatch(value, source);
+    this.#receiveOne(value, undefined, source, 1);
   }
 
   /** Sends a request and waits for its result, within its deadline. Rejects with `InflightError` or `JsonRpcError`. */
@@ -394,7 +420,8 @@ export class Endpoint {
    * ```
    */
   drain(graceMs: number): Promise<boolean> {
-    const idle = (): boolean => this.#closed || this.#inbound.size + this.#outbound.size === 0;
+    const idle = (): boolean =>
+      this.#closed || this.#inbound.size + this.#inbound.queued + this.#outbound.size === 0;
     // A grace that is not a positive number (0, negative, NaN) waits for nothing.
     if (idle() || !(graceMs > 0)) return Promise.resolve(idle());
     const events = this.events;
@@ -436,7 +463,7 @@ export class Endpoint {
     this.#inbound.abortAll(inboundCause ?? (() => new InflightError('DISCONNECTED')), true);
   }
 
-  #receiveBatch(values: unknown[]): void {
+  #receiveBatch(values: unknown[], source: string | number | undefined): void {
     // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid. The spec names no error for one
     // over maxBatchElements: it is refused whole, so its answer stays one small message.
     const n = values.length;
@@ -455,11 +482,16 @@ export class Endpoint {
       return;
     }
     const batch = new BatchCollector(this.channel);
-    for (const value of values) this.#receiveOne(value, batch);
+    for (const value of values) this.#receiveOne(value, batch, source, n);
     batch.seal();
   }
 
-  #receiveOne(value: unknown, batch: BatchCollector | undefined): void {
+  #receiveOne(
+    value: unknown,
+    batch: BatchCollector | undefined,
+    source: string | number | undefined,
+    parts: number,
+  ): void {
     // The hot path: progress skips classification and allocates nothing until it is routed.
     const m = value as MessageFields | null;
     if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
@@ -472,7 +504,7 @@ export class Endpoint {
     const c = classify(value);
     switch (c.kind) {
       case 'request':
-        return this.#onRequest(c.id, c.method, c.params, batch);
+        return this.#onRequest(c.id, c.method, c.params, batch, source, parts);
       case 'notification':
         return this.#onNotification(c.method, c.params);
       case 'response':
@@ -512,6 +544,8 @@ export class Endpoint {
     method: string,
     params: Record<string, unknown> | undefined,
     batch: BatchCollector | undefined,
+    source: string | number | undefined,
+    parts: number,
   ): void {
     const reply = (message: JsonRpcMessage): void => this.#write(message, batch, id);
     let revision = revisionOf({ params }, this.revision);
@@ -547,6 +581,8 @@ export class Endpoint {
       batch,
       onResult,
       this.#handlerLimits.get(method),
+      source,
+      parts,
     );
   }
 

@@ -1,3 +1,4 @@
+import type { Admission, AdmissionTicket } from '../admission/admission.js';
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import { isLegacy, type Revision } from '../eras/eras.js';
@@ -11,7 +12,7 @@ import type { RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel, SendIntent } from './channel.js';
-import type { HandlerLimits, RequestContext, RequestHandler } from './context.js';
+import type { HandlerOptions, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
 import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 
@@ -31,6 +32,15 @@ interface InboundEntry {
   done: boolean;
   /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. */
   scopes: DeadlineController[] | undefined;
+  /** Its slot in the endpoint's admission, released when the handler ends. */
+  ticket: AdmissionTicket | undefined;
+}
+
+/** A request waiting for admission: it has no deadline, route or handler yet. */
+interface QueuedEntry {
+  readonly method: string;
+  readonly batch: BatchCollector | undefined;
+  readonly ticket: AdmissionTicket;
 }
 
 /** Shared settings for {@link InboundRequests}. */
@@ -44,6 +54,10 @@ export interface InboundSettings {
   handlerCeilingMs: number;
   onError: (error: unknown, context: string) => void;
   hub: EventHub;
+  /** Asked before each handler runs; none: every request runs at once. */
+  admission: Admission | undefined;
+  /** Whose requests these are, for the admission's shares (the endpoint). */
+  owner: object;
 }
 
 /**
@@ -52,6 +66,8 @@ export interface InboundSettings {
  */
 export class InboundRequests {
   #entries = new Map<RequestId, InboundEntry>();
+  /** Requests waiting for admission, by id (a cancel takes one out at once [CN9]). */
+  #queued = new Map<RequestId, QueuedEntry>();
   /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
   #earlyCancels = new BoundedSet<RequestId>(128);
   #recentlyDone = new BoundedSet<RequestId>(256);
@@ -74,6 +90,11 @@ export class InboundRequests {
     return this.#entries.size;
   }
 
+  /** Requests waiting for admission. */
+  get queued(): number {
+    return this.#queued.size;
+  }
+
   /** Starts a request's handler on a later microtask, so a cancel read in the same chunk still wins. */
   dispatch(
     id: RequestId,
@@ -83,10 +104,12 @@ export class InboundRequests {
     handler: RequestHandler,
     batch: BatchCollector | undefined,
     onResult?: (result: unknown) => void,
-    limits?: HandlerLimits,
+    limits?: HandlerOptions,
+    size?: string | number,
+    parts = 1,
   ): void {
     const s = this.settings;
-    if (this.#entries.has(id)) {
+    if (this.#entries.has(id) || this.#queued.has(id)) {
       // Not related to `id`: on HTTP that would land on (and end) the first request's stream.
       const reply = errorResponse(
         id,
@@ -104,6 +127,31 @@ export class InboundRequests {
       this.#suppressed(id);
       return;
     }
+    const admission = s.admission;
+    const run = (slot?: AdmissionTicket): void =>
+      this.#run(id, method, params, revision, handler, batch, onResult, limits, slot);
+    if (admission === undefined || limits?.bypassesAdmission === true) return run();
+    const ticket = admission.admit(s.owner, size, parts, () => {
+      this.#queued.delete(id);
+      run(ticket);
+    });
+    if (ticket.state === 'running') run(ticket);
+    else if (ticket.state === 'queued') this.#queued.set(id, { method, batch, ticket });
+    else this.#reply(batch, id, admission.refusal(id));
+  }
+
+  #run(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    revision: Revision,
+    handler: RequestHandler,
+    batch: BatchCollector | undefined,
+    onResult: ((result: unknown) => void) | undefined,
+    limits: HandlerOptions | undefined,
+    ticket: AdmissionTicket | undefined,
+  ): void {
+    const s = this.settings;
     let aborting: InboundEntry | undefined;
     const deadline = new DeadlineController({
       idleMs: limits?.idleMs ?? s.handlerIdleMs,
@@ -123,6 +171,7 @@ export class InboundRequests {
       suppress: false,
       done: false,
       scopes: undefined,
+      ticket,
     };
     aborting = entry;
     const meta = metaOf(params);
@@ -229,12 +278,16 @@ export class InboundRequests {
 
   /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
   cancel(id: RequestId, reason: string | undefined): void {
-    const entry = this.#entries.get(id);
+    // Waiting for admission: taken out at once, never run, never answered [CN9].
+    const queued = this.#queued.get(id);
+    const entry = queued ?? this.#entries.get(id);
     if (entry) {
       if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
-      entry.suppress = true;
       this.settings.hub.events?.emit('cancel-received', id, entry.method, reason);
-      entry.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
+      if (queued) return this.#dropQueued(id, queued, undefined, true);
+      const running = entry as InboundEntry;
+      running.suppress = true;
+      running.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
       return;
     }
     this.ignoredCancels++;
@@ -247,6 +300,11 @@ export class InboundRequests {
    * shutdown (an error response names the cause).
    */
   abort(id: RequestId, cause: InflightError, suppress: boolean): boolean {
+    const queued = this.#queued.get(id);
+    if (queued) {
+      this.#dropQueued(id, queued, suppress ? undefined : cause, false);
+      return true;
+    }
     const entry = this.#entries.get(id);
     if (!entry) return false;
     entry.suppress = suppress;
@@ -256,6 +314,11 @@ export class InboundRequests {
 
   /** Ends every request in flight (connection closed, shutdown), and the progress of open tasks. */
   abortAll(cause: InflightError | (() => InflightError), suppress: boolean): void {
+    // Waiting requests first: a running one that ends frees its slot, which must not start them.
+    if (this.#queued.size > 0) {
+      const reason = typeof cause === 'function' ? cause() : cause;
+      for (const id of [...this.#queued.keys()]) this.abort(id, reason, suppress);
+    }
     if (this.#entries.size > 0) {
       const reason = typeof cause === 'function' ? cause() : cause; // built only when needed
       for (const entry of [...this.#entries.values()]) this.abort(entry.id, reason, suppress);
@@ -277,9 +340,22 @@ export class InboundRequests {
     if (entry.suppress) {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
-      return;
-    }
-    this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+    } else this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+  }
+
+  /** A waiting request that will never run: answered with `cause`, or ended with no response. */
+  #dropQueued(
+    id: RequestId,
+    queued: QueuedEntry,
+    cause: InflightError | undefined,
+    cancelled: boolean,
+  ): void {
+    this.settings.admission!.withdraw(queued.ticket, cancelled);
+    this.#queued.delete(id);
+    this.#recentlyDone.add(id);
+    if (cause) return this.#reply(queued.batch, id, errorResponse(id, ...jsonRpcArgs(cause)));
+    queued.batch?.add(undefined);
+    this.#suppressed(id);
   }
 
   #finish(entry: InboundEntry): void {
@@ -288,6 +364,9 @@ export class InboundRequests {
     this.#recentlyDone.add(entry.id);
     entry.deadline.dispose();
     if (entry.scopes) for (const scope of entry.scopes) scope.dispose();
+    // The slot is freed with the entry, whatever comes after (a next request only starts its handler on a
+    // later microtask, so this request's answer still goes out first).
+    if (entry.ticket) this.settings.admission?.release(entry.ticket);
   }
 
   /** Tells the channel no response will come for `id`; a channel that throws must not stop us. */

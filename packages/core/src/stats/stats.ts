@@ -205,11 +205,17 @@ export function serveStats(
   live: LiveEndpoints,
   more: (params: Record<string, unknown> | undefined) => unknown,
 ): void {
-  endpoint.setRequestHandler(STATS_METHOD, async (params, ctx) => {
-    ctx.deadline.dispose();
-    const self = { endpoint, hasRoute: ctx.progressToken !== undefined };
-    const own = { ...processStats(wantsGc(params)), tables: tablesOf(live.list(), self) };
-    const extra = await more(params);
-    return typeof extra === 'object' && extra !== null ? { ...own, ...extra } : own;
-  });
+  // Stats answer while callers' work fills every slot [rule 14].
+  const options = { bypassesAdmission: true };
+  endpoint.setRequestHandler(
+    STATS_METHOD,
+    async (params, ctx) => {
+      ctx.deadline.dispose();
+      const self = { endpoint, hasRoute: ctx.progressToken !== undefined };
+      const own = { ...processStats(wantsGc(params)), tables: tablesOf(live.list(), self) };
+      const extra = await more(params);
+      return typeof extra === 'object' && extra !== null ? { ...own, ...extra } : own;
+    },
+    options,
+  );
 }

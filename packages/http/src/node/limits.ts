@@ -38,11 +38,6 @@ const BAD_REQUEST = rawReply(
   HTTP_ERROR_CODES.BadHttpRequest,
   'Bad Request: malformed HTTP',
 );
-const TOO_MANY = rawReply(
-  '503 Service Unavailable',
-  HTTP_ERROR_CODES.Overloaded,
-  'Service Unavailable: too many connections',
-);
 
 /**
  * Node's `clientError`: a request that timed out (headers or body), overflowed its headers or was not
@@ -71,14 +66,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
  * here the extra one is told (`503`) and closed, so a client can tell overload from a network fault.
  * Returns whether a socket was refused.
  */
-export function limitConnections(server: Server, max: number): (socket: Socket) => boolean {
+export function limitConnections(
+  server: Server,
+  max: number,
+  label = 'maxConnections',
+): (socket: Socket) => boolean {
+  // The reply names the limit, so whoever reads it knows which setting to raise.
+  const tooMany = rawReply(
+    '503 Service Unavailable',
+    HTTP_ERROR_CODES.Overloaded,
+    `Service Unavailable: too many connections (${label} ${max})`,
+  );
   let open = 0;
   const refused = new WeakSet<Socket>();
   server.prependListener('connection', (socket: Socket) => {
     if (open >= max) {
       refused.add(socket);
       socket.on('error', () => {});
-      socket.end(TOO_MANY);
+      socket.end(tooMany);
       socket.destroySoon();
       return;
     }

@@ -44,6 +44,11 @@ export interface ServeHttpOptions extends HttpServerOptions {
    * closed. Keep it below the process's file-descriptor limit. @default 4_096
    */
   maxConnections?: number;
+  /**
+   * How the `503` past `maxConnections` names the limit ("too many connections (maxConnections 4096)"),
+   * for a command line that sets it by a flag of its own. @default 'maxConnections'
+   */
+  maxConnectionsLabel?: string;
 }
 
 /**
@@ -95,6 +100,7 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
     requestTimeoutMs = 30_000,
     keepAliveTimeoutMs = 5_000,
     maxConnections = 4_096,
+    maxConnectionsLabel,
     ...rest
   } = options;
   const loopback = LOOPBACK_HOSTS.includes(host);
@@ -123,7 +129,7 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       (isPath(req.url ?? '/', path) ? listener : notFound)(req, res);
     },
   );
-  const isRefused = limitConnections(server, maxConnections);
+  const isRefused = limitConnections(server, maxConnections, maxConnectionsLabel);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

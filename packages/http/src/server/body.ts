@@ -4,7 +4,7 @@ import type { InboundRequest, Reply } from './exchange.js';
 import { errorReply } from './replies.js';
 
 /** A parsed POST body, or the error response to send instead. */
-export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Reply };
+export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; response: Reply };
 
 /**
  * Reads and parses a POST body: `415` unless it is JSON, `413` past `maxBytes` (checked on the declared
@@ -43,7 +43,7 @@ export async function readJsonBody(
   const text = await request.readText(maxBytes);
   if (text === undefined) return tooLarge();
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text), bytes: text.length }; // its length sizes a queued request
   } catch {
     return fail(
       errorReply(400, JsonRpcErrorCode.ParseError, 'Parse error: the body is not valid JSON', { headers }),

@@ -1,5 +1,5 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
-import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { Admission, AdmissionStats, JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
@@ -40,7 +40,7 @@ export interface HttpSetupInfo {
 export type HttpSetup = (endpoint: Endpoint, info: HttpSetupInfo) => void | Promise<void>;
 
 /**
- * Counters for one HTTP handler.
+ * Counters for one HTTP handler, with its admission's (`maxInFlight`, over every session and request).
  *
  * @example
  * ```ts
@@ -49,7 +49,7 @@ export type HttpSetup = (endpoint: Endpoint, info: HttpSetupInfo) => void | Prom
  * const { disconnectCancels, legacyDisconnects, droppedResults } = handler.stats;
  * ```
  */
-export interface HttpHandlerStats {
+export interface HttpHandlerStats extends AdmissionStats {
   /** Legacy sessions alive. */
   sessions: number;
   /** 2026-07-28 requests in flight. */
@@ -87,12 +87,14 @@ export interface ServeContext {
   /** The counters; `sessions` and `statelessInFlight` are read from the live tables instead. */
   readonly stats: Omit<
     HttpHandlerStats,
-    'sessions' | 'statelessInFlight' | 'bufferedBytes' | 'replayBytes' | 'openStreams'
+    'sessions' | 'statelessInFlight' | 'bufferedBytes' | 'replayBytes' | 'openStreams' | keyof AdmissionStats
   >;
   /** 2026-07-28 endpoints in flight, for `close()`. */
   readonly stateless: Set<Endpoint>;
   /** Every reply stream not yet ended, for the byte counts in stats. */
   readonly streams: Set<ResponseStream>;
+  /** The one admission of this handler: its 2026-07-28 requests and legacy sessions alike. */
+  readonly admission: Admission;
 }
 
 /** What the `Accept` header allows; a missing header or a wildcard allows both. */

@@ -93,6 +93,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     setup,
     stateless: new Set(),
     streams: new Set(),
+    admission: resolved.admission,
     stats: {
       disconnectCancels: 0,
       legacyDisconnects: 0,
@@ -170,7 +171,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const claimsModern =
       carriesEnvelope ||
       (!isInitialize(value) && request.headers.get('mcp-protocol-version') === MODERN_REVISION);
-    if (claimsModern) return serveModern(request, value, context, headers, disconnect);
+    if (claimsModern) return serveModern(request, value, context, headers, disconnect, body.bytes);
     if (!resolved.legacy) {
       return errorReply(
         400,
@@ -185,7 +186,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
         },
       );
     }
-    return legacy.post(request, value, headers, disconnect);
+    return legacy.post(request, value, headers, disconnect, body.bytes);
   };
 
   // The Fetch entry and the Node listener's (SERVE_EXCHANGE) share `serve`: one server, two wrappings.
@@ -210,6 +211,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       }
       return {
         ...context.stats,
+        ...context.admission.stats,
         sessions: legacy.sessions.size,
         statelessInFlight: context.stateless.size,
         bufferedBytes,

@@ -36,16 +36,17 @@ export class LegacyServer {
     value: unknown,
     headers: Record<string, string>,
     disconnect: Disconnect,
+    bytes?: number,
   ): Promise<Reply> {
     const single = Array.isArray(value) ? undefined : classify(value);
     if (single?.kind === 'request' && single.method === 'initialize')
-      return this.#initialize(request, value, single.id, headers, disconnect);
+      return this.#initialize(request, value, single.id, headers, disconnect, bytes);
     const found = this.#session(request, headers);
     if (found instanceof Reply) return found;
     const session = found;
     const bad = badVersionHeader(request, headers);
     if (bad) return bad;
-    if (Array.isArray(value)) return this.#batch(request, session, value, headers, disconnect);
+    if (Array.isArray(value)) return this.#batch(request, session, value, headers, disconnect, bytes);
     if (!single || single.kind === 'invalid') {
       return errorReply(
         400,
@@ -71,7 +72,7 @@ export class LegacyServer {
       headers,
       signal: disconnect,
     });
-    session.endpoint.receive(value);
+    session.endpoint.receive(value, bytes);
     return stream.response;
   }
 
@@ -129,6 +130,7 @@ export class LegacyServer {
     id: RequestId,
     headers: Record<string, string>,
     disconnect: Disconnect,
+    bytes: number | undefined,
   ): Promise<Reply> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
@@ -168,7 +170,7 @@ export class LegacyServer {
         if (session.endpoint.revision === undefined) session.terminate('initialize failed');
       },
     });
-    session.endpoint.receive(value);
+    session.endpoint.receive(value, bytes);
     return stream.response;
   }
 
@@ -178,6 +180,7 @@ export class LegacyServer {
     values: unknown[],
     headers: Record<string, string>,
     disconnect: Disconnect,
+    bytes: number | undefined,
   ): Promise<Reply> | Reply {
     const revision = session.endpoint.revision;
     if (revision === undefined || !allowsBatches(revision)) {
@@ -224,7 +227,7 @@ export class LegacyServer {
           signal: disconnect,
         })
       : undefined;
-    session.receiveInto(stream, values);
+    session.receiveInto(stream, values, bytes);
     return stream ? stream.response : accepted(headers);
   }
 

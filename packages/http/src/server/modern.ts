@@ -31,6 +31,7 @@ export async function serveModern(
   context: ServeContext,
   headers: Record<string, string>,
   disconnect: Disconnect,
+  bytes?: number,
 ): Promise<Reply> {
   const { options, stats } = context;
   if (!options.modern) {
@@ -111,6 +112,7 @@ export async function serveModern(
     clock: options.clock,
     progressRelay: options.progressRelay,
     ...options.endpoint,
+    admission: context.admission,
     channel: {
       write(message, related, intent) {
         // Only this request's own messages exist here: no GET stream, no server requests [H35 L1].
@@ -151,6 +153,6 @@ export async function serveModern(
   }
   context.stateless.add(endpoint);
   stream.watch(disconnect);
-  if (!stream.ended) endpoint.receive(value); // a client already gone is not served at all
+  if (!stream.ended) endpoint.receive(value, bytes); // a client already gone is not served at all
   return stream.response;
 }

@@ -1,4 +1,5 @@
 import { type Clock, type Endpoint, ProgressRelay, systemClock } from '@mcp-inflight/core';
+import { Admission } from '@mcp-inflight/core/adapter';
 import { setFields } from '../shared/set-fields.js';
 
 /**
@@ -101,6 +102,24 @@ export interface HttpServerOptions {
    * naming the limit. @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
    */
   maxBatchElements?: number;
+  /**
+   * Handlers running at once over the whole server: its 2026-07-28 requests and every legacy session
+   * together; more wait their turn in arrival order (a cancel or a 2026-07-28 disconnect takes a waiting
+   * one out at once). Ignored when `admission` is given. @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
+   */
+  maxInFlight?: number;
+  /**
+   * Bound on requests waiting for a slot: the bytes of their bodies plus 64 each (a batch's elements
+   * share its body). A request that does not fit is answered `-32010` "Overloaded: retry later" at once.
+   * Ignored when `admission` is given. @default 8 MiB (`DEFAULT_MAX_QUEUED_BYTES`)
+   */
+  maxQueuedBytes?: number;
+  /**
+   * The admission every endpoint of this server asks before a handler runs (core's `Admission`), to
+   * share one between servers or to put endpoints in shares. @default one of its own, from `maxInFlight`
+   * and `maxQueuedBytes`
+   */
+  admission?: Admission;
   /** Time source for every timer here. @default systemClock */
   clock?: Clock;
   /** One relay shared by every endpoint (sessions and stateless requests). @default a new one */
@@ -181,6 +200,7 @@ export interface ResolvedServerOptions {
   };
   onError: (error: unknown) => void;
   listeners: ListenersLike | undefined;
+  admission: Admission;
 }
 
 export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedServerOptions {
@@ -214,6 +234,13 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
     }),
     onError: options.onError ?? (() => {}),
     listeners: options.listeners,
+    admission:
+      options.admission ??
+      new Admission({
+        ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+        ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
+        clock,
+      }),
   };
 }
 

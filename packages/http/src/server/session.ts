@@ -56,6 +56,7 @@ export class LegacySession {
       clock: options.clock,
       progressRelay: options.progressRelay,
       ...options.endpoint,
+      admission: context.admission,
       channel: this.#router,
     });
     this.#idle = new QuietTimer(options.clock, options.sessionIdleMs, (quietMs) => this.#onQuiet(quietMs));
@@ -124,8 +125,8 @@ export class LegacySession {
   }
 
   /** Feeds a batch to the endpoint with `stream` as the target of responses written while it is read. */
-  receiveInto(stream: ResponseStream | undefined, value: unknown): void {
-    this.#router.receiveInto(stream, () => this.endpoint.receive(value));
+  receiveInto(stream: ResponseStream | undefined, value: unknown, bytes?: number): void {
+    this.#router.receiveInto(stream, () => this.endpoint.receive(value, bytes));
   }
 
   /** Opens the GET stream for unrelated server messages [H19]; `undefined` if one is already live (409). */

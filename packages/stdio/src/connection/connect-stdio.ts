@@ -7,7 +7,7 @@ import {
   type Role,
   systemClock,
 } from '@mcp-inflight/core';
-import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
+import { Admission, type Channel, type JsonRpcMessage, type SendIntent } from '@mcp-inflight/core/adapter';
 import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
 import {
@@ -18,7 +18,6 @@ import {
   unserializableResponse,
 } from './bad-input.js';
 import type { StdioConnection, StdioConnectionOptions } from './options.js';
-import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED_BYTES, RequestGate } from './request-gate.js';
 import { DEFAULT_RESULT_GAP_MS, ResultGap } from './result-gap.js';
 
 export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
@@ -58,12 +57,19 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     onOverflow: (bytes) => peerStoppedReading(bytes),
   });
-  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  // Core decides which requests run; one admission per connection unless the caller shares one.
+  const admission =
+    options.admission ??
+    new Admission({
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
   const gap = new ResultGap(
     writer,
     options.clock ?? systemClock,
     options.resultGapMs ?? DEFAULT_RESULT_GAP_MS,
-    maxInFlight,
+    admission.maxInFlight,
   );
   /** Carries out what core decided about each message (its {@link SendIntent}); it never reads the message. */
   const write = (
@@ -72,8 +78,6 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     intent?: SendIntent,
   ): void => {
     if (reason) return;
-    // A response (or a batch of them) may have freed a slot for a waiting request.
-    if (intent === undefined || intent.kind === 'response') gate.release();
     let line: string;
     if (intent?.kind === 'request')
       line = intent.text; // serialized once by core, which refused what could not be
@@ -94,20 +98,16 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   };
   const channel: Channel = {
     write,
-    suppressed: (id) => {
-      gate.release();
-      gap.forget(id);
-    },
+    suppressed: (id) => gap.forget(id),
   };
   // The endpoint reports a throwing notification handler here and keeps serving.
-  const endpoint = new Endpoint({ ...endpointOptions(options), onError, role, transport: 'stdio', channel });
-  const gate = new RequestGate(endpoint, {
-    maxInFlight,
-    maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
-    // A 2026-07-28 client writes no responses [S5]; the endpoint would answer nothing either.
-    reply: (message) => {
-      if (role === 'server' || endpoint.revision !== '2026-07-28') write(message);
-    },
+  const endpoint = new Endpoint({
+    ...endpointOptions(options),
+    admission,
+    onError,
+    role,
+    transport: 'stdio',
+    channel,
   });
 
   const report = (event: BadInput): void => onBadInput?.(event);
@@ -139,7 +139,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
           answered: false,
         });
       }
-      gate.take(value, line);
+      endpoint.receive(value, line); // the line sizes a request that waits for admission
     },
     onOverlong(lineBytes) {
       if (answerBadInput) write(overlongLineResponse(lineBytes, framer.maxLineBytes));
@@ -211,9 +211,8 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     else input.resume();
   }
 
-  function finish(cause: InflightError, answer?: InflightError): void {
+  function finish(cause: InflightError): void {
     if (reason) return;
-    gate.close(answer); // before `reason`: a graceful close still answers what waited
     gap.close(); // a close that is not graceful drops held responses with the connection
     reason = cause;
     input.off('data', onData);
@@ -247,14 +246,13 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       return reason;
     },
     get stats() {
-      return { ...framer.stats, ...writer.stats, ...gate.stats, ...gap.stats, parseErrors, notMessages };
+      return { ...framer.stats, ...writer.stats, ...admission.stats, ...gap.stats, parseErrors, notMessages };
     },
     async close(why = 'the connection is closing') {
       if (!reason) {
         endpoint.shutdown(why); // cancels our calls on the wire, answers the peer's with SHUTDOWN
         gap.close((line) => writer.writeLine(line)); // held responses go out now, without their gap
-        const cause = new InflightError('SHUTDOWN', why);
-        finish(cause, cause); // requests still waiting for a slot are answered the same way
+        finish(new InflightError('SHUTDOWN', why));
         // A server stops reading so its process can exit; a client drains and discards what the child still
         // writes, so the child is never stuck on a full pipe while it shuts down.
         if (role === 'server') input.pause();

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Endpoint, EndpointOptions, InflightError, Role } from '@mcp-inflight/core';
+import type { AdmissionStats } from '@mcp-inflight/core/adapter';
 import type { LineFramerStats } from '../framing/line-framer.js';
 import type { LineWriterStats } from '../framing/line-writer.js';
 import type { BadInput } from './bad-input.js';
-import type { RequestGateStats } from './request-gate.js';
 
 /**
  * Options for `connectStdio`: the two streams, our role, framing limits, and any endpoint option.
@@ -35,12 +35,14 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   maxLineBytes?: number;
   /**
    * Requests run at once; more wait their turn in arrival order (reading never stops, so cancels and
-   * responses still act at once). @default 1 000 (`DEFAULT_MAX_IN_FLIGHT`)
+   * responses still act at once). Sets up the connection's own `Admission` (core); ignored when
+   * `admission` is given. @default 1 000 (`DEFAULT_MAX_IN_FLIGHT`)
    */
   maxInFlight?: number;
   /**
    * Bound on requests waiting for a slot: the bytes of their lines plus 64 each. A request that does not
-   * fit is refused at once with `-32010` (`OVERLOADED_ERROR_CODE`). @default 8 MiB
+   * fit is refused at once with `-32010` (`OVERLOADED_ERROR_CODE`). Ignored when `admission` is given.
+   * @default 8 MiB
    */
   maxQueuedBytes?: number;
   /**
@@ -91,7 +93,8 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
 }
 
 /**
- * Counters of one connection: framing, parsing and writing.
+ * Counters of one connection: framing, parsing, writing, and its admission's (`maxInFlight`; shared
+ * counters when the connection was given an `admission` others use too).
  *
  * @example
  * ```ts
@@ -103,7 +106,7 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
  * if (stats.refusedRequests > 0) console.error('the peer sent more than maxInFlight + maxQueuedBytes allow');
  * ```
  */
-export interface StdioConnectionStats extends LineFramerStats, LineWriterStats, RequestGateStats {
+export interface StdioConnectionStats extends LineFramerStats, LineWriterStats, AdmissionStats {
   /** Lines that were not JSON. */
   parseErrors: number;
   /** Lines a client did not answer: JSON, but not a JSON-RPC message (`null`, `42`, a log record). */
