@@ -83,11 +83,11 @@ export function checkModernRequest(
  * ignored, as any unrecognized header is.
  */
 export function checkParamHeaders(
-  request: Request,
+  request: InboundRequest,
   message: { id: RequestId; params: Record<string, unknown> | undefined },
   headers: Record<string, string>,
   declared: readonly ParamHeader[],
-): Response | undefined {
+): Reply | undefined {
   const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
   for (const header of declared) {
     const raw = request.headers.get(`mcp-param-${header.name}`);
