@@ -48,15 +48,17 @@ const entries = [
     code: `export { defineTool, serveTools } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
     // 12 KB until defineTool gained the x-mcp-header checker (about 1 KB; 12.09 KB with the shared
-    // changing-list entries): 12.5 KB until a trimming pass wins it back (a known gap, not the goal).
-    budget: 12.5 * KB,
+    // changing-list entries), then the argument checks that name the fix and the admission bypass (12.51 KB
+    // once merged): 12.75 KB until a trimming pass wins it back (a known gap, not the goal).
+    budget: 12.75 * KB,
   },
   {
     // One call for a whole server: lifecycle, tools, prompts, resources, completions.
     name: 'createServer (@mcp-inflight/core/tools: tools, prompts, resources)',
     code: `export { createServer, definePrompt, defineResource, defineResourceTemplate, defineTool } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
-    budget: 15 * KB,
+    // 14.01 KB alone; 15.11 KB with the x-mcp-header checker and the argument checks: 15.5 KB, to trim.
+    budget: 15.5 * KB,
   },
   {
     name: 'listen streams, server side (@mcp-inflight/core/listen: Listeners)',

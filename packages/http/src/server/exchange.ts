@@ -82,7 +82,8 @@ export class ConnectionGone implements Disconnect {
   /** Every listener runs once (as with `{ once: true }`): the connection goes only once. */
   addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (this.aborted) return;
-    (this.#listeners ??= []).push(listener);
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
   }
 
   abort(): void {
