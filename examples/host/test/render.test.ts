@@ -1,4 +1,5 @@
-import { InflightError, inflightErrorFromJsonRpc, JsonRpcError } from '@mcp-inflight/core';
+import { InflightError, JsonRpcError } from '@mcp-inflight/core';
+import { inflightErrorFromJsonRpc } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { parseHostArgs } from '../src/args.js';

@@ -1,11 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type Endpoint,
-  JsonRpcError,
-  MODERN_REVISION,
-  type RequestContext,
-  type Revision,
-} from '@mcp-inflight/core';
+import { type Endpoint, JsonRpcError, type RequestContext, type Revision } from '@mcp-inflight/core';
+import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import {
   bindingOf,
   elicit,

@@ -25,7 +25,7 @@ export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
 export { pause } from './clock/pause.js';
 export type { Channel, SendIntent } from './endpoint/channel.js';
 export type { TaskContext } from './endpoint/context.js';
-export { batchTooLarge } from './endpoint/endpoint.js';
+export { batchTooLarge, DEFAULT_MAX_BATCH_ELEMENTS } from './endpoint/endpoint.js';
 export type { Direction, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';
@@ -48,17 +48,26 @@ export {
   hasProgressMessage,
   hasStreamableHttp,
   isLegacy,
+  LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
   metaVersionOf,
   negotiateLegacy,
   PROTOCOL_VERSION_META_KEY,
   revisionOfHeader,
 } from './eras/eras.js';
-export { JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
-export type { JsonRpcErrorObject } from './errors/inflight-error.js';
-export type { OutboundRequest, PolicyAnswer } from './policy/era-cancel-policy.js';
-export type { DropReason, ProgressRelayEvents, RouteOptions } from './relay/progress-relay.js';
+export { CANCEL_CODES, JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
+export { inflightErrorFromJsonRpc, type JsonRpcErrorObject } from './errors/inflight-error.js';
+export type { OutboundRequest, PolicyAnswer, Role } from './policy/era-cancel-policy.js';
+export {
+  DEFAULT_MIN_INTERVAL_MS,
+  type DropReason,
+  type ProgressRelayEvents,
+  type ProgressRelayStats,
+  type ProgressRoute,
+  type RouteOptions,
+} from './relay/progress-relay.js';
 export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/guards.js';
-export type { CancelledParams } from './schemas/types.js';
+export type { CancelledParams, ProgressParams } from './schemas/types.js';
 export { IdleWindow } from './tasks/idle-window.js';
 export { createdTaskOf, taskStateOf } from './tasks/task-state.js';
 export { QuietTimer } from './timers/quiet-timer.js';

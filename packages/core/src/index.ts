@@ -20,7 +20,6 @@ export type {
   RequestHandler,
 } from './endpoint/context.js';
 export {
-  DEFAULT_MAX_BATCH_ELEMENTS,
   Endpoint,
   type EndpointOptions,
   type EndpointStats,
@@ -31,32 +30,23 @@ export { JsonRpcError } from './endpoint/messages.js';
 export type { RequestOptions } from './endpoint/outbound.js';
 export {
   isRevision,
-  LATEST_LEGACY_REVISION,
-  MODERN_REVISION,
   REVISIONS,
   type Revision,
   revisionOf,
 } from './eras/eras.js';
-export { CANCEL_CODES, type CancelCode, JsonRpcErrorCode } from './errors/causes.js';
+export { type CancelCode, JsonRpcErrorCode } from './errors/causes.js';
 export {
   InflightError,
   type InflightErrorDetails,
-  inflightErrorFromJsonRpc,
 } from './errors/inflight-error.js';
 export {
   type CancelMethod,
   EraCancelPolicy,
   eraCancelPolicy,
-  type Role,
   type TransportKind,
 } from './policy/era-cancel-policy.js';
 export { isCancel } from './policy/is-cancel.js';
-export {
-  DEFAULT_MIN_INTERVAL_MS,
-  ProgressRelay,
-  type ProgressRelayStats,
-  type ProgressRoute,
-} from './relay/progress-relay.js';
+export { ProgressRelay } from './relay/progress-relay.js';
 // The zod schemas live on `@mcp-inflight/core/schemas`, so this entry never loads zod.
-export type { ProgressParams, ProgressToken, RequestId } from './schemas/types.js';
+export type { ProgressToken, RequestId } from './schemas/types.js';
 export { DuplicateTokenError, TokenRegistry } from './tokens/token-registry.js';

@@ -1,5 +1,6 @@
-import { CANCEL_CODES, type CancelCode, InflightError, inflightErrorFromJsonRpc } from '@mcp-inflight/core';
+import { type CancelCode, InflightError } from '@mcp-inflight/core';
 import type { JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
+import { CANCEL_CODES, inflightErrorFromJsonRpc } from '@mcp-inflight/core/adapter';
 
 const CODES = new Set<string>(CANCEL_CODES);
 // v1 McpError prefixes its message with "MCP error <code>: "; the cause's own text is what we keep.

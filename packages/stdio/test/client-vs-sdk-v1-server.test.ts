@@ -1,4 +1,5 @@
-import { InflightError, type ProgressParams } from '@mcp-inflight/core';
+import { InflightError } from '@mcp-inflight/core';
+import type { ProgressParams } from '@mcp-inflight/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StdioClient } from '../src/index.js';
 import { since, spawnFixture, textOf } from './helpers.js';

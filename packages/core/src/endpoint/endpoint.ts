@@ -109,7 +109,8 @@ export interface EndpointOptions {
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_BATCH_ELEMENTS, Endpoint } from '@mcp-inflight/core';
+ * import { Endpoint } from '@mcp-inflight/core';
+ * import { DEFAULT_MAX_BATCH_ELEMENTS } from '@mcp-inflight/core/adapter';
  * // A peer known to batch large: allow ten times the default.
  * new Endpoint({ role: 'server', transport: 'stdio', channel: { write() {} }, maxBatchElements: DEFAULT_MAX_BATCH_ELEMENTS * 10 });
  * ```

@@ -28,7 +28,8 @@ export type Revision = (typeof REVISIONS)[number];
  *
  * @example
  * ```ts
- * import { MODERN_REVISION, type Revision } from '@mcp-inflight/core';
+ * import { type Revision } from '@mcp-inflight/core';
+ * import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
  * declare const revision: Revision;
  * const handshake = revision === MODERN_REVISION ? 'server/discover' : 'initialize';
  * ```
@@ -40,7 +41,8 @@ export const MODERN_REVISION: Revision = '2026-07-28';
  *
  * @example
  * ```ts
- * import { type Endpoint, LATEST_LEGACY_REVISION } from '@mcp-inflight/core';
+ * import { type Endpoint } from '@mcp-inflight/core';
+ * import { LATEST_LEGACY_REVISION } from '@mcp-inflight/core/adapter';
  * declare const client: Endpoint;
  * await client.request('initialize', {
  *   protocolVersion: LATEST_LEGACY_REVISION,
@@ -67,7 +69,7 @@ export const DEFAULT_HTTP_REVISION: Revision = '2025-03-26';
  *
  * @example
  * ```ts
- * import { MODERN_REVISION } from '@mcp-inflight/core';
+ * import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
  * import { PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core/adapter';
  * const params = { name: 'work', arguments: {}, _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION } };
  * ```
@@ -142,7 +144,8 @@ export function isLegacy(revision: Revision): boolean {
  *
  * @example
  * ```ts
- * import { type ProgressParams, type Revision } from '@mcp-inflight/core';
+ * import { type Revision } from '@mcp-inflight/core';
+ * import { type ProgressParams } from '@mcp-inflight/core/adapter';
  * import { hasProgressMessage } from '@mcp-inflight/core/adapter';
  * function progressFor(revision: Revision, params: ProgressParams): ProgressParams {
  *   if (hasProgressMessage(revision)) return params;

@@ -38,7 +38,8 @@ export type CancelCode =
  *
  * @example
  * ```ts
- * import { CANCEL_CODES, type CancelCode } from '@mcp-inflight/core';
+ * import { type CancelCode } from '@mcp-inflight/core';
+ * import { CANCEL_CODES } from '@mcp-inflight/core/adapter';
  * const endedBy = new Map<CancelCode, number>(CANCEL_CODES.map((code) => [code, 0])); // a counter per cause
  * ```
  */

@@ -267,7 +267,7 @@ function isCancelCode(value: unknown): value is CancelCode {
  *
  * @example
  * ```ts
- * import { inflightErrorFromJsonRpc } from '@mcp-inflight/core';
+ * import { inflightErrorFromJsonRpc } from '@mcp-inflight/core/adapter';
  * const fromPeer = { code: -32001, message: 'idle limit…', data: { cause: 'IDLE_TIMEOUT', limitMs: 500 } };
  * inflightErrorFromJsonRpc(fromPeer)?.code; // 'IDLE_TIMEOUT', with details { limitMs: 500 }, origin 'remote'
  * inflightErrorFromJsonRpc({ code: -32602, message: 'bad params' }); // undefined: not one of our causes

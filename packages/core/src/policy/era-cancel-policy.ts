@@ -17,7 +17,8 @@ export type TransportKind = 'stdio' | 'http';
  *
  * @example
  * ```ts
- * import { eraCancelPolicy, type Role } from '@mcp-inflight/core';
+ * import { eraCancelPolicy } from '@mcp-inflight/core';
+ * import { type Role } from '@mcp-inflight/core/adapter';
  * const role: Role = 'client';
  * eraCancelPolicy('2026-07-28', 'stdio').maySendProgress(role).value; // false: only servers, there
  * ```

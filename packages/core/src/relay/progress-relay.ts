@@ -12,7 +12,8 @@ import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
  *
  * @example
  * ```ts
- * import { DEFAULT_MIN_INTERVAL_MS, ProgressRelay } from '@mcp-inflight/core';
+ * import { ProgressRelay } from '@mcp-inflight/core';
+ * import { DEFAULT_MIN_INTERVAL_MS } from '@mcp-inflight/core/adapter';
  * const relay = new ProgressRelay({ minIntervalMs: DEFAULT_MIN_INTERVAL_MS * 4 }); // 5 a second: a terminal
  * ```
  */
@@ -62,7 +63,8 @@ export interface ProgressRelayEvents {
  *
  * @example
  * ```ts
- * import type { ProgressRelay, ProgressRelayStats } from '@mcp-inflight/core';
+ * import type { ProgressRelay } from '@mcp-inflight/core';
+ * import type { ProgressRelayStats } from '@mcp-inflight/core/adapter';
  * declare const relay: ProgressRelay;
  * const stats: ProgressRelayStats = relay.stats; // a snapshot
  * if (stats.openRoutes > 1_000) console.warn('routes left open: is every route finished or closed?');

@@ -39,7 +39,7 @@ export type RequestId = string | number;
  *
  * @example
  * ```ts
- * import type { ProgressParams } from '@mcp-inflight/core';
+ * import type { ProgressParams } from '@mcp-inflight/core/adapter';
  * const update: ProgressParams = { progressToken: 'upload-1', progress: 512, total: 2048 };
  * const percent = update.total === undefined ? undefined : (100 * update.progress) / update.total;
  * ```

@@ -3,11 +3,11 @@ import {
   type Endpoint,
   InflightError,
   JsonRpcErrorCode,
-  MODERN_REVISION,
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
 import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
+import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';

@@ -2,11 +2,11 @@ import {
   type ClientIdentity,
   connectLifecycle,
   Endpoint,
-  MODERN_REVISION,
   type Revision,
   systemClock,
 } from '@mcp-inflight/core';
 import type { ClientTransport } from '@mcp-inflight/core/adapter';
+import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';
 import type { HttpClientOptions } from './http-client.js';

@@ -1,5 +1,10 @@
-import { MODERN_REVISION, type Revision } from '@mcp-inflight/core';
-import { type JsonRpcErrorObject, type JsonRpcMessage, metaVersionOf } from '@mcp-inflight/core/adapter';
+import type { Revision } from '@mcp-inflight/core';
+import {
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  MODERN_REVISION,
+  metaVersionOf,
+} from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 import type { ParamHeaderTable } from './param-headers.js';

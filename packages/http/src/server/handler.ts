@@ -1,5 +1,5 @@
-import { JsonRpcErrorCode, MODERN_REVISION } from '@mcp-inflight/core';
-import { DEFAULT_HTTP_REVISION, metaVersionOf } from '@mcp-inflight/core/adapter';
+import { JsonRpcErrorCode } from '@mcp-inflight/core';
+import { DEFAULT_HTTP_REVISION, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';

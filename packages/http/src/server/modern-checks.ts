@@ -1,6 +1,7 @@
-import { JsonRpcErrorCode, MODERN_REVISION, type RequestId } from '@mcp-inflight/core';
+import { JsonRpcErrorCode, type RequestId } from '@mcp-inflight/core';
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  MODERN_REVISION,
   metaVersionOf,
   type ParamHeader,
   paramHeaderMismatch,

@@ -1,11 +1,5 @@
-import {
-  Endpoint,
-  eraCancelPolicy,
-  InflightError,
-  JsonRpcErrorCode,
-  MODERN_REVISION,
-} from '@mcp-inflight/core';
-import { classify, servedParamHeaders } from '@mcp-inflight/core/adapter';
+import { Endpoint, eraCancelPolicy, InflightError, JsonRpcErrorCode } from '@mcp-inflight/core';
+import { classify, MODERN_REVISION, servedParamHeaders } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
 import type { Disconnect, InboundRequest, Reply } from './exchange.js';

@@ -1,5 +1,5 @@
-import { DeadlineController, InflightError, type ProgressRoute } from '@mcp-inflight/core';
-import { MAX_TIMER_MS } from '@mcp-inflight/core/adapter';
+import { DeadlineController, InflightError } from '@mcp-inflight/core';
+import { MAX_TIMER_MS, type ProgressRoute } from '@mcp-inflight/core/adapter';
 import { inflightErrorFromSdk } from '../errors.js';
 import type { SdkRequestOptions } from '../shapes.js';
 

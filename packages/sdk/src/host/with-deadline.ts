@@ -1,4 +1,5 @@
-import { type DeadlineController, InflightError, LATEST_LEGACY_REVISION } from '@mcp-inflight/core';
+import { type DeadlineController, InflightError } from '@mcp-inflight/core';
+import { LATEST_LEGACY_REVISION } from '@mcp-inflight/core/adapter';
 import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import type { Progress, SdkRequestOptions } from '../shapes.js';
 import { runRequestLifecycle } from './request-lifecycle.js';

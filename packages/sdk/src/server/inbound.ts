@@ -1,5 +1,5 @@
-import { isRevision, LATEST_LEGACY_REVISION, type ProgressToken, type Revision } from '@mcp-inflight/core';
-import { isTokenOrId, PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core/adapter';
+import { isRevision, type ProgressToken, type Revision } from '@mcp-inflight/core';
+import { isTokenOrId, LATEST_LEGACY_REVISION, PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core/adapter';
 import type { HandlerContext, ProgressNotificationLike, RequestMetaLike } from '../shapes.js';
 
 /** One inbound request, read the same way from a v1 `extra` and a v2 `ctx`. */

@@ -1,4 +1,5 @@
-import type { ProgressRoute, ProgressToken, Revision } from '@mcp-inflight/core';
+import type { ProgressToken, Revision } from '@mcp-inflight/core';
+import type { ProgressRoute } from '@mcp-inflight/core/adapter';
 import { type RelayOptions, sharedRelay } from '../relay-for.js';
 import type { HandlerContext } from '../shapes.js';
 import { readInbound } from './inbound.js';

@@ -4,10 +4,15 @@ import {
   type EndpointOptions,
   InflightError,
   type RequestId,
-  type Role,
   systemClock,
 } from '@mcp-inflight/core';
-import { Admission, type Channel, type JsonRpcMessage, type SendIntent } from '@mcp-inflight/core/adapter';
+import {
+  Admission,
+  type Channel,
+  type JsonRpcMessage,
+  type Role,
+  type SendIntent,
+} from '@mcp-inflight/core/adapter';
 import { LineFramer } from '../framing/line-framer.js';
 import { LineWriter } from '../framing/line-writer.js';
 import {

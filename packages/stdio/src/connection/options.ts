@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Endpoint, EndpointOptions, InflightError, Role } from '@mcp-inflight/core';
-import type { AdmissionStats } from '@mcp-inflight/core/adapter';
+import type { Endpoint, EndpointOptions, InflightError } from '@mcp-inflight/core';
+import type { AdmissionStats, Role } from '@mcp-inflight/core/adapter';
 import type { LineFramerStats } from '../framing/line-framer.js';
 import type { LineWriterStats } from '../framing/line-writer.js';
 import type { BadInput } from './bad-input.js';
