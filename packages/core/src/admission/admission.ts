@@ -6,12 +6,6 @@ import type { RequestId } from '../schemas/types.js';
 /**
  * Default bound on handlers an {@link Admission} runs at once: 1,000. Past it, requests wait their turn in
  * a queue bounded by {@link DEFAULT_MAX_QUEUED_BYTES}, so a burst of any size costs bounded memory.
- *
- * @example
- * ```ts
- * import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
- * new Admission({ maxInFlight: DEFAULT_MAX_IN_FLIGHT / 10 }); // handlers that each hold a lot of memory
- * ```
  */
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 
@@ -19,24 +13,11 @@ export const DEFAULT_MAX_IN_FLIGHT = 1_000;
  * Default bound on requests waiting for a free slot: 8 MiB, counted as the bytes of the text each was read
  * from plus {@link QUEUED_REQUEST_OVERHEAD_BYTES} (about 50,000 small tool calls). A request larger than
  * the bound never waits: when every slot is busy it is refused at once.
- *
- * @example
- * ```ts
- * import { Admission, DEFAULT_MAX_QUEUED_BYTES } from '@mcp-inflight/core/adapter';
- * new Admission({ maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES * 4 }); // a server that takes large bursts
- * ```
  */
 export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a waiting request costs beyond its text, for the queue's bound: its entry and its id in the index.
- *
- * @example
- * ```ts
- * import { QUEUED_REQUEST_OVERHEAD_BYTES } from '@mcp-inflight/core/adapter';
- * const line = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
- * const counted = line.length + QUEUED_REQUEST_OVERHEAD_BYTES; // what it takes from maxQueuedBytes
- * ```
  */
 export const QUEUED_REQUEST_OVERHEAD_BYTES = 64;
 
@@ -48,13 +29,6 @@ export const OVERLOADED_MESSAGE = 'Overloaded: retry later';
 
 /**
  * Options of an {@link Admission}.
- *
- * @example
- * ```ts
- * import { Admission, type AdmissionOptions } from '@mcp-inflight/core/adapter';
- * const options: AdmissionOptions = { maxInFlight: 200, maxInFlightPerShare: 50 }; // four hosts at full tilt
- * new Admission(options);
- * ```
  */
 export interface AdmissionOptions {
   /** Handlers running at once, over every endpoint that shares this admission. @default 1_000 */
@@ -75,14 +49,6 @@ export interface AdmissionOptions {
 
 /**
  * Counters of an {@link Admission}.
- *
- * @example
- * ```ts
- * import type { Admission, AdmissionStats } from '@mcp-inflight/core/adapter';
- * declare const admission: Admission;
- * const { queuedRequests, refusedRequests }: AdmissionStats = admission.stats;
- * if (refusedRequests > 0) console.error(`refused ${refusedRequests}; ${queuedRequests} wait now`);
- * ```
  */
 export interface AdmissionStats {
   /** Handlers running now. */
@@ -159,17 +125,6 @@ const SHARED = {};
  * Endpoints can be put in shares ({@link Admission.assign}: a proxy's hosts): waiting requests are started
  * round robin between shares, and `maxInFlightPerShare` caps what one share runs, so one host's calls
  * cannot take every slot from another (rule 14).
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { Admission } from '@mcp-inflight/core/adapter';
- * const admission = new Admission({ maxInFlight: 100 });
- * const channel = { write: (message: unknown) => console.log(JSON.stringify(message)) };
- * const a = new Endpoint({ role: 'server', transport: 'stdio', channel, admission });
- * const b = new Endpoint({ role: 'server', transport: 'stdio', channel, admission }); // 100 between them
- * admission.assign(b, 'host b'); // b's requests take turns with everyone else's, not after them
- * ```
  */
 export class Admission {
   /** Handlers running at once, at most. */

@@ -96,15 +96,6 @@ export interface McpClient {
 
 /**
  * What a transport supplies to {@link LifecycleClient}: how bytes move, nothing about MCP.
- *
- * @example
- * ```ts
- * import type { ClientTransport } from '@mcp-inflight/core/adapter';
- * const transport: ClientTransport = {
- *   notify: async () => {},
- *   close: async () => {},
- * };
- * ```
  */
 export interface ClientTransport extends LifecycleHooks {
   /** Sends a notification (after the handshake). */
@@ -123,18 +114,6 @@ export interface ClientTransport extends LifecycleHooks {
  * The {@link McpClient} behaviour every transport shares, written once: the handshake, connecting on
  * first use, typed tool calls, handlers for what the server sends. Transports construct it with their
  * endpoint and a {@link ClientTransport}.
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { LifecycleClient } from '@mcp-inflight/core/adapter';
- * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel: { write: () => {} } });
- * const client = new LifecycleClient(
- *   endpoint,
- *   { clientInfo: { name: 'my-host', version: '1.0.0' }, capabilities: {} },
- *   { notify: async (method, params) => endpoint.notify(method, params), close: async () => endpoint.close() },
- * );
- * ```
  */
 export class LifecycleClient implements McpClient {
   readonly endpoint: Endpoint;

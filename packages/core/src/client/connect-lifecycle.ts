@@ -22,18 +22,6 @@ import {
 
 /**
  * What a transport adds to the handshake; everything else is the same on every transport.
- *
- * @example
- * ```ts
- * import { connectLifecycle, type Endpoint } from '@mcp-inflight/core';
- * import { type LifecycleHooks } from '@mcp-inflight/core/adapter';
- * declare const endpoint: Endpoint;
- * const hooks: LifecycleHooks = {
- *   // HTTP: later requests carry the negotiated version in a header, so it must be known first.
- *   onLegacySession: (revision) => console.log(`session speaks ${revision}`),
- * };
- * await connectLifecycle(endpoint, { clientInfo: { name: 'h', version: '1' }, capabilities: {} }, {}, hooks);
- * ```
  */
 export interface LifecycleHooks {
   /** Told the legacy revision the server chose, before `notifications/initialized` goes out. */

@@ -63,16 +63,6 @@ export interface ConnectOptions {
 
 /**
  * What the handshake settled, the same on every transport.
- *
- * @example
- * ```ts
- * import type { McpClient } from '@mcp-inflight/core';
- * import type { ServerHandshake } from '@mcp-inflight/core/adapter';
- * declare const client: McpClient;
- * const server: ServerHandshake = await client.connect();
- * if (server.era === 'legacy') console.error(`a legacy server: ${server.revision}, after initialize`);
- * console.error(server.serverInfo?.name ?? 'an unnamed server', Object.keys(server.capabilities));
- * ```
  */
 export interface ServerHandshake {
   /** The revision the connection speaks from now on. */

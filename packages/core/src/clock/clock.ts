@@ -35,21 +35,6 @@ export interface Clock {
 
 /**
  * Timers longer than this overflow in every JavaScript runtime; longer delays re-arm in steps.
- *
- * @example
- * ```ts
- * import { type Clock } from '@mcp-inflight/core';
- * import { MAX_TIMER_MS } from '@mcp-inflight/core/adapter';
- * // A custom clock clamps too: setTimeout(fn, 2 ** 31) fires at once instead of in 24.8 days.
- * // A timer that comes due early is simply re-armed for the rest.
- * const wallClock: Clock = {
- *   now: () => Date.now(),
- *   setTimer(fn, ms) {
- *     const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
- *     return { clear: () => clearTimeout(id) };
- *   },
- * };
- * ```
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -74,17 +59,6 @@ export const systemClock: Clock = {
 /**
  * Adapts a {@link Clock} to the `customTimers` shape that p-timeout takes, so promise bounds run on
  * the injected clock too.
- *
- * @example
- * ```ts
- * import { timersOf } from '@mcp-inflight/core/adapter';
- * import { ManualClock } from '@mcp-inflight/core/testing';
- * const clock = new ManualClock();
- * const timers = timersOf(clock); // p-timeout's `customTimers`
- * const handle = timers.setTimeout(() => console.log('fired at', clock.now()), 100);
- * timers.clearTimeout(handle);
- * timers.clearTimeout(undefined); // p-timeout may clear a timer it never set: a no-op
- * ```
  */
 export function timersOf(clock: Clock): {
   /** Arms a timer on the clock. */

@@ -3,14 +3,6 @@ import type { Clock } from './clock.js';
 /**
  * Waits `ms` on `clock` (so `ManualClock` drives it in tests), or rejects with the signal's reason as soon
  * as `signal` aborts; the timer is cleared either way.
- *
- * @example
- * ```ts
- * import { systemClock } from '@mcp-inflight/core';
- * import { pause } from '@mcp-inflight/core/adapter';
- * const controller = new AbortController();
- * await pause(1_000, controller.signal, systemClock); // a retry's wait that a close ends at once
- * ```
  */
 export function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -20,16 +20,6 @@ import type { JsonRpcMessage } from './messages.js';
  * answer to input that named no request we serve (bad JSON, a duplicate id, an invalid message), which
  * belongs to no request's stream; and a notification the application sends (`Endpoint.notify`), which
  * belongs to the request `related` names, if any, and never ends its stream.
- *
- * @example
- * ```ts
- * import type { Channel, SendIntent } from '@mcp-inflight/core/adapter';
- * const lines: string[] = [];
- * const channel: Channel = {
- *   write: (message, _related, intent?: SendIntent) =>
- *     void lines.push(intent?.kind === 'request' ? intent.text : JSON.stringify(message)),
- * };
- * ```
  */
 export type SendIntent =
   | {
@@ -72,16 +62,6 @@ export type SendIntent =
 /**
  * Where an `Endpoint` writes. Adapters implement it: stdio writes one line per message; HTTP
  * writes a message to the response stream of the request it relates to.
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { type Channel, type JsonRpcMessage } from '@mcp-inflight/core/adapter';
- * const written: (JsonRpcMessage | JsonRpcMessage[])[] = [];
- * // Like stdio: one stream for everything, so neither optional member is needed.
- * const channel: Channel = { write: (message) => void written.push(message) };
- * const endpoint = new Endpoint({ role: 'client', transport: 'stdio', channel });
- * ```
  */
 export interface Channel {
   /**

@@ -67,13 +67,6 @@ export interface RequestContext {
 
 /**
  * The task a handler's work runs as (2025-11-25 `serveTasks`), see {@link RequestContext.task}.
- *
- * @example
- * ```ts
- * import type { RequestContext } from '@mcp-inflight/core';
- * declare const ctx: RequestContext;
- * ctx.task?.onInputWait(true); // the task is input_required until onInputWait(false)
- * ```
  */
 export interface TaskContext {
   /** The task's id, for the related-task key of the requests the work sends about it. */

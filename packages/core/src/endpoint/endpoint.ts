@@ -106,14 +106,6 @@ export interface EndpointOptions {
 
 /**
  * The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}).
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { DEFAULT_MAX_BATCH_ELEMENTS } from '@mcp-inflight/core/adapter';
- * // A peer known to batch large: allow ten times the default.
- * new Endpoint({ role: 'server', transport: 'stdio', channel: { write() {} }, maxBatchElements: DEFAULT_MAX_BATCH_ELEMENTS * 10 });
- * ```
  */
 export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
 
@@ -620,13 +612,6 @@ const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatch
 /**
  * The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit, with
  * `data: { elements, maxBatchElements }`. For transports that refuse a batch before it reaches an endpoint.
- *
- * @example
- * ```ts
- * import { batchTooLarge } from '@mcp-inflight/core/adapter';
- * const answer = batchTooLarge(1_000_000, 1_000); // one small message instead of a million errors
- * console.log(JSON.stringify(answer));
- * ```
  */
 export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
   return errorResponse(

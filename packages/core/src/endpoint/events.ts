@@ -7,30 +7,12 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
 /**
  * Which way a request goes: `outbound` is one we sent (we wait for its result), `inbound` one the peer sent
  * (our handler runs it).
- *
- * @example
- * ```ts
- * import type { Endpoint } from '@mcp-inflight/core';
- * import type { Direction } from '@mcp-inflight/core/adapter';
- * declare const endpoint: Endpoint;
- * const started = new Map<Direction, number>([['inbound', 0], ['outbound', 0]]);
- * endpoint.events.on('request-started', (direction) => started.set(direction, (started.get(direction) ?? 0) + 1));
- * ```
  */
 export type Direction = 'inbound' | 'outbound';
 
 /**
  * How a request ended: `result`, `error` (an error response, ours or the peer's) or `aborted` (a cancel,
  * a deadline, a disconnect or a shutdown; the cause is an {@link InflightError}).
- *
- * @example
- * ```ts
- * import type { Endpoint } from '@mcp-inflight/core';
- * import type { Outcome } from '@mcp-inflight/core/adapter';
- * declare const endpoint: Endpoint;
- * const outcomes: Outcome[] = [];
- * endpoint.events.on('request-ended', (_direction, _id, _method, outcome) => outcomes.push(outcome));
- * ```
  */
 export type Outcome = 'result' | 'error' | 'aborted';
 

@@ -443,15 +443,6 @@ function jsonRpcArgs(error: {
 
 /**
  * The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails).
- *
- * @example
- * ```ts
- * import { InflightError } from '@mcp-inflight/core';
- * import { errorResponseFor } from '@mcp-inflight/core/adapter';
- * errorResponseFor(7, InflightError.ceiling(500)); // -32001, data: { cause: 'CEILING', limitMs: 500 }
- * errorResponseFor(8, { code: -32602, message: 'bad uri' }); // a plain { code, message } keeps its code
- * errorResponseFor(9, new Error('disk full')); // -32603 'disk full'
- * ```
  */
 export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage {
   try {

@@ -33,16 +33,6 @@ export interface ServerIdentity {
 
 /**
  * `_meta` key for the server's identity on 2026-07-28 results [M20].
- *
- * @example
- * ```ts
- * import { type Endpoint } from '@mcp-inflight/core';
- * import { SERVER_INFO_META_KEY } from '@mcp-inflight/core/adapter';
- * declare const client: Endpoint;
- * const discovered = (await client.request('server/discover')) as { _meta?: Record<string, unknown> };
- * // 2026-07-28 has no initialize: the server's name and version ride in the result's `_meta`.
- * const serverInfo = discovered._meta?.[SERVER_INFO_META_KEY] as { name: string } | undefined;
- * ```
  */
 export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 

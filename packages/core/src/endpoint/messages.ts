@@ -5,14 +5,6 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**
  * A JSON-RPC message as it goes on the wire (an object; batches are arrays of these).
- *
- * @example
- * ```ts
- * import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
- * const ping: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'ping' };
- * const initialized: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
- * const batch: JsonRpcMessage[] = [ping, initialized]; // batches: 2025-03-26 only
- * ```
  */
 export type JsonRpcMessage = Record<string, unknown>;
 
@@ -28,13 +20,6 @@ export interface MessageFields {
 
 /**
  * What an inbound JSON value turned out to be, as {@link classify} reads it.
- *
- * @example
- * ```ts
- * import { type Classified, classify } from '@mcp-inflight/core/adapter';
- * const seen: Classified = classify({ jsonrpc: '2.0', method: 'notifications/initialized' });
- * if (seen.kind === 'invalid' && seen.answerable) console.log(seen.code, seen.message);
- * ```
  */
 export type Classified =
   | {
@@ -81,16 +66,6 @@ export type Classified =
 /**
  * Sorts one parsed JSON value into request, notification, response, or invalid (with the JSON-RPC
  * error the spec names: -32600 for a malformed envelope, -32602 for params that are not an object).
- *
- * @example
- * ```ts
- * import { classify, errorResponse } from '@mcp-inflight/core/adapter';
- * const message = classify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: [1, 2] });
- * if (message.kind === 'invalid' && message.answerable) {
- *   errorResponse(message.id, message.code, message.message); // -32602: params must be an object
- * }
- * classify({ jsonrpc: '2.0', method: 'note', params: [1] }); // invalid, not answerable: a notification
- * ```
  */
 export function classify(value: unknown): Classified {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -150,14 +125,6 @@ function isErrorObject(value: unknown): boolean {
 
 /**
  * A JSON-RPC error response. `id` is null when the request's id could not be read [J6].
- *
- * @example
- * ```ts
- * import { JsonRpcErrorCode } from '@mcp-inflight/core';
- * import { errorResponse } from '@mcp-inflight/core/adapter';
- * errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error'); // null: the id could not be read
- * errorResponse(4, JsonRpcErrorCode.MethodNotFound, 'Method not found', { method: 'tools/frobnicate' });
- * ```
  */
 export function errorResponse(
   id: RequestId | null,
@@ -171,15 +138,6 @@ export function errorResponse(
 
 /**
  * A JSON-RPC success response.
- *
- * @example
- * ```ts
- * import { type Endpoint } from '@mcp-inflight/core';
- * import { resultResponse } from '@mcp-inflight/core/adapter';
- * declare const endpoint: Endpoint;
- * const response = resultResponse(3, { tools: [] }); // { jsonrpc: '2.0', id: 3, result: { tools: [] } }
- * endpoint.channel.write(response, 3); // related to request 3: on HTTP, this ends its stream
- * ```
  */
 export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
   return { jsonrpc: '2.0', id, result };
@@ -187,14 +145,6 @@ export function resultResponse(id: RequestId, result: unknown): JsonRpcMessage {
 
 /**
  * Reads `params._meta` when it is an object.
- *
- * @example
- * ```ts
- * import { metaOf } from '@mcp-inflight/core/adapter';
- * metaOf({ _meta: { progressToken: 'abc' } })?.progressToken; // 'abc'
- * metaOf({ _meta: ['not', 'an', 'object'] }); // undefined
- * metaOf(undefined); // undefined
- * ```
  */
 export function metaOf(params: { _meta?: unknown } | undefined):
   | (Record<string, unknown> & {
@@ -260,14 +210,6 @@ export interface ProgressFields {
 /**
  * Whether `value` carries a 2025-11-25 `task` object: request params that ask for a task, or the
  * `CreateTaskResult` that answers one [PG14]. The one test for "is this a task?".
- *
- * @example
- * ```ts
- * import { hasTask } from '@mcp-inflight/core/adapter';
- * hasTask({ name: 'work', task: { ttl: 60_000 } }); // true: a task-augmented tools/call
- * hasTask({ task: { taskId: 't1', status: 'working' } }); // true: a CreateTaskResult
- * hasTask({ content: [] }); // false
- * ```
  */
 export function hasTask(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -283,13 +225,6 @@ const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
  * upstream leg mints its own per call: hosts' tokens are only unique per host [PG4]) and minus the reserved
  * `io.modelcontextprotocol/*` keys, which describe the host's leg (the upstream leg writes its own envelope
  * [M1 M2]). Other `_meta` keys pass through.
- *
- * @example
- * ```ts
- * import { relayedParams } from '@mcp-inflight/core/adapter';
- * relayedParams({ name: 'work', _meta: { progressToken: 7, 'io.modelcontextprotocol/protocolVersion': '2026-07-28', trace: 'x' } });
- * // { name: 'work', _meta: { trace: 'x' } }
- * ```
  */
 export function relayedParams(
   params: Record<string, unknown> | undefined,

@@ -71,20 +71,6 @@ export interface RequestOptions {
 /**
  * What a task driver hears from an outbound call ({@link RequestOptions.taskRoute}). Both hooks run
  * before the call's promise settles or instead of it.
- *
- * @example
- * ```ts
- * import type { Endpoint } from '@mcp-inflight/core';
- * import type { TaskRouteHooks } from '@mcp-inflight/core/adapter';
- * declare const endpoint: Endpoint;
- * let release = (): void => {};
- * const taskRoute: TaskRouteHooks = {
- *   onCreated: (stop) => { release = stop; }, // progress keeps flowing until release()
- *   onLateResult: (result) => console.log('a result after the call ended', result),
- * };
- * await endpoint.request('tools/call', { name: 'work', arguments: {}, task: {} }, { taskRoute });
- * release(); // the task reached a terminal status
- * ```
  */
 export interface TaskRouteHooks {
   /**

@@ -25,86 +25,31 @@ export type Revision = (typeof REVISIONS)[number];
 
 /**
  * The first revision without `initialize`, sessions or client-sent progress.
- *
- * @example
- * ```ts
- * import { type Revision } from '@mcp-inflight/core';
- * import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
- * declare const revision: Revision;
- * const handshake = revision === MODERN_REVISION ? 'server/discover' : 'initialize';
- * ```
  */
 export const MODERN_REVISION: Revision = '2026-07-28';
 
 /**
  * The newest revision negotiated through `initialize`.
- *
- * @example
- * ```ts
- * import { type Endpoint } from '@mcp-inflight/core';
- * import { LATEST_LEGACY_REVISION } from '@mcp-inflight/core/adapter';
- * declare const client: Endpoint;
- * await client.request('initialize', {
- *   protocolVersion: LATEST_LEGACY_REVISION,
- *   capabilities: {},
- *   clientInfo: { name: 'host', version: '1.0.0' },
- * });
- * ```
  */
 export const LATEST_LEGACY_REVISION: Revision = '2025-11-25';
 
 /**
  * What an HTTP request without `MCP-Protocol-Version` is read as [H37].
- *
- * @example
- * ```ts
- * import { DEFAULT_HTTP_REVISION, revisionOfHeader } from '@mcp-inflight/core/adapter';
- * revisionOfHeader(undefined) === DEFAULT_HTTP_REVISION; // true: no header reads as 2025-03-26
- * ```
  */
 export const DEFAULT_HTTP_REVISION: Revision = '2025-03-26';
 
 /**
  * `_meta` key that carries the revision on every 2026-07-28 request [M1].
- *
- * @example
- * ```ts
- * import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
- * import { PROTOCOL_VERSION_META_KEY } from '@mcp-inflight/core/adapter';
- * const params = { name: 'work', arguments: {}, _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION } };
- * ```
  */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /**
  * `_meta` key for the client's name and version on 2026-07-28 requests [M4].
- *
- * @example
- * ```ts
- * import { type Endpoint } from '@mcp-inflight/core';
- * import { CLIENT_INFO_META_KEY, metaOf } from '@mcp-inflight/core/adapter';
- * declare const server: Endpoint;
- * server.setRequestHandler('tools/list', (params) => {
- *   // 2026-07-28: no initialize told us who calls; every request says it.
- *   const client = metaOf(params)?.[CLIENT_INFO_META_KEY] as { name: string; version: string } | undefined;
- *   console.error(`tools/list from ${client?.name ?? 'an unnamed client'}`);
- *   return { tools: [] };
- * });
- * ```
  */
 export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 
 /**
  * `_meta` key for client capabilities on every 2026-07-28 request [M2].
- *
- * @example
- * ```ts
- * import { CLIENT_CAPABILITIES_META_KEY, metaOf } from '@mcp-inflight/core/adapter';
- * declare const params: Record<string, unknown> | undefined; // a 2026-07-28 request's params
- * // Read per request: there is no session to remember them in.
- * const capabilities = metaOf(params)?.[CLIENT_CAPABILITIES_META_KEY] as { sampling?: object } | undefined;
- * const maySample = capabilities?.sampling !== undefined;
- * ```
  */
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
@@ -127,13 +72,6 @@ export function isRevision(value: unknown): value is Revision {
 
 /**
  * Legacy means 2025-11-25 and earlier: `initialize`, sessions, either side may send progress [M12].
- *
- * @example
- * ```ts
- * import { isLegacy } from '@mcp-inflight/core/adapter';
- * isLegacy('2025-11-25'); // true: initialize, a session, progress from either side
- * isLegacy('2026-07-28'); // false
- * ```
  */
 export function isLegacy(revision: Revision): boolean {
   return revision !== MODERN_REVISION;
@@ -141,18 +79,6 @@ export function isLegacy(revision: Revision): boolean {
 
 /**
  * `notifications/progress` has `message` from 2025-03-26 on [PS6].
- *
- * @example
- * ```ts
- * import { type Revision } from '@mcp-inflight/core';
- * import { type ProgressParams } from '@mcp-inflight/core/adapter';
- * import { hasProgressMessage } from '@mcp-inflight/core/adapter';
- * function progressFor(revision: Revision, params: ProgressParams): ProgressParams {
- *   if (hasProgressMessage(revision)) return params;
- *   const { message: _dropped, ...rest } = params; // 2024-11-05 has no `message`
- *   return rest;
- * }
- * ```
  */
 export function hasProgressMessage(revision: Revision): boolean {
   return revision !== '2024-11-05';
@@ -160,13 +86,6 @@ export function hasProgressMessage(revision: Revision): boolean {
 
 /**
  * JSON-RPC batches exist only in 2025-03-26 [J9 J13].
- *
- * @example
- * ```ts
- * import { allowsBatches } from '@mcp-inflight/core/adapter';
- * allowsBatches('2025-03-26'); // true
- * allowsBatches('2025-06-18'); // false: a server answers a batch with -32600
- * ```
  */
 export function allowsBatches(revision: Revision): boolean {
   return revision === '2025-03-26';
@@ -174,13 +93,6 @@ export function allowsBatches(revision: Revision): boolean {
 
 /**
  * Streamable HTTP exists from 2025-03-26; 2024-11-05 clients reach us over stdio.
- *
- * @example
- * ```ts
- * import { hasStreamableHttp } from '@mcp-inflight/core/adapter';
- * hasStreamableHttp('2024-11-05'); // false: those clients reach us over stdio
- * hasStreamableHttp('2025-03-26'); // true
- * ```
  */
 export function hasStreamableHttp(revision: Revision): boolean {
   return revision !== '2024-11-05';
@@ -208,14 +120,6 @@ export function revisionOf(message: unknown, sessionRevision?: Revision): Revisi
 
 /**
  * The raw `_meta` protocol version a message claims, if any (not checked against what we speak).
- *
- * @example
- * ```ts
- * import { metaVersionOf } from '@mcp-inflight/core/adapter';
- * const future = { params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } };
- * metaVersionOf(future); // '2099-01-01': not checked against what we speak
- * metaVersionOf({ params: {} }); // undefined
- * ```
  */
 export function metaVersionOf(message: unknown): unknown {
   if (typeof message !== 'object' || message === null) return undefined;
@@ -229,14 +133,6 @@ export function metaVersionOf(message: unknown): unknown {
 /**
  * The revision an HTTP request's `MCP-Protocol-Version` header selects: missing means 2025-03-26 [H37];
  * an unknown value is `undefined` (the server answers 400 [H38]).
- *
- * @example
- * ```ts
- * import { revisionOfHeader } from '@mcp-inflight/core/adapter';
- * revisionOfHeader('2025-06-18'); // '2025-06-18'
- * revisionOfHeader(null); // '2025-03-26': no header
- * revisionOfHeader('1999-01-01'); // undefined: answer 400
- * ```
  */
 export function revisionOfHeader(header: string | null | undefined): Revision | undefined {
   if (header === null || header === undefined || header === '') return DEFAULT_HTTP_REVISION;
@@ -247,14 +143,6 @@ export function revisionOfHeader(header: string | null | undefined): Revision | 
  * What a legacy server answers to `initialize` asking for `requested`: the same revision when it is a
  * legacy one we speak [M17], else the newest legacy revision. Over HTTP, 2024-11-05 (which has no
  * Streamable HTTP) is offered 2025-03-26 instead.
- *
- * @example
- * ```ts
- * import { negotiateLegacy } from '@mcp-inflight/core/adapter';
- * negotiateLegacy('2025-06-18'); // '2025-06-18': echoed
- * negotiateLegacy('2026-07-28'); // '2025-11-25': not legacy, so the newest legacy revision
- * negotiateLegacy('2024-11-05', 'http'); // '2025-03-26': 2024-11-05 has no Streamable HTTP
- * ```
  */
 export function negotiateLegacy(requested: unknown, transport: 'stdio' | 'http' = 'stdio'): Revision {
   const chosen = isRevision(requested) && isLegacy(requested) ? requested : LATEST_LEGACY_REVISION;

@@ -35,13 +35,6 @@ export type CancelCode =
 
 /**
  * Every cancellation cause, in a stable order.
- *
- * @example
- * ```ts
- * import { type CancelCode } from '@mcp-inflight/core';
- * import { CANCEL_CODES } from '@mcp-inflight/core/adapter';
- * const endedBy = new Map<CancelCode, number>(CANCEL_CODES.map((code) => [code, 0])); // a counter per cause
- * ```
  */
 export const CANCEL_CODES: readonly CancelCode[] = [
   'CANCELLED',
@@ -64,13 +57,6 @@ export const CANCEL_CODES: readonly CancelCode[] = [
  * `data.cause` always carries the {@link CancelCode}, so callers can tell every cause apart. A request that
  * could not be serialized (too deep, a cycle, a BigInt; never sent) is ours, -32019: it is neither a
  * lost connection nor a cancel, and a proxy answers its host with the same code.
- *
- * @example
- * ```ts
- * import { JSONRPC_CODE_BY_CAUSE } from '@mcp-inflight/core/adapter';
- * JSONRPC_CODE_BY_CAUSE.IDLE_TIMEOUT; // -32001, and so is CEILING: read data.cause to tell them apart
- * JSONRPC_CODE_BY_CAUSE.CANCELLED; // -32800: a user's stop is not a timeout
- * ```
  */
 export const JSONRPC_CODE_BY_CAUSE: Readonly<Record<CancelCode, number>> = {
   CANCELLED: -32800,

@@ -27,14 +27,6 @@ export interface InflightErrorDetails {
 
 /**
  * A JSON-RPC error object as it goes on the wire.
- *
- * @example
- * ```ts
- * import { InflightError } from '@mcp-inflight/core';
- * import { type JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
- * const wire: JsonRpcErrorObject = InflightError.cancelled('user pressed stop').toJsonRpc();
- * // { code: -32800, message: 'cancelled by the caller: user pressed stop', data: { cause: 'CANCELLED' } }
- * ```
  */
 export interface JsonRpcErrorObject {
   /** The JSON-RPC error code. */
@@ -264,15 +256,6 @@ function isCancelCode(value: unknown): value is CancelCode {
 /**
  * Reads a JSON-RPC error from a peer back into an InflightError when it carries one of our causes, so a
  * proxy's "idle limit" reaches the host as IDLE_TIMEOUT, not as a generic failure.
- *
- * @example
- * ```ts
- * import { inflightErrorFromJsonRpc } from '@mcp-inflight/core/adapter';
- * const fromPeer = { code: -32001, message: 'idle limit…', data: { cause: 'IDLE_TIMEOUT', limitMs: 500 } };
- * inflightErrorFromJsonRpc(fromPeer)?.code; // 'IDLE_TIMEOUT', with details { limitMs: 500 }, origin 'remote'
- * inflightErrorFromJsonRpc({ code: -32602, message: 'bad params' }); // undefined: not one of our causes
- * inflightErrorFromJsonRpc({ code: -32000, message: 'odd', data: { cause: 'toString' } }); // undefined
- * ```
  */
 export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightError | undefined {
   const data = error.data as { cause?: unknown } | undefined;

@@ -14,14 +14,6 @@ import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../eras/e
 export type TransportKind = 'stdio' | 'http';
 /**
  * Which side of the connection we are.
- *
- * @example
- * ```ts
- * import { eraCancelPolicy } from '@mcp-inflight/core';
- * import { type Role } from '@mcp-inflight/core/adapter';
- * const role: Role = 'client';
- * eraCancelPolicy('2026-07-28', 'stdio').maySendProgress(role).value; // false: only servers, there
- * ```
  */
 export type Role = 'client' | 'server';
 
@@ -49,15 +41,6 @@ export type CancelMethod =
 
 /**
  * An answer with the rule it rests on (a key of the rules digest, e.g. `CN7`).
- *
- * @example
- * ```ts
- * import { eraCancelPolicy } from '@mcp-inflight/core';
- * import { type PolicyAnswer } from '@mcp-inflight/core/adapter';
- * const policy = eraCancelPolicy('2026-07-28', 'http');
- * const answer: PolicyAnswer<boolean> = policy.maySendCancelled('client', 'tools/call');
- * console.log(answer.value, answer.rule); // false 'CN22': log the rule with the decision
- * ```
  */
 export interface PolicyAnswer<T> {
   /** The answer. */
@@ -68,14 +51,6 @@ export interface PolicyAnswer<T> {
 
 /**
  * Facts about the request being cancelled.
- *
- * @example
- * ```ts
- * import { eraCancelPolicy } from '@mcp-inflight/core';
- * import { type OutboundRequest } from '@mcp-inflight/core/adapter';
- * const request: OutboundRequest = { method: 'tools/call', task: true };
- * eraCancelPolicy('2025-11-25', 'stdio').maySendCancelled('client', request).value; // false: tasks/cancel
- * ```
  */
 export interface OutboundRequest {
   /** The request's method. */

@@ -9,43 +9,16 @@ import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
  * Default coalescing interval per route. 50 ms is 20 updates a second: faster than a progress bar can be
  * read, far faster than any idle limit needs (seconds), and it turns a flood of thousands a second into a
  * trickle a host can draw. The trailing edge is always kept, so the latest value is never lost.
- *
- * @example
- * ```ts
- * import { ProgressRelay } from '@mcp-inflight/core';
- * import { DEFAULT_MIN_INTERVAL_MS } from '@mcp-inflight/core/adapter';
- * const relay = new ProgressRelay({ minIntervalMs: DEFAULT_MIN_INTERVAL_MS * 4 }); // 5 a second: a terminal
- * ```
  */
 export const DEFAULT_MIN_INTERVAL_MS = 50;
 
 /**
  * Why the relay refused an update.
- *
- * @example
- * ```ts
- * import { ProgressRelay } from '@mcp-inflight/core';
- * import { type DropReason } from '@mcp-inflight/core/adapter';
- * const relay = new ProgressRelay();
- * const drops = new Map<DropReason, number>();
- * relay.on('dropped', (reason) => drops.set(reason, (drops.get(reason) ?? 0) + 1));
- * ```
  */
 export type DropReason = 'not-finite' | 'not-increasing' | 'bad-total' | 'bad-message';
 
 /**
  * Events a {@link ProgressRelay} emits. Listening is optional; the counters in `stats` are always kept.
- *
- * @example
- * ```ts
- * import { ProgressRelay } from '@mcp-inflight/core';
- * import { type ProgressRelayEvents } from '@mcp-inflight/core/adapter';
- * const relay = new ProgressRelay();
- * // The work that reported the progress never sees this error; only listeners do.
- * const onSendError: ProgressRelayEvents['sendError'] = (error, token) =>
- *   console.warn(`progress for ${token} could not be sent`, error);
- * relay.on('sendError', onSendError);
- * ```
  */
 export interface ProgressRelayEvents {
   /** An update refused, with the reason. */
@@ -60,15 +33,6 @@ export interface ProgressRelayEvents {
 
 /**
  * Counters a {@link ProgressRelay} keeps across all its routes.
- *
- * @example
- * ```ts
- * import type { ProgressRelay } from '@mcp-inflight/core';
- * import type { ProgressRelayStats } from '@mcp-inflight/core/adapter';
- * declare const relay: ProgressRelay;
- * const stats: ProgressRelayStats = relay.stats; // a snapshot
- * if (stats.openRoutes > 1_000) console.warn('routes left open: is every route finished or closed?');
- * ```
  */
 export interface ProgressRelayStats {
   /** Updates sent on. */
@@ -85,20 +49,6 @@ export interface ProgressRelayStats {
 
 /**
  * Options for one route.
- *
- * @example
- * ```ts
- * import { ProgressRelay } from '@mcp-inflight/core';
- * import { type RouteOptions } from '@mcp-inflight/core/adapter';
- * declare function writeToHost(message: object): void;
- * const options: RouteOptions = {
- *   token: 'host-7', // the host's token, not the one upstream used
- *   revision: '2024-11-05', // this host's revision has no `message`: it is stripped
- *   send: (params) => writeToHost({ jsonrpc: '2.0', method: 'notifications/progress', params }),
- *   minIntervalMs: 0, // every accepted update, no coalescing
- * };
- * const route = new ProgressRelay().open(options);
- * ```
  */
 export interface RouteOptions {
   /** The token to write downstream (the receiver's own token, not the one the update came in under). */
@@ -114,20 +64,6 @@ export interface RouteOptions {
 /**
  * One route per in-flight request: passes on strictly increasing, finite progress, at most one per
  * interval (the latest value always wins), and nothing once closed. See {@link ProgressRelay}.
- *
- * @example
- * ```ts
- * import { ProgressRelay } from '@mcp-inflight/core';
- * import { ManualClock } from '@mcp-inflight/core/testing';
- * const sent: number[] = [];
- * const relay = new ProgressRelay({ clock: new ManualClock() });
- * const send = (params: { progress: number }) => void sent.push(params.progress);
- * const route = relay.open({ token: 1, revision: '2025-06-18', send });
- * route.push(1); // sent at once
- * route.push(2); // inside the 50 ms interval: pending
- * route.push(3); // replaces 2 (coalesced)
- * route.close(); // the call failed: 3 is never sent, sent is [1] (finish() would have sent 3 first)
- * ```
  */
 export class ProgressRoute {
   /** The progress token this route serves. */

@@ -5,16 +5,6 @@
 
 /**
  * A string, or an integer that JSON can carry exactly.
- *
- * @example
- * ```ts
- * import { isTokenOrId } from '@mcp-inflight/core/adapter';
- * isTokenOrId('abc'); // true
- * isTokenOrId(0); // true: 0 is a real token
- * isTokenOrId(1.5); // false
- * isTokenOrId(2 ** 53); // false: JSON cannot carry it exactly
- * isTokenOrId(null); // false
- * ```
  */
 export function isTokenOrId(value: unknown): value is string | number {
   return typeof value === 'string' || Number.isSafeInteger(value);
@@ -31,15 +21,6 @@ function isOptionalMeta(value: unknown): boolean {
 /**
  * Whether `params` are valid `notifications/progress` params. `message` is checked only where the
  * revision has it (`withMessage`); elsewhere it is ignored, as the zod schema strips it.
- *
- * @example
- * ```ts
- * import { isProgressParams } from '@mcp-inflight/core/adapter';
- * const numericMessage = { progressToken: 't', progress: 1, message: 42 };
- * isProgressParams(numericMessage, true); // false: message must be a string
- * isProgressParams(numericMessage, false); // true: 2024-11-05 has no message, so it is ignored
- * isProgressParams({ progressToken: 't', progress: Number.NaN }, true); // false: progress must be finite
- * ```
  */
 export function isProgressParams(params: unknown, withMessage: boolean): boolean {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
@@ -59,14 +40,6 @@ export function isProgressParams(params: unknown, withMessage: boolean): boolean
 
 /**
  * Whether `params` are valid `notifications/cancelled` params; `requestIdOptional` only in 2025-11-25.
- *
- * @example
- * ```ts
- * import { isCancelledParams } from '@mcp-inflight/core/adapter';
- * isCancelledParams({ requestId: 3, reason: 'user pressed stop' }, false); // true
- * isCancelledParams({ reason: 'task over' }, true); // true: 2025-11-25 lets a task cancel leave the id out
- * isCancelledParams({ reason: 'task over' }, false); // false
- * ```
  */
 export function isCancelledParams(params: unknown, requestIdOptional: boolean): boolean {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;

@@ -5,16 +5,6 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
  * client, a stream with nothing written (time for a keep-alive). A touch costs no timer work: the one
  * armed timer, when it fires early, re-arms itself for the rest of the window [rule 8: one timer, released
  * by `stop()`].
- *
- * @example
- * ```ts
- * import { systemClock } from '@mcp-inflight/core';
- * import { QuietTimer } from '@mcp-inflight/core/adapter';
- * const expiry = new QuietTimer(systemClock, 300_000, (quietMs) => console.log(`quiet for ${quietMs} ms`));
- * expiry.start();
- * expiry.touch(); // contact: the window starts again, no timer work
- * expiry.stop(); // when the session ends
- * ```
  */
 export class QuietTimer {
   /** The clock the window is measured on. */

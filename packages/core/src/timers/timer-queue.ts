@@ -2,17 +2,6 @@ import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../clock/clock.js';
 
 /**
  * An entry in a {@link TimerQueue}; keep it to reschedule or cancel.
- *
- * @example
- * ```ts
- * import { systemClock } from '@mcp-inflight/core';
- * import { type QueuedTimer, TimerQueue } from '@mcp-inflight/core/adapter';
- * const queue = TimerQueue.for(systemClock);
- * const timer: QueuedTimer = queue.schedule(systemClock.now() + 5_000, () => console.log('five seconds on'));
- * timer.dueAt; // an instant on the clock's scale, not a delay
- * queue.cancel(timer);
- * queue.cancel(timer); // already cancelled: a no-op
- * ```
  */
 export interface QueuedTimer {
   /** Absolute instant on the queue's clock. */
@@ -55,20 +44,6 @@ export interface TouchRun {
  * Deadlines and the relay's trailing flushes all live here, so 10,000 live deadlines arm exactly one
  * timer, and work that pushes a deadline later does not touch the heap at all (it is re-checked lazily
  * when its old instant comes up).
- *
- * @example
- * ```ts
- * import { TimerQueue } from '@mcp-inflight/core/adapter';
- * import { ManualClock } from '@mcp-inflight/core/testing';
- * const clock = new ManualClock();
- * const queue = TimerQueue.for(clock); // the queue deadlines and relays on this clock share
- * const a = queue.schedule(100, () => console.log('a at', clock.now()));
- * queue.schedule(200, () => console.log('b at', clock.now()));
- * clock.pendingTimers; // 1: two logical timers, one clock timer
- * queue.reschedule(a, 300); // pushed later: a now runs after b
- * queue.schedule(Number.POSITIVE_INFINITY, () => {}); // never queued
- * clock.advance(300); // logs 'b at 200', then 'a at 300'
- * ```
  */
 export class TimerQueue {
   static readonly #byClock = new WeakMap<Clock, TimerQueue>();

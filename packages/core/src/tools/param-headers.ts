@@ -7,24 +7,12 @@ import type { Endpoint } from '../endpoint/endpoint.js';
 
 /**
  * The JSON Schema keyword that designates a mirrored parameter.
- *
- * @example
- * ```ts
- * import { X_MCP_HEADER } from '@mcp-inflight/core/adapter';
- * const region = { type: 'string', [X_MCP_HEADER]: 'Region' }; // sent as Mcp-Param-Region
- * ```
  */
 export const X_MCP_HEADER = 'x-mcp-header';
 
 /**
  * One mirrored parameter of a tool: the `{Name}` of its `Mcp-Param-{Name}` header, the chain of
  * `properties` keys from the input schema's root to it, and its JSON type.
- *
- * @example
- * ```ts
- * import type { ParamHeader } from '@mcp-inflight/core/adapter';
- * const region: ParamHeader = { name: 'Region', path: ['region'], type: 'string' };
- * ```
  */
 export interface ParamHeader {
   /** The header name's suffix, as the tool declared it (`Region` for `Mcp-Param-Region`). */
@@ -38,12 +26,6 @@ export interface ParamHeader {
 /**
  * What {@link paramHeadersOf} found in a tool's input schema: the mirrored parameters, and every broken
  * constraint (each a sentence naming the property). A tool with any problem is invalid as a whole.
- *
- * @example
- * ```ts
- * import type { ParamHeaders } from '@mcp-inflight/core/adapter';
- * const none: ParamHeaders = { headers: [], problems: [] };
- * ```
  */
 export interface ParamHeaders {
   /** The mirrored parameters, in schema order. */
@@ -65,13 +47,6 @@ const NONE: ParamHeaders = { headers: [], problems: [] };
  * HTTP token, unique case-insensitively, on a `string`, `integer` or `boolean` property (`number` is not
  * allowed; `null` may join the type), reached from the root through `properties` keys only (an annotation
  * under `items`, a composition, a conditional or a `$ref` target makes the tool invalid).
- *
- * @example
- * ```ts
- * import { paramHeadersOf } from '@mcp-inflight/core/adapter';
- * paramHeadersOf({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } });
- * // { headers: [{ name: 'Region', path: ['region'], type: 'string' }], problems: [] }
- * ```
  */
 export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
   if (!isObject(inputSchema)) return NONE;
@@ -124,14 +99,6 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeaders {
  * The value a mirrored header carries for `args`, before the Base64 sentinel is applied: a string as it
  * is, an integer in decimal, a boolean as `true` or `false`; `undefined` when the path holds nothing,
  * `null`, or a value that is not one of those (then the header is omitted).
- *
- * @example
- * ```ts
- * import { paramHeaderValue } from '@mcp-inflight/core/adapter';
- * paramHeaderValue({ region: 'us-west1' }, { name: 'Region', path: ['region'], type: 'string' }); // 'us-west1'
- * paramHeaderValue({ n: 42 }, { name: 'N', path: ['n'], type: 'integer' }); // '42'
- * paramHeaderValue({ n: null }, { name: 'N', path: ['n'], type: 'integer' }); // undefined
- * ```
  */
 export function paramHeaderValue(args: unknown, header: ParamHeader): string | undefined {
   const value = valueAt(args, header.path);
@@ -146,14 +113,6 @@ export function paramHeaderValue(args: unknown, header: ParamHeader): string | u
  * `undefined` when the header is absent, `null` when it is malformed. Returns why they disagree (for the
  * HeaderMismatch `-32020` message), or `undefined` when they agree. A value in the body needs its header; a
  * header needs its value; an integer compares numerically (`42.0` equals `42`).
- *
- * @example
- * ```ts
- * import { paramHeaderMismatch } from '@mcp-inflight/core/adapter';
- * const priority = { name: 'Priority', path: ['priority'], type: 'integer' } as const;
- * paramHeaderMismatch(priority, { priority: 42 }, '42.0'); // undefined: they agree
- * paramHeaderMismatch(priority, { priority: 42 }, undefined); // 'Mcp-Param-Priority is missing …'
- * ```
  */
 export function paramHeaderMismatch(
   header: ParamHeader,
@@ -186,16 +145,6 @@ const served = new WeakMap<Endpoint, (tool: string) => readonly ParamHeader[] | 
  * name (`undefined` or `[]`: none). `serveTools` calls it; a layer that serves tools of its own (the proxy,
  * for its upstream's) calls it too. The HTTP server reads it through {@link servedParamHeaders} to refuse a
  * 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its body before the handler runs.
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { declareParamHeaders } from '@mcp-inflight/core/adapter';
- * const endpoint = new Endpoint({ role: 'server', transport: 'http', channel: { write: () => {} } });
- * declareParamHeaders(endpoint, (tool) =>
- *   tool === 'execute_sql' ? [{ name: 'Region', path: ['region'], type: 'string' }] : undefined,
- * );
- * ```
  */
 export function declareParamHeaders(
   endpoint: Endpoint,
@@ -207,14 +156,6 @@ export function declareParamHeaders(
 /**
  * The parameters tool `tool` mirrors on `endpoint`, as declared with {@link declareParamHeaders}; empty
  * when nothing was declared.
- *
- * @example
- * ```ts
- * import { Endpoint } from '@mcp-inflight/core';
- * import { servedParamHeaders } from '@mcp-inflight/core/adapter';
- * const endpoint = new Endpoint({ role: 'server', transport: 'http', channel: { write: () => {} } });
- * servedParamHeaders(endpoint, 'execute_sql'); // []
- * ```
  */
 export function servedParamHeaders(endpoint: Endpoint, tool: string): readonly ParamHeader[] {
   return served.get(endpoint)?.(tool) ?? [];

@@ -1,14 +1,6 @@
 /**
  * A set that keeps at most `limit` members, forgetting the oldest first, so a table fed for the life of a
  * connection or session stays bounded (rule 8): recent request ids, early cancels, task ids.
- *
- * @example
- * ```ts
- * import { BoundedSet } from '@mcp-inflight/core/adapter';
- * const recentlyDone = new BoundedSet<string | number>(256);
- * recentlyDone.add(7);
- * recentlyDone.has(7); // true, until 256 newer ids push it out
- * ```
  */
 export class BoundedSet<T> {
   #members = new Set<T>();

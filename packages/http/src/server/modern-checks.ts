@@ -91,7 +91,7 @@ export function checkParamHeaders(
 ): Reply | undefined {
   const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
   for (const header of declared) {
-    const raw = request.headers.get(`mcp-param-${header.name}`);
+    const raw = request.headers.get(`mcp-param-${header.name.toLowerCase()}`); // the lookup takes lower case
     const received = raw === null ? undefined : (decodeHeaderValue(raw) ?? null);
     const mismatch = paramHeaderMismatch(header, args, received);
     if (mismatch !== undefined) {
