@@ -96,7 +96,7 @@ export function createServer(options: CreateServerOptions): McpServer {
     throw new TypeError('createServer needs { name: string, version: string, tools?, prompts?, resources? }');
   const { tools, prompts, resources, cache } = options;
   // Declared and served when a prompt or template has completers now, or when the caller declares it.
-  const completers = completersOf(prompts, resources, options.capabilities?.completions !== undefined);
+  const completers = completersOf(prompts, resources, options.capabilities?.['completions'] !== undefined);
   const capabilities: Record<string, unknown> = {
     ...(tools ? { tools: tools instanceof ToolList ? { listChanged: true } : {} } : {}),
     ...(prompts ? { prompts: prompts instanceof PromptList ? { listChanged: true } : {} } : {}),

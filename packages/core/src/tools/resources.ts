@@ -465,7 +465,7 @@ function legacyUri(params: Record<string, unknown> | undefined, ctx: RequestCont
 }
 
 function uriOf(params: Record<string, unknown> | undefined): string {
-  const uri = params?.uri;
+  const uri = params?.['uri'];
   if (typeof uri !== 'string')
     throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: uri must be a string');
   return uri;

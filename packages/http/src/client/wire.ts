@@ -51,8 +51,8 @@ export function requestHeaders(
     const field = NAME_FIELD_BY_METHOD[String(single['method'])];
     const name = field ? (single['params'] as Record<string, unknown> | undefined)?.[field] : undefined;
     if (typeof name === 'string') headers.set('mcp-name', encodeHeaderValue(name));
-    if (single.method === 'tools/call' && typeof name === 'string')
-      params?.mirror(headers, name, single.params);
+    if (single['method'] === 'tools/call' && typeof name === 'string')
+      params?.mirror(headers, name, single['params']);
     return headers;
   }
   if (session.sessionId) headers.set('mcp-session-id', session.sessionId);

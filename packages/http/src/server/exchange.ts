@@ -21,11 +21,15 @@ export type ReplyBody = string | ReadableStream<Uint8Array> | null;
  * `Response` of it, the Node listener writes it to its `ServerResponse` directly.
  */
 export class Reply {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    readonly body: ReplyBody = null,
-  ) {}
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: ReplyBody;
+  // Fields set by hand, not as parameter properties: vendoring apps may compile with erasableSyntaxOnly.
+  constructor(status: number, headers: Record<string, string>, body: ReplyBody = null) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
 }
 
 /** The Fetch `Response` for a reply. */
