@@ -32,9 +32,10 @@ async function rejection(promise: Promise<unknown>): Promise<InflightError> {
 
 describe.each(clients)('withInflight: $name wrapped once', ({ connect }) => {
   it('a long call survives on progress past its idle window', async () => {
-    const client = withInflight(await connect(), { idleMs: 300 });
-    // 8 steps of 100 ms: 800 ms in all, well past the 300 ms window, each step's progress resets it.
-    const result = (await callTool(client, { steps: 8, intervalMs: 100 })) as { content: unknown[] };
+    const client = withInflight(await connect(), { idleMs: 1_500 });
+    // 7 steps of 250 ms (1.75 s): past the 1.5 s window in all, each step's progress resetting it, with a margin
+    // of 1.25 s per step that a loaded machine's scheduling does not eat.
+    const result = (await callTool(client, { steps: 7, intervalMs: 250 })) as { content: unknown[] };
     expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
   });
 
