@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JsonRpcError } from '@mcp-inflight/core';
-import { createClient } from '@redis/client';
+import { connectPair, messageOf, noop, pause } from './connection.js';
 import { TASK_OWNER_LOST, TASK_STORE_UNAVAILABLE } from './task-store.js';
 
 /**
@@ -85,30 +85,7 @@ export class RedisTaskDirectory {
 
   /** Connects (commands and a subscriber), takes the lease; rejects naming the host when Redis cannot be reached. */
   static async connect(options: RedisTaskDirectoryOptions): Promise<RedisTaskDirectory> {
-    let everReady = false;
-    const timeoutMs = options.connectTimeoutMs ?? 5_000;
-    const client = createClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: timeoutMs,
-        reconnectStrategy: (retries: number, cause: Error) =>
-          everReady ? Math.min(50 * 2 ** Math.min(retries, 5), 1_000) : cause,
-      },
-    });
-    const onError = options.onError ?? (() => {});
-    client.on('error', (error: Error) => onError(error));
-    const subscriber = client.duplicate();
-    subscriber.on('error', (error: Error) => onError(error));
-    try {
-      await client.connect();
-      everReady = true;
-      await subscriber.connect();
-    } catch (error) {
-      client.destroy();
-      subscriber.destroy();
-      throw new Error(`cannot reach Redis at ${where(options.url)}: ${messageOf(error)}`);
-    }
+    const { client, subscriber } = await connectPair(options);
     const directory = new RedisTaskDirectory(
       options,
       client as unknown as Conn,
@@ -334,24 +311,3 @@ async function guard<T>(step: () => Promise<T>): Promise<T> {
     });
   }
 }
-
-function where(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return 'a URL that does not parse';
-  }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  const message = error instanceof Error ? error.message : String(error);
-  return message || (error as { code?: string })?.code || 'unknown error';
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function noop(): void {}

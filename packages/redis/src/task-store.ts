@@ -8,7 +8,7 @@ import {
   type TaskRecord,
   taskSteps,
 } from '@mcp-inflight/core/tasks';
-import { createClient } from '@redis/client';
+import { connectPair, messageOf, noop, pause } from './connection.js';
 
 /**
  * The `data.cause` of the -32603 a store call fails with while Redis cannot be reached.
@@ -211,37 +211,7 @@ export class RedisTaskStore implements SharedTaskStore {
    * connection fails or takes longer than `connectTimeoutMs`.
    */
   static async connect(options: RedisTaskStoreOptions): Promise<RedisTaskStore> {
-    let everReady = false;
-    const timeoutMs = options.connectTimeoutMs ?? 5_000;
-    const client = createClient({
-      url: options.url,
-      // A call while Redis is away fails at once (-32603), never waits in a queue.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: timeoutMs,
-        // The first connection fails fast; once up, reconnect for ever, at most 1 s apart.
-        reconnectStrategy: (retries: number, cause: Error) =>
-          everReady ? Math.min(50 * 2 ** Math.min(retries, 5), 1_000) : cause,
-      },
-    });
-    const onError = options.onError ?? (() => {});
-    client.on('error', (error: Error) => onError(error));
-    try {
-      await client.connect();
-    } catch (error) {
-      client.destroy();
-      throw new Error(`cannot reach Redis at ${where(options.url)}: ${messageOf(error)}`);
-    }
-    everReady = true;
-    const subscriber = client.duplicate();
-    subscriber.on('error', (error: Error) => onError(error));
-    try {
-      await subscriber.connect();
-    } catch (error) {
-      client.destroy();
-      subscriber.destroy();
-      throw new Error(`cannot reach Redis at ${where(options.url)}: ${messageOf(error)}`);
-    }
+    const { client, subscriber } = await connectPair(options);
     const store = new RedisTaskStore(options, client as unknown as Client, subscriber as unknown as Client);
     await subscriber.subscribe(store.#key(`sync:${store.instance}`), (marker) =>
       store.#markers.get(marker)?.(),
@@ -615,25 +585,3 @@ export class RedisTaskStore implements SharedTaskStore {
 function visible(record: TaskRecord, owner: string | undefined): boolean {
   return record.owner === undefined || record.owner === owner;
 }
-
-/** The URL's host and port, never its password. */
-function where(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return 'a URL that does not parse';
-  }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  const message = error instanceof Error ? error.message : String(error);
-  return message || (error as { code?: string })?.code || 'unknown error';
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function noop(): void {}

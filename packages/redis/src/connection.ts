@@ -1,0 +1,62 @@
+// The store's and the directory's connections to Redis, and what they say of its failures.
+import { createClient } from '@redis/client';
+
+/**
+ * Two connected clients (commands, and a subscriber for pub/sub); rejects naming the URL's host when the
+ * first connection fails or takes longer than `connectTimeoutMs` (default 5 s).
+ */
+export async function connectPair(options: {
+  url: string;
+  connectTimeoutMs?: number | undefined;
+  onError?: ((error: Error) => void) | undefined;
+}) {
+  let everReady = false;
+  const client = createClient({
+    url: options.url,
+    // A call while Redis is away fails at once (-32603), never waits in a queue.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      // The first connection fails fast; once up, reconnect for ever, at most 1 s apart.
+      reconnectStrategy: (retries: number, cause: Error) =>
+        everReady ? Math.min(50 * 2 ** Math.min(retries, 5), 1_000) : cause,
+    },
+  });
+  const onError = options.onError ?? noop;
+  client.on('error', (error: Error) => onError(error));
+  const subscriber = client.duplicate();
+  subscriber.on('error', (error: Error) => onError(error));
+  try {
+    await client.connect();
+    everReady = true;
+    await subscriber.connect();
+  } catch (error) {
+    client.destroy();
+    subscriber.destroy();
+    throw new Error(`cannot reach Redis at ${where(options.url)}: ${messageOf(error)}`);
+  }
+  return { client, subscriber };
+}
+
+/** The URL's host and port, never its password. */
+export function where(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return 'a URL that does not parse';
+  }
+}
+
+/** One line for a connection error (a refused connect is an AggregateError of one error per address). */
+export function messageOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
+  const message = error instanceof Error ? error.message : String(error);
+  return message || (error as { code?: string })?.code || 'unknown error';
+}
+
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function noop(): void {}
