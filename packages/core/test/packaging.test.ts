@@ -80,7 +80,6 @@ function runProbe(kind: 'esm' | 'cjs'): ProbeResult {
 }
 
 const REQUIRED_EXPORTS = [
-  'CANCEL_CODES',
   'DeadlineController',
   'DuplicateTokenError',
   'EraCancelPolicy',
@@ -90,7 +89,6 @@ const REQUIRED_EXPORTS = [
   'TokenRegistry',
   'eraCancelPolicy',
   'revisionOf',
-  'inflightErrorFromJsonRpc',
   'systemClock',
   'withTimeout',
 ];
