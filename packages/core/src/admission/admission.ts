@@ -6,6 +6,12 @@ import type { RequestId } from '../schemas/types.js';
 /**
  * Default bound on handlers an {@link Admission} runs at once: 1,000. Past it, requests wait their turn in
  * a queue bounded by {@link DEFAULT_MAX_QUEUED_BYTES}, so a burst of any size costs bounded memory.
+ *
+ * @example
+ * ```ts
+ * import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
+ * new Admission({ maxInFlight: DEFAULT_MAX_IN_FLIGHT / 10 }); // handlers that each hold a lot of memory
+ * ```
  */
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 
@@ -13,11 +19,24 @@ export const DEFAULT_MAX_IN_FLIGHT = 1_000;
  * Default bound on requests waiting for a free slot: 8 MiB, counted as the bytes of the text each was read
  * from plus {@link QUEUED_REQUEST_OVERHEAD_BYTES} (about 50,000 small tool calls). A request larger than
  * the bound never waits: when every slot is busy it is refused at once.
+ *
+ * @example
+ * ```ts
+ * import { Admission, DEFAULT_MAX_QUEUED_BYTES } from '@mcp-inflight/core/adapter';
+ * new Admission({ maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES * 4 }); // a server that takes large bursts
+ * ```
  */
 export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a waiting request costs beyond its text, for the queue's bound: its entry and its id in the index.
+ *
+ * @example
+ * ```ts
+ * import { QUEUED_REQUEST_OVERHEAD_BYTES } from '@mcp-inflight/core/adapter';
+ * const line = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+ * const counted = line.length + QUEUED_REQUEST_OVERHEAD_BYTES; // what it takes from maxQueuedBytes
+ * ```
  */
 export const QUEUED_REQUEST_OVERHEAD_BYTES = 64;
 
