@@ -97,6 +97,8 @@ export function outcomeOf(error) {
       return 'disconnected';
     case 'UPSTREAM_CLOSED':
       return 'upstream-closed';
+    case 'UPSTREAM_UNAVAILABLE':
+      return 'upstream-unavailable';
     case 'SHUTDOWN':
       return 'shutdown';
     case 'SESSION_EXPIRED':
@@ -109,8 +111,9 @@ export function outcomeOf(error) {
 /** Outcomes a call may also have when the host was dropped under it, or its upstream was killed. */
 const BY_DROP = new Set(['disconnected', 'shutdown', 'upstream-closed', 'completed']);
 // A call that waits for the fresh upstream after a kill may meet the proxy's ceiling first: the ceiling
-// counts from the host's request, the wait for a (re)started upstream included.
-const BY_KILL = new Set(['upstream-closed', 'ceiling']);
+// counts from the host's request, the wait for a (re)started upstream included; or the proxy's
+// --connect-timeout, when the fresh upstream is slower to start than that on a loaded machine.
+const BY_KILL = new Set(['upstream-closed', 'ceiling', 'upstream-unavailable']);
 
 /**
  * Judges one ended call: `ok` (what it meant), `race` (its deadline or cancel lost to its result: a

@@ -55,7 +55,16 @@ export function outcomeTable(tally) {
   const columns = [];
   for (const outcomes of tally.byIntent.values())
     for (const outcome of outcomes.keys()) if (!columns.includes(outcome)) columns.push(outcome);
-  const order = ['completed', 'cancelled', 'idle', 'ceiling', 'disconnected', 'shutdown', 'upstream-closed'];
+  const order = [
+    'completed',
+    'cancelled',
+    'idle',
+    'ceiling',
+    'disconnected',
+    'shutdown',
+    'upstream-closed',
+    'upstream-unavailable',
+  ];
   columns.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   const width = Math.max(...columns.map((c) => c.length), 9) + 2;
   const lines = [

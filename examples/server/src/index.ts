@@ -6,7 +6,7 @@ import { Listeners } from '@mcp-inflight/core/listen';
 import { LiveEndpoints, serveStats } from '@mcp-inflight/core/stats';
 import type { SharedTaskStore } from '@mcp-inflight/core/tasks';
 import { serveHttp } from '@mcp-inflight/http';
-import { RedisTaskStore } from '@mcp-inflight/redis';
+import type { RedisTaskStore } from '@mcp-inflight/redis';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { conformanceServer } from './conformance.js';
@@ -46,6 +46,8 @@ let tasks: SharedTaskStore | undefined;
 let redis: RedisTaskStore | undefined;
 if (options.redisUrl !== undefined) {
   try {
+    // Loaded only with --redis: its client is half of the server's start-up time, which a respawn waits on.
+    const { RedisTaskStore } = await import('@mcp-inflight/redis');
     redis = await RedisTaskStore.connect({
       url: options.redisUrl,
       ...EXAMPLE_TASK_LIMITS,
