@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { JsonRpcError } from '@mcp-inflight/core';
-import { connectPair, messageOf, noop, pause } from './connection.js';
-import { TASK_OWNER_LOST, TASK_STORE_UNAVAILABLE } from './task-store.js';
+import { connectPair, noop, pause } from './connection.js';
+import { guard, TASK_OWNER_LOST } from './task-store.js';
 
 /**
  * Options for {@link RedisTaskDirectory}.
@@ -299,15 +299,4 @@ interface JsonRpcErrorShape {
 function errorShape(error: unknown): JsonRpcErrorShape {
   if (error instanceof JsonRpcError) return { code: error.code, message: error.message, data: error.data };
   return { code: -32603, message: error instanceof Error ? error.message : String(error) };
-}
-
-async function guard<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof JsonRpcError) throw error;
-    throw new JsonRpcError(-32603, `the task store is unavailable: ${messageOf(error)}`, {
-      cause: TASK_STORE_UNAVAILABLE,
-    });
-  }
 }

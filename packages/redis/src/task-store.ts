@@ -228,7 +228,7 @@ export class RedisTaskStore implements SharedTaskStore {
     owner: string | undefined,
     requestedTtlMs: number | undefined,
   ): Promise<TaskRecord | undefined> {
-    return this.#guard(async () => {
+    return guard(async () => {
       const asked =
         typeof requestedTtlMs === 'number' && requestedTtlMs > 0 ? requestedTtlMs : this.defaultTtlMs;
       const ttlMs = Math.min(Math.floor(asked), this.maxTtlMs);
@@ -263,7 +263,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   async getTask(owner: string | undefined, taskId: string): Promise<TaskRecord | undefined> {
-    return this.#guard(async () => {
+    return guard(async () => {
       const stored = await this.#live(taskId);
       return stored && visible(stored.record, owner) ? stored.record : undefined;
     });
@@ -274,14 +274,14 @@ export class RedisTaskStore implements SharedTaskStore {
    * `expiredMemoryMs` longer), so `tasks/get` can say "Task has expired".
    */
   async hasExpired(owner: string | undefined, taskId: string): Promise<boolean> {
-    return this.#guard(async () => {
+    return guard(async () => {
       const [stored] = await this.#read([taskId]);
       return stored !== undefined && visible(stored.record, owner) && stored.expiresAt <= this.#now();
     });
   }
 
   async listTasks(owner: string | undefined): Promise<TaskRecord[]> {
-    return this.#guard(async () => {
+    return guard(async () => {
       const ids = (await this.#client.sendCommand([
         'ZRANGEBYSCORE',
         this.#key('tasks'),
@@ -298,7 +298,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   async updateTask(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
-    return this.#guard(() =>
+    return guard(() =>
       this.#step(
         taskId,
         (was, iso) => taskSteps.change(was, change, iso),
@@ -311,7 +311,7 @@ export class RedisTaskStore implements SharedTaskStore {
     taskId: string,
     inputResponses: Parameters<typeof taskSteps.answer>[1],
   ): Promise<TaskRecord | undefined> {
-    return this.#guard(() =>
+    return guard(() =>
       this.#step(
         taskId,
         (was, iso) => taskSteps.answer(was, inputResponses, iso),
@@ -321,7 +321,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   async finishTask(taskId: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
-    return this.#guard(async () => {
+    return guard(async () => {
       let ended: TaskRecord | undefined;
       await this.#step(
         taskId,
@@ -333,7 +333,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   async watchTask(taskId: string, listener: (task: TaskRecord) => void): Promise<() => void> {
-    return this.#guard(async () => {
+    return guard(async () => {
       const own = (task: TaskRecord): void => listener(task);
       let watch = this.#watches.get(taskId);
       if (!watch) {
@@ -375,7 +375,7 @@ export class RedisTaskStore implements SharedTaskStore {
     const marker = randomUUID();
     const back = new Promise<void>((resolve) => this.#markers.set(marker, resolve));
     try {
-      await this.#guard(async () => {
+      await guard(async () => {
         // A marker lost to a reconnect of the subscriber is sent again.
         for (let heard = false; !heard; ) {
           await this.#client.sendCommand(['PUBLISH', this.#key(`sync:${this.instance}`), marker]);
@@ -488,7 +488,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   #expire(taskId: string): void {
-    const done = this.#guard(async () => {
+    const done = guard(async () => {
       // Past its TTL no reader sees the task; this tells the watchers of one that had not ended.
       for (;;) {
         const [stored] = await this.#read([taskId]);
@@ -557,18 +557,6 @@ export class RedisTaskStore implements SharedTaskStore {
     }
   }
 
-  /** Runs a store step; a Redis failure becomes -32603 with {@link TASK_STORE_UNAVAILABLE}. */
-  async #guard<T>(step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof JsonRpcError) throw error;
-      throw new JsonRpcError(-32603, `the task store is unavailable: ${messageOf(error)}`, {
-        cause: TASK_STORE_UNAVAILABLE,
-      });
-    }
-  }
-
   #key(name: string): string {
     return `${this.#prefix}${name}`;
   }
@@ -584,4 +572,16 @@ export class RedisTaskStore implements SharedTaskStore {
 
 function visible(record: TaskRecord, owner: string | undefined): boolean {
   return record.owner === undefined || record.owner === owner;
+}
+
+/** Runs a store step; a Redis failure becomes -32603 with {@link TASK_STORE_UNAVAILABLE} (the directory's too). */
+export async function guard<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof JsonRpcError) throw error;
+    throw new JsonRpcError(-32603, `the task store is unavailable: ${messageOf(error)}`, {
+      cause: TASK_STORE_UNAVAILABLE,
+    });
+  }
 }
