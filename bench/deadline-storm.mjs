@@ -10,15 +10,17 @@
 //   sdk-v1    the official SDK v1 Client (1.32.2) over InMemoryTransport to a server that answers
 //             `initialize` and nothing else, `timeout` per call: the SDK's per-request setTimeout
 // Prints as its last line: { config, fired, spreadMs, lateP50Ms, lateP99Ms, lateMaxMs, earlyCount,
-// issueMs }. spread = last fire - first fire; late = fire - scheduled; early = fired before its scheduled
-// instant (must be 0 for ours).
+// issueMs, probeLateMs }. spread = last fire - first fire; late = fire - scheduled; early = fired before its
+// scheduled instant (must be 0 for ours). probe: other work that falls due during the storm (a plain timer
+// due 2 ms after T, outside any library, standing for a response or a call of another caller): how late it
+// runs, i.e. whether the storm holds the event loop until its last firing or lets other work take a turn.
 import { DeadlineController, Endpoint } from '@mcp-inflight/core';
 
 const config = process.argv[2];
 const n = Number(process.argv[3] ?? 10_000);
 const leadMs = Number(process.argv[4] ?? 1_000);
 
-function report(scheduled, fires, issueMs) {
+function report(scheduled, fires, issueMs, probeLateMs) {
   const fired = fires.filter((t) => t !== undefined);
   if (fired.length !== n) throw new Error(`${config}: ${fired.length} of ${n} fired`);
   const late = fires.map((t, i) => t - scheduled[i]).sort((a, b) => a - b);
@@ -34,6 +36,7 @@ function report(scheduled, fires, issueMs) {
       lateMaxMs: round(late[late.length - 1]),
       earlyCount: late.filter((x) => x < 0).length,
       issueMs: round(issueMs),
+      probeLateMs: round(probeLateMs),
     }),
   );
 }
@@ -53,9 +56,13 @@ async function storm(issue) {
   }
   const issueMs = performance.now() - t0;
   if (issueMs > leadMs / 2) throw new Error(`issuing took ${issueMs} ms: raise the lead time`);
+  const probeSetAt = performance.now();
+  const probeMs = Math.ceil(dueAt - probeSetAt) + 2;
+  const probe = new Promise((resolve) => setTimeout(() => resolve(performance.now()), probeMs));
   globalThis.gc?.(); // a collection now, not in the middle of the storm
   await Promise.all(settled);
-  return { scheduled, fires, issueMs };
+  const probeLateMs = (await probe) - (probeSetAt + probeMs);
+  return { scheduled, fires, issueMs, probeLateMs };
 }
 
 async function inflight() {
@@ -116,6 +123,6 @@ async function sdkV1() {
 
 const run = { inflight, deadlines, 'sdk-v1': sdkV1 }[config];
 if (!run) throw new Error(`unknown config ${config}: inflight, deadlines or sdk-v1`);
-const { scheduled, fires, issueMs } = await run();
-report(scheduled, fires, issueMs);
+const { scheduled, fires, issueMs, probeLateMs } = await run();
+report(scheduled, fires, issueMs, probeLateMs);
 process.exit(0);

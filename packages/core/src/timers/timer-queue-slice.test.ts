@@ -42,8 +42,10 @@ class StepClock implements Clock {
   }
 }
 
-/** Lets every queued microtask run, the continuations' included (a macrotask runs only once they are done). */
-const flushMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Lets the batch's continuations run: each slice continues after the event loop's I/O (`setImmediate`). */
+const afterContinuations = async (): Promise<void> => {
+  for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 describe('TimerQueue firing a long batch', () => {
   it('yields once a slice of real time has run, lets the fired callers hear first, then finishes', async () => {
@@ -72,7 +74,14 @@ describe('TimerQueue firing a long batch', () => {
     // The first check (after 64 firings) finds 1 ms gone: the loop stopped there, re-armed at 0 ms.
     expect(fires.size).toBe(64);
     expect(clock.live.map((t) => t.ms)).toEqual([0]);
-    await flushMicrotasks();
+    // Other work queued now (a response read, another caller's turn) runs between slices, not after all.
+    let firedWhenOtherWorkRan = -1;
+    setImmediate(() => {
+      firedWhenOtherWorkRan = fires.size;
+    });
+    await afterContinuations();
+    expect(firedWhenOtherWorkRan).toBeGreaterThanOrEqual(64);
+    expect(firedWhenOtherWorkRan).toBeLessThan(n / 2);
     // Those 64 callers heard before the batch went on, and the batch finished without the timer.
     expect(heardWhenResumed).toBe(64);
     expect(fires.size).toBe(n / 2);
@@ -99,7 +108,7 @@ describe('TimerQueue firing a long batch', () => {
     clock.runTimer();
     expect(fired).toBe(300);
     expect(clock.live.length).toBe(0);
-    await flushMicrotasks();
+    await afterContinuations();
     expect(fired).toBe(300);
     expect(queue.size).toBe(0);
     expect(clock.live.length).toBe(0);
@@ -117,7 +126,7 @@ describe('TimerQueue firing a long batch', () => {
     expect(clock.live.length).toBe(1);
     for (const timer of timers) queue.cancel(timer);
     expect(clock.live.length).toBe(0); // the continuation's timer is cleared with the last entry
-    await flushMicrotasks();
+    await afterContinuations();
     expect(fired).toBe(64);
     expect(queue.size).toBe(0);
   });
@@ -136,7 +145,7 @@ describe('TimerQueue firing a long batch', () => {
     expect(aborted.length).toBe(64);
     for (const deadline of deadlines) deadline.dispose();
     expect(clock.live.length).toBe(0);
-    await flushMicrotasks();
+    await afterContinuations();
     expect(aborted.length).toBe(64);
     expect(TimerQueue.for(clock).size).toBe(0);
   });

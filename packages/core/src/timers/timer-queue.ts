@@ -27,6 +27,13 @@ type Entry = QueueEntry;
 const SLICE_MS = 1;
 /** The slice is checked every this many firings, so the clock read stays off the per-entry path. */
 const SLICE_CHECK_EVERY = 64;
+/**
+ * How the rest of a long batch continues: after the event loop's I/O (Node's `setImmediate`, which runs
+ * right after the poll phase, not a 1 ms timer), so a response or another caller's work that came due in
+ * the storm gets its turn between slices; a microtask where there is no such hook (browsers).
+ */
+const continueAfterIo: (fn: () => void) => unknown =
+  (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? queueMicrotask;
 
 /**
  * The touches made in one synchronous run of JavaScript. A touch records the run it was made in (a pointer
@@ -176,15 +183,15 @@ export class TimerQueue {
       // continuation below) before the rest of the batch runs, not after all of it. The rest stays in the
       // heap and the re-arm below finds it due: a 0 ms timer on the same clock, the queue's one armed timer,
       // so cancelling the rest disarms it like any other, and the continuation then finds nothing to do.
-      // It continues in a microtask rather than waiting for that timer: a 0 ms timer is 1 ms or more in
-      // Node, and fifty of them would lengthen the batch more than the yield shortens anyone's wait (the
-      // timer stays as the backstop). A clock that does not move while the loop runs (ManualClock) never
+      // It continues after the loop's I/O (`continueAfterIo`) rather than waiting for that timer: a 0 ms
+      // timer is 1 ms or more in Node, and fifty of them would lengthen the batch more than the yield
+      // shortens anyone's wait (the timer stays as the backstop). A clock that does not move while the loop runs (ManualClock) never
       // yields. A yield fires nothing early: what is left is re-read against a later `now()`, and each
       // deadline checks its own limits against the clock when it fires.
       if (++fired % SLICE_CHECK_EVERY === 0 && clock.now() - now >= SLICE_MS) {
         if (!this.#continueQueued) {
           this.#continueQueued = true;
-          queueMicrotask(this.#continue);
+          continueAfterIo(this.#continue);
         }
         break;
       }
