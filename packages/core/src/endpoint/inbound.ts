@@ -85,8 +85,7 @@ class InboundCall extends DeadlineController implements RequestContext {
   limit(limits: HandlerLimits): RequestContext {
     const call = this.call;
     const child = new DeadlineController({
-      idleMs: limits.idleMs, // unset: no limit of its own (the controller's default)
-      ceilingMs: limits.ceilingMs,
+      ...limits, // a limit left unset is none of its own (the controller's default)
       parent: this.deadline,
       updates: 'parent', // the handler's updates are the request's: its message counts those
     });
