@@ -38,7 +38,7 @@ class InboundCall extends DeadlineController implements RequestContext {
   declare batch: BatchCollector | undefined;
   /** @internal */
   declare onResult: ((result: unknown) => void) | undefined;
-  /** Opened on the first progress the handler reports (a task's at once, as it may outlive the response). @internal */
+  /** Open while the peer may hear its progress (it sent a token); none otherwise. @internal */
   declare route: ProgressRoute | undefined;
   /** The last progress a handler reported without a route (for its own idle limit). @internal */
   declare lastProgress: number;
@@ -61,8 +61,7 @@ class InboundCall extends DeadlineController implements RequestContext {
   progress(progress: number, total?: number, message?: string): boolean {
     const call = this.call;
     const scope = this.deadline;
-    let route = call.route;
-    if (route === undefined && call.progressToken !== undefined && !call.done) route = call.openRoute();
+    const route = call.route;
     if (route) {
       if (route.closed) return false;
       const accepted = route.push(progress, total, message);
@@ -106,7 +105,7 @@ class InboundCall extends DeadlineController implements RequestContext {
   }
 
   /** @internal */
-  openRoute(): ProgressRoute {
+  openRoute(): void {
     const s = this.owner.settings;
     const id = this.id;
     const intent: SendIntent = { kind: 'progress', id }; // one per request, none per notification
@@ -116,7 +115,6 @@ class InboundCall extends DeadlineController implements RequestContext {
       send: (p) =>
         s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
     });
-    return this.route;
   }
 }
 
@@ -265,14 +263,13 @@ export class InboundRequests {
     call.lastProgress = Number.NEGATIVE_INFINITY;
     call.suppress = false;
     call.done = false;
-    // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14], so its
-    // route is there from the start; any other opens one on its first progress (none for most calls).
+    // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
     call.taskAugmented = revision === '2025-11-25' && hasTask(params);
     call.scopes = undefined;
     call.ticket = ticket;
     call.deadline = call;
     call.call = call;
-    if (mayProgress && call.taskAugmented) call.openRoute();
+    if (mayProgress) call.openRoute();
     this.#entries.set(id, call);
     s.hub.events?.emit('request-started', 'inbound', id, method, revision);
     // The handler starts on a later microtask, so a cancel read in the same chunk still wins (rule 3) and
