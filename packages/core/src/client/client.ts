@@ -167,24 +167,21 @@ export class LifecycleClient implements McpClient {
     return this.#connecting;
   }
 
-  async request<T = unknown>(
+  // Plain promises, not async functions: a call once connected is the endpoint's promise itself, with no
+  // promise and no await of ours around it.
+  request<T = unknown>(
     method: string,
     params?: Record<string, unknown>,
     options?: RequestOptions,
   ): Promise<T> {
-    if (!this.#server) await this.connect();
-    return (await this.endpoint.request(method, params, options)) as T;
+    if (this.#server) return this.endpoint.request(method, params, options) as Promise<T>;
+    return this.connect().then(() => this.endpoint.request(method, params, options) as Promise<T>);
   }
 
-  async callTool(
-    name: string,
-    args?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<CallToolResult> {
-    const result = await this.request<CallToolResult>('tools/call', { name, arguments: args ?? {} }, options);
-    // The types promise narrowable blocks: a block we cannot vouch for is handed on as `unknown`.
-    if (Array.isArray(result?.content)) result.content = result.content.map(checkContent);
-    return result;
+  callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
+    return this.request<CallToolResult>('tools/call', { name, arguments: args ?? {} }, options).then(
+      checkedBlocks,
+    );
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -252,4 +249,10 @@ export class LifecycleClient implements McpClient {
     this.#closing ??= this.#transport.close().finally(this.#closedByCall.resolve);
     return this.#closing;
   }
+}
+
+/** The types promise narrowable blocks: a block we cannot vouch for is handed on as `unknown`. */
+function checkedBlocks(result: CallToolResult): CallToolResult {
+  if (Array.isArray(result?.content)) result.content = result.content.map(checkContent);
+  return result;
 }

@@ -8,32 +8,114 @@ import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import { isTokenOrId } from '../schemas/guards.js';
-import type { RequestId } from '../schemas/types.js';
+import type { ProgressToken, RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel, SendIntent } from './channel.js';
-import type { HandlerOptions, RequestContext, RequestHandler } from './context.js';
+import type { HandlerLimits, HandlerOptions, RequestContext, RequestHandler } from './context.js';
 import type { EventHub } from './events.js';
 import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
 
-/** What the dispatch chain carries for a request that ended before its handler ran. */
-const NOT_RUN: unique symbol = Symbol('not run');
+/**
+ * A request of the peer's in flight. It is its own deadline and its handler's context (a subclass, as an
+ * outbound call is): one object per request, methods on the prototype, so a request costs no closures and
+ * no per-request hidden class (an object literal with a getter made a map of its own for every request,
+ * allocated in old space: most of what the server's GC did under load).
+ */
+class InboundCall extends DeadlineController implements RequestContext {
+  // Declared, not initialised: `#run` sets every field, in one order, so every request has one shape.
+  declare id: RequestId;
+  declare method: string;
+  declare revision: Revision;
+  declare params: Record<string, unknown> | undefined;
+  declare meta: Record<string, unknown> | undefined;
+  declare progressToken: ProgressToken | undefined;
+  /** @internal */
+  declare owner: InboundRequests;
+  /** @internal */
+  declare handler: RequestHandler;
+  /** @internal */
+  declare batch: BatchCollector | undefined;
+  /** @internal */
+  declare onResult: ((result: unknown) => void) | undefined;
+  /** Open while the peer may hear its progress (it sent a token); none otherwise. @internal */
+  declare route: ProgressRoute | undefined;
+  /** The last progress a handler reported without a route (for its own idle limit). @internal */
+  declare lastProgress: number;
+  /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. @internal */
+  declare suppress: boolean;
+  /** @internal */
+  declare done: boolean;
+  /** A 2025-11-25 request that asked for a task: its route may stay open past the response [PG14]. @internal */
+  declare taskAugmented: boolean;
+  /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. @internal */
+  declare scopes: DeadlineController[] | undefined;
+  /** Its slot in the endpoint's admission, released when the handler ends. @internal */
+  declare ticket: AdmissionTicket | undefined;
 
-interface InboundEntry {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly deadline: DeadlineController;
-  readonly batch: BatchCollector | undefined;
-  route: ProgressRoute | undefined;
-  /** The last progress a handler reported without a route (for its own idle limit). */
-  lastProgress: number;
-  /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. */
-  suppress: boolean;
-  done: boolean;
-  /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. */
-  scopes: DeadlineController[] | undefined;
-  /** Its slot in the endpoint's admission, released when the handler ends. */
-  ticket: AdmissionTicket | undefined;
+  /** Its handler's deadline: the request itself (a `ctx.limit()` scope's context has its own). */
+  declare deadline: DeadlineController;
+  /** The request a context belongs to: itself, or (for a scope's context, which inherits it) its request. @internal */
+  declare call: InboundCall;
+
+  progress(progress: number, total?: number, message?: string): boolean {
+    const call = this.call;
+    const scope = this.deadline;
+    const route = call.route;
+    if (route) {
+      if (route.closed) return false;
+      const accepted = route.push(progress, total, message);
+      if (accepted) scope.touch();
+      const events = call.owner.settings.hub.events;
+      if (events === undefined) return accepted;
+      if (accepted)
+        events.emit('progress-accepted', 'inbound', route.token, progress as number, total, message);
+      else events.emit('progress-dropped', 'inbound', route.token, progress, route.refused ?? 'closed');
+      return accepted;
+    }
+    // Nobody asked for notifications, but the handler's own idle limit still sees its liveness.
+    if (call.done || !(progress > call.lastProgress) || !Number.isFinite(progress)) return false;
+    call.lastProgress = progress;
+    scope.touch();
+    return false;
+  }
+
+  /** A child scope whose progress touches it (and, through it, every enclosing deadline). */
+  limit(limits: HandlerLimits): RequestContext {
+    const call = this.call;
+    const child = new DeadlineController({
+      ...limits, // a limit left unset is none of its own (the controller's default)
+      parent: this.deadline,
+      updates: 'parent', // the handler's updates are the request's: its message counts those
+    });
+    call.scopes ??= [];
+    if (call.done) child.dispose();
+    else call.scopes.push(child);
+    // The request's context with this scope's deadline and signal: its methods report on `child`.
+    return Object.create(call, { deadline: { value: child }, signal: { get: () => child.signal } });
+  }
+
+  /** What was reported before the end still goes out, then nothing [PG15]. */
+  endProgress(): void {
+    const route = this.call.route;
+    if (route) {
+      route.finish();
+      this.call.owner.taskRoutes.delete(route);
+    }
+  }
+
+  /** @internal */
+  openRoute(): void {
+    const s = this.owner.settings;
+    const id = this.id;
+    const intent: SendIntent = { kind: 'progress', id }; // one per request, none per notification
+    this.route = s.progressRelay.open({
+      token: this.progressToken as ProgressToken,
+      revision: this.revision,
+      send: (p) =>
+        s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
+    });
+  }
 }
 
 /** A request waiting for admission: it has no deadline, route or handler yet. */
@@ -65,14 +147,19 @@ export interface InboundSettings {
  * suppressed after a cancel, and every entry removed when its request settles (rule 8).
  */
 export class InboundRequests {
-  #entries = new Map<RequestId, InboundEntry>();
+  #entries = new Map<RequestId, InboundCall>();
+  /** Requests dispatched whose handlers start on the next microtask, in order. */
+  #ready: InboundCall[] = [];
+  /** Every request's deadline reports here: one function for all of them. */
+  #onDeadline = (_reason: unknown, deadline: DeadlineController): void =>
+    this.#onAbort(deadline as InboundCall);
   /** Requests waiting for admission, by id (a cancel takes one out at once [CN9]). */
   #queued = new Map<RequestId, QueuedEntry>();
   /** Cancels that came before their request (rule 3) and ids that just finished (to ignore late cancels). */
   #earlyCancels = new BoundedSet<RequestId>(128);
   #recentlyDone = new BoundedSet<RequestId>(256);
-  /** Routes of 2025-11-25 tasks that outlived their response; closed by endProgress or on close. */
-  #taskRoutes = new Set<ProgressRoute>();
+  /** Routes of 2025-11-25 tasks that outlived their response; closed by endProgress or on close. @internal */
+  readonly taskRoutes = new Set<ProgressRoute>();
   /** Handler results or errors that came after their request had ended (absorbed). */
   lateResults = 0;
   /** Cancels that matched no request in flight when they arrived [CN11]. */
@@ -152,128 +239,98 @@ export class InboundRequests {
     ticket: AdmissionTicket | undefined,
   ): void {
     const s = this.settings;
-    let aborting: InboundEntry | undefined;
-    const deadline = new DeadlineController({
+    const call = new InboundCall({
       idleMs: limits?.idleMs ?? s.handlerIdleMs,
       ceilingMs: limits?.ceilingMs ?? s.handlerCeilingMs,
       clock: s.clock,
-      onAbort: () => {
-        if (aborting) this.#onAbort(aborting);
-      },
+      onAbort: this.#onDeadline, // one function for every request, none per request
     });
-    const entry: InboundEntry = {
-      id,
-      method,
-      deadline,
-      batch,
-      route: undefined,
-      lastProgress: Number.NEGATIVE_INFINITY,
-      suppress: false,
-      done: false,
-      scopes: undefined,
-      ticket,
-    };
-    aborting = entry;
+    call.id = id;
+    call.method = method;
+    call.revision = revision;
+    call.params = params;
     const meta = metaOf(params);
+    call.meta = meta;
     const token = meta?.progressToken;
     const mayProgress =
       isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
-    if (mayProgress) {
-      const intent: SendIntent = { kind: 'progress', id }; // one per request, none per notification
-      entry.route = s.progressRelay.open({
-        token,
-        revision,
-        send: (p) =>
-          s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
-      });
-    }
-    this.#entries.set(id, entry);
-    const hub = s.hub;
-    hub.events?.emit('request-started', 'inbound', id, method, revision);
-    const taskRoutes = this.#taskRoutes;
-    const progressToken = mayProgress ? token : undefined;
-    // One context per scope: the request's own, and each `ctx.limit()` child, whose progress touches it
-    // (and, through it, every enclosing deadline).
-    const contextOf = (scope: DeadlineController): RequestContext => ({
-      id,
-      method,
-      revision,
-      // Read lazily: the signal's AbortController is only made for handlers that look at it.
-      get signal() {
-        return scope.signal;
-      },
-      progressToken,
-      meta,
-      params,
-      deadline: scope,
-      limit(scopeLimits) {
-        const child = new DeadlineController({
-          idleMs: scopeLimits.idleMs ?? Number.POSITIVE_INFINITY,
-          ceilingMs: scopeLimits.ceilingMs ?? Number.POSITIVE_INFINITY,
-          parent: scope,
-          updates: 'parent', // the handler's updates are the request's: its message counts those
-        });
-        if (entry.done) child.dispose();
-        else if (entry.scopes) entry.scopes.push(child);
-        else entry.scopes = [child];
-        return contextOf(child);
-      },
-      progress(progress, total, message) {
-        const route = entry.route;
-        if (route) {
-          if (route.closed) return false;
-          const accepted = route.push(progress, total, message);
-          if (accepted) scope.touch();
-          const events = hub.events;
-          if (events === undefined) return accepted;
-          if (accepted)
-            events.emit('progress-accepted', 'inbound', route.token, progress as number, total, message);
-          else events.emit('progress-dropped', 'inbound', route.token, progress, route.refused ?? 'closed');
-          return accepted;
-        }
-        // Nobody asked for notifications, but the handler's own idle limit still sees its liveness.
-        if (entry.done || typeof progress !== 'number' || !(progress > entry.lastProgress)) return false;
-        if (!Number.isFinite(progress)) return false;
-        entry.lastProgress = progress;
-        scope.touch();
-        return false;
-      },
-      endProgress() {
-        entry.route?.finish(); // what was reported before the end still goes out, then nothing [PG15]
-        if (entry.route) taskRoutes.delete(entry.route);
-      },
-    });
-    const ctx = contextOf(deadline);
+    call.progressToken = mayProgress ? token : undefined;
+    call.owner = this;
+    call.handler = handler;
+    call.batch = batch;
+    call.onResult = onResult;
+    call.route = undefined;
+    call.lastProgress = Number.NEGATIVE_INFINITY;
+    call.suppress = false;
+    call.done = false;
     // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
-    const taskAugmented = revision === '2025-11-25' && hasTask(params);
-    Promise.resolve()
-      .then(() => (entry.done ? NOT_RUN : handler(params, ctx)))
-      .then(
-        (result) => {
-          if (result === NOT_RUN) return; // ended before it started: there is no late result to count
-          if (entry.done) return this.#noteLate(id);
-          this.#finish(entry);
-          hub.events?.emit('request-ended', 'inbound', id, method, 'result', undefined);
-          onResult?.(result);
-          // Flush pending progress before the result; a task's route stays open until it ends [PG14].
-          const route = entry.route;
-          if (route && taskAugmented) {
-            if (!route.settle(result)) taskRoutes.add(route);
-          } else route?.finish();
-          const task = taskAugmented && hasTask(result);
-          this.#reply(batch, id, resultResponse(id, withResultType(result, revision)), task);
-        },
-        (error: unknown) => {
-          // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
-          // its parent's reason): only a result after the end is a late result.
-          if (entry.done) return;
-          this.#finish(entry);
-          hub.events?.emit('request-ended', 'inbound', id, method, 'error', error);
-          entry.route?.close();
-          this.#reply(batch, id, errorResponseFor(id, limitBehind(entry, error)));
-        },
-      )
-      .catch((error: unknown) => s.onError(error, `settling request ${JSON.stringify(id)}`));
+    call.taskAugmented = revision === '2025-11-25' && hasTask(params);
+    call.scopes = undefined;
+    call.ticket = ticket;
+    call.deadline = call;
+    call.call = call;
+    if (mayProgress) call.openRoute();
+    this.#entries.set(id, call);
+    s.hub.events?.emit('request-started', 'inbound', id, method, revision);
+    // The handler starts on a later microtask, so a cancel read in the same chunk still wins (rule 3) and
+    // the read loop goes on (rule 7): one microtask for every request dispatched before it runs.
+    if (this.#ready.push(call) > 1) return;
+    queueMicrotask(this.#startReady);
+  }
+
+  #startReady = (): void => {
+    const ready = this.#ready;
+    this.#ready = [];
+    for (const call of ready) this.#start(call);
+  };
+
+  #start(call: InboundCall): void {
+    if (call.done) return; // ended before it started: there is no late result to count
+    let result: unknown;
+    try {
+      result = call.handler(call.params, call);
+    } catch (error) {
+      return this.#end(call, false, error);
+    }
+    if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function')
+      return this.#end(call, true, result);
+    Promise.resolve(result).then(
+      (value) => this.#end(call, true, value),
+      (error: unknown) => this.#end(call, false, error),
+    );
+  }
+
+  /** The handler returned (`ok`) or threw: answer, unless the request ended first. Never throws. */
+  #end(call: InboundCall, ok: boolean, value: unknown): void {
+    // A handler that rejects after its request ended is honouring the cancel (a relayed call ends with
+    // its parent's reason): only a result after the end is a late result.
+    const id = call.id;
+    if (call.done) return ok ? this.#noteLate(id) : undefined;
+    try {
+      this.#finish(call);
+      this.settings.hub.events?.emit(
+        'request-ended',
+        'inbound',
+        id,
+        call.method,
+        ok ? 'result' : 'error',
+        ok ? undefined : value,
+      );
+      const route = call.route;
+      if (!ok) {
+        route?.close();
+        return this.#reply(call.batch, id, errorResponseFor(id, limitBehind(call, value)));
+      }
+      call.onResult?.(value);
+      // Flush pending progress before the result; a task's route stays open until it ends [PG14].
+      if (route && call.taskAugmented) {
+        if (!route.settle(value)) this.taskRoutes.add(route);
+      } else route?.finish();
+      const task = call.taskAugmented && hasTask(value);
+      this.#reply(call.batch, id, resultResponse(id, withResultType(value, call.revision)), task);
+    } catch (error) {
+      this.settings.onError(error, `settling request ${JSON.stringify(id)}`);
+    }
   }
 
   /** A peer's `notifications/cancelled` for `id`. Unknown or finished ids are ignored quietly [CN11]. */
@@ -285,7 +342,7 @@ export class InboundRequests {
       if (entry.method === 'initialize') return void this.ignoredCancels++; // may not be cancelled [CN7]
       this.settings.hub.events?.emit('cancel-received', id, entry.method, reason);
       if (queued) return this.#dropQueued(id, queued, undefined, true);
-      const running = entry as InboundEntry;
+      const running = entry as InboundCall;
       running.suppress = true;
       running.deadline.cancel(InflightError.cancelled(reason, { requestId: id, method: entry.method }));
       return;
@@ -314,20 +371,17 @@ export class InboundRequests {
 
   /** Ends every request in flight (connection closed, shutdown), and the progress of open tasks. */
   abortAll(cause: InflightError | (() => InflightError), suppress: boolean): void {
-    // Waiting requests first: a running one that ends frees its slot, which must not start them.
-    if (this.#queued.size > 0) {
-      const reason = typeof cause === 'function' ? cause() : cause;
-      for (const id of [...this.#queued.keys()]) this.abort(id, reason, suppress);
-    }
-    if (this.#entries.size > 0) {
-      const reason = typeof cause === 'function' ? cause() : cause; // built only when needed
-      for (const entry of [...this.#entries.values()]) this.abort(entry.id, reason, suppress);
-    }
-    for (const route of this.#taskRoutes) route.close();
-    this.#taskRoutes.clear();
+    // Waiting requests first: a running one that ends frees its slot, which must not start them. The
+    // cause is built only when something is in flight to receive it.
+    let reason: InflightError | undefined;
+    const why = (): InflightError => (reason ??= typeof cause === 'function' ? cause() : cause);
+    for (const id of [...this.#queued.keys()]) this.abort(id, why(), suppress);
+    for (const entry of [...this.#entries.values()]) this.abort(entry.id, why(), suppress);
+    for (const route of this.taskRoutes) route.close();
+    this.taskRoutes.clear();
   }
 
-  #onAbort(entry: InboundEntry): void {
+  #onAbort(entry: InboundCall): void {
     if (entry.done) return;
     this.#finish(entry);
     entry.route?.close(); // nothing after a cancel [PG12 CN25]
@@ -358,7 +412,7 @@ export class InboundRequests {
     this.#suppressed(id);
   }
 
-  #finish(entry: InboundEntry): void {
+  #finish(entry: InboundCall): void {
     entry.done = true;
     this.#entries.delete(entry.id);
     this.#recentlyDone.add(entry.id);
@@ -411,7 +465,7 @@ export class InboundRequests {
  * hides the limit behind it: the innermost aborted scope's reason (or the abort's own `cause`) is the
  * answer, so a handler's own ceiling reaches the client as -32001 with `data.cause`, never -32603.
  */
-function limitBehind(entry: InboundEntry, error: unknown): unknown {
+function limitBehind(entry: InboundCall, error: unknown): unknown {
   if (InflightError.is(error) || !isAbortError(error)) return error;
   if (InflightError.is(error.cause)) return error.cause;
   const scopes = entry.scopes ?? [];

@@ -184,11 +184,10 @@ async function callTool(
       }
       const { inputResponses: _i, requestState: _r, ...rest } = ctx.params ?? {};
       const state = output.requestState === undefined ? {} : { requestState: output.requestState };
-      output = await tool.definition.run(parsed.data, {
-        ...ctx,
-        signal: ctx.signal,
-        params: { ...rest, inputResponses, ...state },
-      });
+      output = await tool.definition.run(
+        parsed.data,
+        retryContext(ctx, { ...rest, inputResponses, ...state }),
+      );
     }
     return checkedResult(output, tool, ctx.revision, onError);
   } catch (error) {
@@ -199,6 +198,27 @@ async function callTool(
     const message = error instanceof Error ? error.message : String(error);
     return { content: [{ type: 'text', text: message }], isError: true };
   }
+}
+
+/**
+ * The context of a tool's next input round: the request's own, with the round's params. A context's
+ * methods may live on its prototype (the endpoint's does), so it is delegated to, never spread.
+ */
+function retryContext(ctx: RequestContext, params: Record<string, unknown>): RequestContext {
+  return {
+    id: ctx.id,
+    method: ctx.method,
+    revision: ctx.revision,
+    signal: ctx.signal,
+    progressToken: ctx.progressToken,
+    meta: ctx.meta,
+    params,
+    task: ctx.task,
+    deadline: ctx.deadline,
+    progress: (progress, total, message) => ctx.progress(progress, total, message),
+    limit: (limits) => ctx.limit(limits),
+    endProgress: () => ctx.endProgress(),
+  };
 }
 
 /** The most input rounds a tool gets on a legacy client, where each is a server-to-client request. */
