@@ -1,5 +1,6 @@
 import { LATEST_LEGACY_REVISION, MODERN_REVISION, negotiateLegacy, REVISIONS } from '../eras/eras.js';
 import type { Endpoint } from './endpoint.js';
+import { featureSlot, setFeatureSlot } from './feature-slots.js';
 
 /**
  * Who a server says it is, and what it offers.
@@ -49,8 +50,9 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  * ```
  */
 export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): void {
-  declared.set(endpoint, identity);
-  for (const check of pending.get(endpoint)?.values() ?? []) check(identity);
+  setFeatureSlot(endpoint, DECLARED, identity);
+  const checks = featureSlot<Map<string, (identity: ServerIdentity) => void>>(endpoint, PENDING);
+  if (checks) for (const check of checks.values()) check(identity);
   const extra = identity.instructions === undefined ? {} : { instructions: identity.instructions };
   endpoint.setRequestHandler('initialize', (params) => ({
     protocolVersion: negotiateLegacy(
@@ -77,8 +79,9 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
 // feature served without its capability is one no client calls (lifecycle.mdx: "only use capabilities that
 // were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
 // checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
-const declared = new WeakMap<Endpoint, ServerIdentity>();
-const pending = new WeakMap<Endpoint, Map<string, (identity: ServerIdentity) => void>>();
+// Both are kept on the endpoint itself (featureSlot), not in WeakMaps keyed by it: see featureSlot.
+const DECLARED = Symbol('declared identity');
+const PENDING = Symbol('pending capability checks');
 
 /**
  * Called by a feature that serves a capability's methods on `endpoint` (`by` names it, e.g. `serveTools`):
@@ -92,10 +95,12 @@ export function expectCapability(endpoint: Endpoint, capability: string, by: str
         `${by} needs capabilities: { ${capability}: {} } in serveLifecycle: no client asks for undeclared ${capability}`,
       );
   };
-  const identity = declared.get(endpoint);
+  const identity = featureSlot<ServerIdentity>(endpoint, DECLARED);
   if (identity) check(identity);
   // One check per capability: serving tools again on the same endpoint replaces it, never piles up.
-  pending.set(endpoint, (pending.get(endpoint) ?? new Map()).set(capability, check));
+  const checks = featureSlot<Map<string, typeof check>>(endpoint, PENDING);
+  if (checks) checks.set(capability, check);
+  else setFeatureSlot(endpoint, PENDING, new Map([[capability, check]]));
 }
 
 /**

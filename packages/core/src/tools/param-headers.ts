@@ -4,6 +4,7 @@
 // has one, an HTTP server and the proxy validate the headers of a call. No zod, no node:*: it reads JSON
 // Schema as plain data, so it sits on the /adapter entry.
 import type { Endpoint } from '../endpoint/endpoint.js';
+import { featureSlot, setFeatureSlot } from '../endpoint/feature-slots.js';
 
 /**
  * The JSON Schema keyword that designates a mirrored parameter.
@@ -138,7 +139,9 @@ export function paramHeaderMismatch(
 }
 
 /** What each served endpoint mirrors, by tool name: told by the tool layer, read by the transport. */
-const served = new WeakMap<Endpoint, (tool: string) => readonly ParamHeader[] | undefined>();
+// Kept on the endpoint, not in a WeakMap keyed by it (one per 2026-07-28 request kept each alive through GC).
+const SERVED = Symbol('served param headers');
+type Lookup = (tool: string) => readonly ParamHeader[] | undefined;
 
 /**
  * Tells the transport which parameters the tools served on `endpoint` mirror: `lookup` answers for a tool
@@ -150,7 +153,7 @@ export function declareParamHeaders(
   endpoint: Endpoint,
   lookup: (tool: string) => readonly ParamHeader[] | undefined,
 ): void {
-  served.set(endpoint, lookup);
+  setFeatureSlot(endpoint, SERVED, lookup);
 }
 
 /**
@@ -158,7 +161,7 @@ export function declareParamHeaders(
  * when nothing was declared.
  */
 export function servedParamHeaders(endpoint: Endpoint, tool: string): readonly ParamHeader[] {
-  return served.get(endpoint)?.(tool) ?? [];
+  return featureSlot<Lookup>(endpoint, SERVED)?.(tool) ?? [];
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {

@@ -82,7 +82,7 @@ async function serve(
   }
   if (typeof body === 'string') {
     // A whole answer (JSON) goes out in one write with its length, headers and all.
-    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.writeHead(status, withLength(headers, Buffer.byteLength(body)));
     res.end(body);
     return;
   }
@@ -195,6 +195,17 @@ function toRequest(req: IncomingMessage): Request {
     init.duplex = 'half'; // a streamed request body needs this in Node's fetch
   }
   return new Request(url, init);
+}
+
+/**
+ * The reply's headers and its `content-length` as the flat `[name, value, …]` list `writeHead` takes:
+ * no copy of the headers object per call (a spread followed by a key cost microseconds on Node 20).
+ */
+function withLength(headers: Record<string, string>, bytes: number): string[] {
+  const raw: string[] = [];
+  for (const name in headers) raw.push(name, headers[name]!);
+  raw.push('content-length', String(bytes));
+  return raw;
 }
 
 function drained(res: ServerResponse): Promise<false> {

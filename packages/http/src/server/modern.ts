@@ -99,13 +99,19 @@ export async function serveModern(
       endpoint.close(); // nothing in flight any more: drops the endpoint's tables
     },
   });
+  const limits = options.endpoint;
   endpoint = new Endpoint({
     role: 'server',
     transport: 'http',
     revision: MODERN_REVISION,
     clock: options.clock,
     progressRelay: options.progressRelay,
-    ...options.endpoint,
+    // Named one by one, not spread: a spread followed by more keys cost microseconds per request on Node 20.
+    handlerIdleMs: limits.handlerIdleMs,
+    handlerCeilingMs: limits.handlerCeilingMs,
+    idleMs: limits.idleMs,
+    ceilingMs: limits.ceilingMs,
+    maxBatchElements: limits.maxBatchElements,
     admission: context.admission,
     channel: {
       write(message, related, intent) {
