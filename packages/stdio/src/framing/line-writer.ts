@@ -26,6 +26,18 @@ export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_UNSENT_STALL_MS = 10_000;
 
 /**
+ * Lines at least this long (64 Ki chars) are written without appending their newline to them first: below
+ * it, one joined write is cheaper than the copy it costs.
+ */
+const LONG_LINE_CHARS = 64 * 1024;
+
+/** Whether any line of a flush is long enough to be written on its own. */
+function hasLongLine(queue: string[]): boolean {
+  for (let i = 0; i < queue.length; i++) if (queue[i]!.length >= LONG_LINE_CHARS) return true;
+  return false;
+}
+
+/**
  * Options for a {@link LineWriter}.
  *
  * @example
@@ -215,12 +227,15 @@ export class LineWriter {
     const queue = this.#queue;
     this.#queue = [];
     this.#queuedBytes = 0;
-    const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
     const writeCall = ++this.#writeCalls;
     const listener = writeCall <= this.#watchedWriteCall ? this.#onWritten : undefined;
+    const done = listener ? () => listener(writeCall) : undefined;
     let accepted: boolean;
     try {
-      accepted = listener ? this.output.write(text, () => listener(writeCall)) : this.output.write(text);
+      if (!hasLongLine(queue)) {
+        const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
+        accepted = done ? this.output.write(text, done) : this.output.write(text);
+      } else accepted = this.#writeLong(queue, done);
     } catch {
       // A destroyed stream throws on some Node versions; its 'error'/'close' tells the owner.
       accepted = true;
@@ -235,6 +250,42 @@ export class LineWriter {
       if (!this.#stall && this.output.writableLength > this.maxUnsentBytes) this.#overBudget();
     }
   };
+
+  /**
+   * A flush holding a long line: each long line goes to the stream as it is and its newline apart, since
+   * `${line}\n` is a rope the stream would flatten (a copy of the whole line) before encoding it (a
+   * second). Corked, so the pieces still leave in one write where the stream can gather them.
+   */
+  #writeLong(queue: string[], done: (() => void) | undefined): boolean {
+    const output = this.output;
+    output.cork();
+    try {
+      let accepted = true;
+      let batch: string[] = [];
+      for (let i = 0; i < queue.length; i++) {
+        const line = queue[i]!;
+        const last = i === queue.length - 1;
+        if (line.length < LONG_LINE_CHARS) {
+          batch.push(line);
+          if (!last) continue;
+          batch.push(''); // join then ends with the newline
+          const text = batch.join('\n');
+          accepted = done ? output.write(text, done) : output.write(text);
+          break;
+        }
+        if (batch.length > 0) {
+          batch.push('');
+          output.write(batch.join('\n'));
+          batch = [];
+        }
+        output.write(line);
+        accepted = last && done ? output.write('\n', done) : output.write('\n');
+      }
+      return accepted;
+    } finally {
+      output.uncork();
+    }
+  }
 
   #onDrain = (): void => {
     this.#lastReadMs = this.#clock.now();
