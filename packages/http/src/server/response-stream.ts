@@ -7,7 +7,7 @@ import {
 } from '@mcp-inflight/core';
 import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
 import { type Disconnect, Reply } from './exchange.js';
-import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
+import { SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**
  * Progress is queued like any message while at most this many bytes wait for the client; past it, and until
@@ -16,6 +16,32 @@ import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
  * behind costs this much plus one held message per token.
  */
 const HOLD_PROGRESS_AFTER_BYTES = 64 * 1024;
+
+/** A message this long (64 Ki chars of JSON) is encoded straight into its frame. */
+const LONG_FRAME_CHARS = 64 * 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * One SSE event carrying a message (`id` only where the stream is resumable), as `messageFrame` builds it.
+ * A long message is encoded into the frame in place: `data: ${json}\n\n` would be a rope the encoder
+ * first flattens, a copy of all of it. The room is its length in chars, exact for ASCII JSON; JSON that
+ * needs more takes the plain way.
+ */
+function frameOf(message: unknown, id: string | undefined): Uint8Array {
+  // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
+  const json = JSON.stringify(message);
+  const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
+  if (json.length < LONG_FRAME_CHARS) return textFrame(`${head}${json}\n\n`);
+  const frame = new Uint8Array(head.length + json.length + 2);
+  let at = encoder.encodeInto(head, frame).written;
+  const body = encoder.encodeInto(json, frame.subarray(at));
+  if (body.read < json.length) return textFrame(`${head}${json}\n\n`);
+  at += body.written;
+  frame[at++] = 0x0a;
+  frame[at++] = 0x0a;
+  return at === frame.length ? frame : frame.subarray(0, at);
+}
 
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
 export interface StreamEventIds {
@@ -210,11 +236,11 @@ export class ResponseStream {
   /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
   #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
     const ids = this.#options.eventIds;
-    let frame = messageFrame(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+    let frame = frameOf(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
     if (frame.byteLength > this.#options.maxMessageBytes) {
       const replaced = this.#oversize(message, frame.byteLength);
       if (replaced === undefined) return true;
-      frame = messageFrame(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+      frame = frameOf(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
     }
     const seq = ++this.#seq;
     if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frame.byteLength;
