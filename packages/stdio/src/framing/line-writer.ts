@@ -254,37 +254,32 @@ export class LineWriter {
   /**
    * A flush holding a long line: each long line goes to the stream as it is and its newline apart, since
    * `${line}\n` is a rope the stream would flatten (a copy of the whole line) before encoding it (a
-   * second). Corked, so the pieces still leave in one write where the stream can gather them.
+   * second). Not corked: a corked stream hands its strings to writev, which zero-fills its storage first.
    */
   #writeLong(queue: string[], done: (() => void) | undefined): boolean {
     const output = this.output;
-    output.cork();
-    try {
-      let accepted = true;
-      let batch: string[] = [];
-      for (let i = 0; i < queue.length; i++) {
-        const line = queue[i]!;
-        const last = i === queue.length - 1;
-        if (line.length < LONG_LINE_CHARS) {
-          batch.push(line);
-          if (!last) continue;
-          batch.push(''); // join then ends with the newline
-          const text = batch.join('\n');
-          accepted = done ? output.write(text, done) : output.write(text);
-          break;
-        }
-        if (batch.length > 0) {
-          batch.push('');
-          output.write(batch.join('\n'));
-          batch = [];
-        }
-        output.write(line);
-        accepted = last && done ? output.write('\n', done) : output.write('\n');
+    let accepted = true;
+    let batch: string[] = [];
+    for (let i = 0; i < queue.length; i++) {
+      const line = queue[i]!;
+      const last = i === queue.length - 1;
+      if (line.length < LONG_LINE_CHARS) {
+        batch.push(line);
+        if (!last) continue;
+        batch.push(''); // join then ends with the newline
+        const text = batch.join('\n');
+        accepted = done ? output.write(text, done) : output.write(text);
+        break;
       }
-      return accepted;
-    } finally {
-      output.uncork();
+      if (batch.length > 0) {
+        batch.push('');
+        output.write(batch.join('\n'));
+        batch = [];
+      }
+      output.write(line);
+      accepted = last && done ? output.write('\n', done) : output.write('\n');
     }
+    return accepted;
   }
 
   #onDrain = (): void => {
