@@ -9,7 +9,7 @@ import {
 import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
 import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
-import { mediaTypeOf, readJson, settleWithin } from './read-body.js';
+import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { refusalError, requestHeaders } from './wire.js';
 
@@ -217,7 +217,7 @@ export class HttpChannel implements Channel {
         return;
       }
       if (type === 'application/json') {
-        receive(await readJson(response));
+        receive(await response.json());
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }

@@ -1,35 +1,5 @@
 import type { Clock } from '@mcp-inflight/core';
 import type { SseParser } from './sse-parser.js';
-import { Utf8ChunkDecoder } from './utf8-chunks.js';
-
-/** A JSON body this long (64 KiB by its content-length) is decoded as it arrives. */
-const LONG_JSON_BYTES = 64 * 1024;
-
-/**
- * A JSON response's body, parsed. A long one is decoded chunk by chunk as it arrives and joined once, where
- * `response.json()` copies all of it into one buffer after the transfer and only then decodes it.
- */
-export async function readJson(response: Response): Promise<unknown> {
-  const body = response.body;
-  if (!body || !(Number(response.headers.get('content-length')) >= LONG_JSON_BYTES)) return response.json();
-  const reader = body.getReader();
-  const decoder = new Utf8ChunkDecoder();
-  const parts: string[] = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(decoder.decode(value));
-    }
-  } catch (error) {
-    await reader.cancel(error).catch(() => {});
-    throw error;
-  } finally {
-    reader.releaseLock();
-  }
-  parts.push(decoder.end());
-  return JSON.parse(parts.join(''));
-}
 
 /**
  * Reads a fetch body to its end into `parser`. Rejects if the connection breaks, the fetch is aborted or
