@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * Default longest line, in bytes without its newline: 16 MiB. Generous for real messages (the official
  * SDK's stdio reader stops at 10 MB), small enough that one runaway peer cannot take the heap.
@@ -9,8 +11,6 @@
  * ```
  */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
-
-import { StringDecoder } from 'node:string_decoder';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 13;

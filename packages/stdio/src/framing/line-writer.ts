@@ -86,7 +86,10 @@ export interface LineWriterOptions {
 export interface LineWriterStats {
   /** Lines (messages) accepted. */
   messages: number;
-  /** Calls to the stream's `write()`: one per flush, which joins every line queued in the same tick. */
+  /**
+   * Flushes: each is one `write()` to the stream joining every line queued in the same tick, or, where a
+   * line is 64 Ki chars or more, that line and its newline as writes of their own around the joined rest.
+   */
   writeCalls: number;
   /** Times the stream said "wait for drain" (backpressure). */
   drainWaits: number;
@@ -254,7 +257,8 @@ export class LineWriter {
   /**
    * A flush holding a long line: each long line goes to the stream as it is and its newline apart, since
    * `${line}\n` is a rope the stream would flatten (a copy of the whole line) before encoding it (a
-   * second). Not corked: a corked stream hands its strings to writev, which zero-fills its storage first.
+   * second). Not corked: corked, the stream hands the pieces to writev, which profiled slower than two
+   * plain writes (about 125 ms against 80 for a 10 MB line).
    */
   #writeLong(queue: string[], done: (() => void) | undefined): boolean {
     const output = this.output;
