@@ -81,12 +81,9 @@ async function serve(
     return;
   }
   if (typeof body === 'string') {
-    // A whole answer (JSON) goes out in one write with its length, headers and all. A long one is encoded
-    // once here: as a string, Node would prepend the headers (a rope of it all to flatten, a full copy).
-    const bytes = body.length < LONG_BODY_CHARS ? body : Buffer.from(body);
-    const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
-    res.writeHead(status, { ...headers, 'content-length': String(length) });
-    res.end(bytes);
+    // A whole answer (JSON) goes out in one write with its length, headers and all.
+    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
     return;
   }
   res.writeHead(status, headers);
@@ -177,9 +174,6 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<string | 
 
 /** One reason for every disconnect: it carries no per-exchange detail, so no stack is captured per drop. */
 const CLIENT_GONE = new Error('the client closed the connection');
-
-/** A JSON answer this long (64 Ki chars) is written as bytes; a shorter one rides with the headers. */
-const LONG_BODY_CHARS = 64 * 1024;
 
 /**
  * The Fetch `Request` for a Node request. It carries no signal: the handler hears of a disconnect through
