@@ -5,8 +5,10 @@
 // message is `bytes` characters and returns a small result (kind `progress`), or returns one text item of
 // `bytes` characters (kind `result`). The host is our client (spawnStdio on the proxy's stdio, or
 // HttpClient to its HTTP endpoint), 2025-11-25 both sides; the time is the call's, host side, after one
-// small warm-up call. Prints one JSON line: per leg and kind, ms and ms / the JSON round trip's ms.
+// small warm-up call. Prints one JSON line: per leg and kind, ms and ms / the JSON round trip's ms, and the
+// CPU ms every process of the leg (host, proxy, upstream) spent on the call (Linux /proc; moves less with load).
 // Needs `pnpm build`.
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { budget, finish, listeningUrl, option, round, startNode } from './lib/procs.mjs';
 
@@ -81,6 +83,7 @@ async function main() {
     await client.connect({ revision: '2025-11-25' });
     const call = async (kind, n) => {
       let progressChars = 0;
+      const cpu0 = treeCpuMs();
       const t0 = performance.now();
       const result = await client.callTool(
         'big',
@@ -88,9 +91,10 @@ async function main() {
         { idleMs: 120_000, ceilingMs: 240_000, onprogress: (p) => (progressChars = p.message?.length ?? 0) },
       );
       const ms = performance.now() - t0;
+      const cpuMs = treeCpuMs() - cpu0;
       const chars = kind === 'result' ? result.content[0].text.length : progressChars;
       if (chars !== n) throw new Error(`${leg} ${kind}: ${chars} characters arrived, not ${n}`);
-      return ms;
+      return { ms, cpuMs };
     };
     await call('result', 10);
     await call('progress', 10);
@@ -100,10 +104,12 @@ async function main() {
     const progressJsonMs = jsonRoundTripMs(bytes);
     const progress = await call('progress', bytes);
     out.legs[leg] = {
-      resultMs: round(result, 1),
-      resultOverJson: round(result / resultJsonMs, 2),
-      progressMs: round(progress, 1),
-      progressOverJson: round(progress / progressJsonMs, 2),
+      resultMs: round(result.ms, 1),
+      resultOverJson: round(result.ms / resultJsonMs, 2),
+      progressMs: round(progress.ms, 1),
+      progressOverJson: round(progress.ms / progressJsonMs, 2),
+      resultCpuMs: round(result.cpuMs, 0),
+      progressCpuMs: round(progress.cpuMs, 0),
     };
     await client.close();
     for (const p of started) await p.stop();
@@ -126,4 +132,38 @@ function jsonRoundTripMs(bytes) {
     times.push(performance.now() - t0);
   }
   return times.sort((a, b) => a - b)[1];
+}
+
+/**
+ * CPU ms (user + system) of this process and all its descendants, from /proc (10 ms ticks); NaN where
+ * /proc is missing. A descendant that exits between two readings drops out, so read around live calls only.
+ */
+function treeCpuMs() {
+  let entries;
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return Number.NaN;
+  }
+  const parent = new Map();
+  const ticks = new Map();
+  for (const pid of entries) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone
+    }
+    // Fields after the command (which may hold spaces), from its closing parenthesis: state ppid ... utime stime
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(pid), Number(fields[1]));
+    ticks.set(Number(pid), Number(fields[11]) + Number(fields[12]));
+  }
+  const inTree = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const [pid, t] of ticks) if (inTree(pid)) total += t;
+  return (total * 1000) / 100; // USER_HZ is 100 on Linux
 }

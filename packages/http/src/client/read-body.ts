@@ -7,14 +7,13 @@ import type { SseParser } from './sse-parser.js';
  */
 export async function pumpSse(body: ReadableStream<Uint8Array>, parser: SseParser): Promise<void> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      parser.push(decoder.decode(value, { stream: true }));
+      parser.pushBytes(value);
     }
-    parser.push(decoder.decode()); // an unterminated last event is discarded, as the SSE rules say
+    parser.endBytes(); // an unterminated last event is discarded, as the SSE rules say
   } catch (error) {
     await reader.cancel(error).catch(() => {});
     throw error;

@@ -52,6 +52,42 @@ describe('SseParser', () => {
     }
   });
 
+  it('reads bytes cut anywhere, inside any multi-byte character, as a streaming TextDecoder would', () => {
+    const text = '\ufeffdata: {"t":"é✓😀\ufeff"}\n\ndata: \ufeffx\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const expected: string[] = [];
+    const oracle = new SseParser((event) => expected.push(event.data));
+    const decoder = new TextDecoder();
+    oracle.push(decoder.decode(bytes, { stream: true }));
+    oracle.push(decoder.decode());
+    expect(expected).toEqual(['{"t":"é✓😀\ufeff"}', '\ufeffx']); // the leading BOM alone is dropped
+    for (let a = 0; a <= bytes.length; a++) {
+      for (let b = a; b <= bytes.length; b++) {
+        const events: string[] = [];
+        const parser = new SseParser((event) => events.push(event.data));
+        parser.pushBytes(bytes.subarray(0, a));
+        parser.pushBytes(bytes.subarray(a, b));
+        parser.pushBytes(bytes.subarray(b));
+        parser.endBytes();
+        expect(events).toEqual(expected);
+      }
+    }
+  });
+
+  it('decodes a character cut short at the end of the bytes, or by bad bytes, as U+FFFD', () => {
+    const events: string[] = [];
+    const parser = new SseParser((event) => events.push(event.data));
+    const check = new TextEncoder().encode('✓');
+    parser.pushBytes(new TextEncoder().encode('data: a'));
+    parser.pushBytes(check.subarray(0, 2)); // the character never finishes: the next line comes instead
+    parser.pushBytes(new Uint8Array([0xff, 0x0a, 0x0a]));
+    parser.pushBytes(new TextEncoder().encode('data: b'));
+    parser.pushBytes(check.subarray(0, 1));
+    parser.endBytes();
+    parser.push('\n\n');
+    expect(events).toEqual(['a\ufffd\ufffd', 'b\ufffd']);
+  });
+
   it('splits a message anywhere across chunks', () => {
     const text = 'id: 1-9\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n';
     const { events } = parse(text.split(''));

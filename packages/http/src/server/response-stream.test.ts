@@ -143,6 +143,34 @@ describe('ResponseStream', () => {
     ]);
   });
 
+  it('writes long messages (ASCII, and text that needs more bytes than chars) as exact frames, with and without ids', async () => {
+    for (const eventIds of [undefined, legacyIds()]) {
+      const { stream } = make({
+        ...(eventIds ? { eventIds } : {}),
+        budgetBytes: 8 << 20,
+        maxMessageBytes: 8 << 20,
+      });
+      const ascii = progress(1, 'a'.repeat(200_000));
+      const wide = progress(2, 'é✓😀'.repeat(40_000));
+      const last = {
+        jsonrpc: '2.0',
+        id: 1,
+        result: { content: [{ type: 'text', text: 'b'.repeat(100_000) }] },
+      };
+      stream.send(ascii, false);
+      stream.send(wide, false);
+      stream.send(last, true);
+      const bytes = new Uint8Array(await toResponse(await stream.response).arrayBuffer());
+      const id = (n: number) => (eventIds ? `id: 4-${n}\n` : '');
+      const expected = [ascii, wide, last]
+        .map((m, i) => `${id(i + 1)}data: ${JSON.stringify(m)}\n\n`)
+        .join('');
+      // Compared as text (a byte-wise toEqual on a megabyte is slow); bad bytes would decode to U+FFFD.
+      expect(bytes.length).toBe(new TextEncoder().encode(expected).length);
+      expect(new TextDecoder().decode(bytes) === expected).toBe(true);
+    }
+  });
+
   it('2026-07-28: a disconnect is final and reported before the end', () => {
     const order: string[] = [];
     const { stream } = make({ onDisconnect: () => order.push('disconnect'), onEnd: (o) => order.push(o) });

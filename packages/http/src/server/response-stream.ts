@@ -7,7 +7,7 @@ import {
 } from '@mcp-inflight/core';
 import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
 import { type Disconnect, Reply } from './exchange.js';
-import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
+import { SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
 
 /**
  * Progress is queued like any message while at most this many bytes wait for the client; past it, and until
@@ -16,6 +16,40 @@ import { messageFrame, SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
  * behind costs this much plus one held message per token.
  */
 const HOLD_PROGRESS_AFTER_BYTES = 64 * 1024;
+
+/** A message this long (64 Ki chars of JSON) is framed in three pieces. */
+const LONG_FRAME_CHARS = 64 * 1024;
+
+const encoder = new TextEncoder();
+const FRAME_END = encoder.encode('\n\n');
+
+/** One SSE event's bytes: one piece, or (a long message) its head, its JSON and its end. */
+type Frame = Uint8Array | Uint8Array[];
+
+/**
+ * One SSE event carrying a message (`id` only where the stream is resumable), as `messageFrame` builds it.
+ * A long message's JSON is encoded on its own: `data: ${json}\n\n` would be a rope the encoder first
+ * flattens, a copy of all of it.
+ */
+function frameOf(message: unknown, id: string | undefined): Frame {
+  // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
+  const json = JSON.stringify(message);
+  const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
+  if (json.length < LONG_FRAME_CHARS) return textFrame(`${head}${json}\n\n`);
+  return [encoder.encode(head), encoder.encode(json), FRAME_END];
+}
+
+function frameBytes(frame: Frame): number {
+  if (!Array.isArray(frame)) return frame.byteLength;
+  let bytes = 0;
+  for (const piece of frame) bytes += piece.byteLength;
+  return bytes;
+}
+
+function writeFrame(sink: SseSink, frame: Frame): void {
+  if (!Array.isArray(frame)) sink.write(frame);
+  else for (const piece of frame) sink.write(piece);
+}
 
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
 export interface StreamEventIds {
@@ -96,7 +130,7 @@ export class ResponseStream {
   #sink: SseSink | undefined;
   /** The sink of the request that opened the stream (a resume attaches another). */
   #firstSink: SseSink | undefined;
-  #log: { seq: number; frame: Uint8Array }[] = [];
+  #log: { seq: number; frame: Frame }[] = [];
   #logBytes = 0;
   /** Progress held back while the client is not reading: the latest per token, in arrival order. */
   #held = new Map<ProgressToken, JsonRpcMessage>();
@@ -210,20 +244,21 @@ export class ResponseStream {
   /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
   #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
     const ids = this.#options.eventIds;
-    let frame = messageFrame(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
-    if (frame.byteLength > this.#options.maxMessageBytes) {
-      const replaced = this.#oversize(message, frame.byteLength);
+    let frame = frameOf(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+    const frameLength = frameBytes(frame);
+    if (frameLength > this.#options.maxMessageBytes) {
+      const replaced = this.#oversize(message, frameLength);
       if (replaced === undefined) return true;
-      frame = messageFrame(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+      frame = frameOf(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
     }
     const seq = ++this.#seq;
-    if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frame.byteLength;
+    if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frameBytes(frame);
     if (ids) this.#remember(seq, frame, ids);
     const sink = this.#sink;
     if (!sink) return true;
     // Rule 13: one write never cuts the client, whatever its size; only a backlog that stays over the
     // budget without shrinking (a client that stopped reading) does, at the stall check.
-    sink.write(frame);
+    writeFrame(sink, frame);
     if (ids) this.#sawEventId = true;
     this.#quiet.touch();
     if (!this.#stall && sink.queuedBytes > this.#options.budgetBytes) this.#armStall(sink.queuedBytes);
@@ -283,14 +318,14 @@ export class ResponseStream {
   }
 
   /** Keeps a frame for replay within both bounds; the newest one always stays. */
-  #remember(seq: number, frame: Uint8Array, ids: StreamEventIds): void {
+  #remember(seq: number, frame: Frame, ids: StreamEventIds): void {
     this.#log.push({ seq, frame });
-    this.#logBytes += frame.byteLength;
+    this.#logBytes += frameBytes(frame);
     while (
       this.#log.length > 1 &&
       (this.#log.length > ids.maxBuffered || this.#logBytes > ids.maxBufferedBytes)
     ) {
-      this.#logBytes -= this.#log.shift()!.frame.byteLength;
+      this.#logBytes -= frameBytes(this.#log.shift()!.frame);
     }
   }
 
@@ -363,7 +398,7 @@ export class ResponseStream {
     this.#detach(); // a resume supersedes a connection whose drop we had not noticed yet
     const sink = this.#newSink();
     // The replay may queue up to the log's bytes at once: the log is bounded by maxBufferedBytes.
-    for (const entry of this.#log) if (entry.seq > afterSeq) sink.write(entry.frame);
+    for (const entry of this.#log) if (entry.seq > afterSeq) writeFrame(sink, entry.frame);
     this.#quiet.touch();
     this.#state = 'sse';
     const response = new Reply(200, { ...SSE_HEADERS, ...headers }, sink.body);

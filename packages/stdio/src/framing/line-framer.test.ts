@@ -71,6 +71,51 @@ describe('LineFramer', () => {
     expect(() => framer.push('x')).toThrow(/after end/);
   });
 
+  it('decodes a multi-byte character split across chunks at every cut, alone and mid-line', () => {
+    for (const char of ['é', '✓', '😀']) {
+      const bytes = Buffer.from(`{"t":"a${char}b"}\n`, 'utf8');
+      const at = bytes.indexOf(Buffer.from(char));
+      for (let cut = at + 1; cut < at + Buffer.byteLength(char); cut++) {
+        const { framer, lines } = collect();
+        framer.push(bytes.subarray(0, cut));
+        framer.push(bytes.subarray(cut, cut + 1)); // the rest of the character may come byte by byte
+        framer.push(bytes.subarray(cut + 1));
+        expect(lines).toEqual([`{"t":"a${char}b"}`]);
+      }
+    }
+  });
+
+  it('joins a long line split in many chunks, with characters cut at chunk ends and a CR in its own chunk', () => {
+    const text = `{"t":"${'ab✓😀'.repeat(50_000)}"}`;
+    const bytes = Buffer.from(`${text}\r\n{"next":1}\n`, 'utf8');
+    const { framer, lines } = collect();
+    const crAt = bytes.indexOf(13);
+    for (let at = 0; at < crAt; at += 1_001) framer.push(bytes.subarray(at, Math.min(at + 1_001, crAt)));
+    framer.push(bytes.subarray(crAt, crAt + 1));
+    framer.push(bytes.subarray(crAt + 1));
+    expect(lines).toEqual([text, '{"next":1}']);
+    expect(framer.stats).toMatchObject({ lines: 2, overlongLines: 0 });
+  });
+
+  it('measures a line split in chunks in bytes, not characters, and a half character does not leak into the next line', () => {
+    const char = '😀'; // 4 bytes, 2 UTF-16 units
+    const { framer, lines, overlong } = collect(4 * 10);
+    const fits = Buffer.from(char.repeat(10), 'utf8'); // 40 bytes: at the limit
+    framer.push(fits.subarray(0, 21));
+    framer.push(Buffer.concat([fits.subarray(21), Buffer.from('\n')]));
+    const over = Buffer.from(`${char.repeat(10)}x`, 'utf8'); // 41 bytes, 21 characters
+    framer.push(over.subarray(0, 38)); // ends inside a character
+    framer.push(Buffer.concat([over.subarray(38), Buffer.from('\n')]));
+    framer.push('{"ok":'); // the next line spans chunks too, and starts clean
+    framer.push('1}\n');
+    framer.push(Buffer.from(char, 'utf8').subarray(0, 2)); // an unfinished character, then a line over the limit
+    framer.push('y'.repeat(45));
+    framer.push('\n{"ok":');
+    framer.push('2}\n');
+    expect(lines).toEqual([char.repeat(10), '{"ok":1}', '{"ok":2}']);
+    expect(overlong).toEqual([41, 47]);
+  });
+
   it('yields the same lines however the bytes are chunked (property)', () => {
     const line = fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, ''));
     fc.assert(

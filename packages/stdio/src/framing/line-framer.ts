@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * Default longest line, in bytes without its newline: 16 MiB. Generous for real messages (the official
  * SDK's stdio reader stops at 10 MB), small enough that one runaway peer cannot take the heap.
@@ -92,9 +94,15 @@ export class LineFramer {
   readonly maxLineBytes: number;
   #onLine: (line: string) => void;
   #onOverlong: ((lineBytes: number) => void) | undefined;
-  /** Pieces of the current line that arrived in earlier chunks. */
-  #pending: Buffer[] = [];
+  /**
+   * The current line's earlier chunks, decoded as they arrived: a long line then costs one join at its end,
+   * not a concat and a decode of all of it (each a full copy) after the transfer.
+   */
+  #pending: string[] = [];
+  /** Bytes of the current line held so far (the limit is in bytes, whatever the text decodes to). */
   #pendingBytes = 0;
+  /** Carries a UTF-8 character split across chunks; made on the first line that spans chunks. */
+  #decoder: StringDecoder | undefined;
   /** Set while discarding an overlong line up to its newline. */
   #skipping = false;
   /** Bytes of the overlong line seen so far, while skipping. */
@@ -168,14 +176,14 @@ export class LineFramer {
     this.#pendingBytes += length;
     if (this.#pendingBytes > this.maxLineBytes) {
       // Stop holding bytes now; the line is reported when its newline comes.
+      const skipped = this.#pendingBytes;
+      this.#reset();
       this.#skipping = true;
-      this.#pending = [];
-      this.#skippedBytes = this.#pendingBytes;
-      this.#pendingBytes = 0;
+      this.#skippedBytes = skipped;
       return;
     }
-    // A chunk from a stream is never reused by Node, so a view is safe to keep.
-    this.#pending.push(start === 0 ? buffer : buffer.subarray(start));
+    this.#decoder ??= new StringDecoder('utf8');
+    this.#pending.push(this.#decoder.write(start === 0 ? buffer : buffer.subarray(start)));
   }
 
   #completeLine(buffer: Buffer, start: number, newline: number): void {
@@ -195,14 +203,12 @@ export class LineFramer {
       if (end > start && buffer[end - 1] === CARRIAGE_RETURN) end--;
       text = buffer.toString('utf8', start, end);
     } else {
-      this.#pending.push(buffer.subarray(start, end));
-      const joined = Buffer.concat(this.#pending, lineBytes);
+      // end() decodes the last piece and flushes a character cut short (as U+FFFD, as toString would).
+      this.#pending.push(this.#decoder!.end(buffer.subarray(start, end)));
+      const joined = this.#pending.join('');
       this.#reset();
-      const cut =
-        joined.length > 0 && joined[joined.length - 1] === CARRIAGE_RETURN
-          ? joined.length - 1
-          : joined.length;
-      text = joined.toString('utf8', 0, cut);
+      // A CR byte always decodes to a CR char, and a CR char comes only from one: the same test as bytes.
+      text = joined.charCodeAt(joined.length - 1) === CARRIAGE_RETURN ? joined.slice(0, -1) : joined;
     }
     if (isBlank(text)) {
       this.#blankLines++;
@@ -218,6 +224,8 @@ export class LineFramer {
   }
 
   #reset(): void {
+    // A line given up on must not leave half a character to prefix the next one.
+    if (this.#pending.length > 0) this.#decoder?.end();
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#skipping = false;

@@ -56,6 +56,32 @@ describe('LineWriter', () => {
     expect(writer.stats).toMatchObject({ messages: 2, writeCalls: 1, drainWaits: 0 });
   });
 
+  it('writes a long line as it is with its newline apart, in order among short ones, and calls back on the last piece', async () => {
+    const { sink, chunks, release, text } = slowSink(1 << 30);
+    const writer = new LineWriter(sink);
+    const long = `{"t":"${'x'.repeat(100_000)}"}`;
+    const taken: number[] = [];
+    writer.writeLine('{"a":1}');
+    writer.writeLine('{"b":2}');
+    writer.writeLine(long);
+    writer.writeLine(long);
+    writer.writeLine('{"c":3}');
+    writer.whenWritten(writer.nextWriteCall, (n) => taken.push(n));
+    await tick();
+    await release();
+    expect(text()).toBe(`{"a":1}\n{"b":2}\n${long}\n${long}\n{"c":3}\n`);
+    // Each long line is a write of its own: no joined copy was made to append its newline.
+    expect(chunks.filter((chunk) => chunk === long)).toHaveLength(2);
+    expect(taken).toEqual([1]);
+    expect(writer.stats).toMatchObject({ messages: 5, writeCalls: 1 });
+    writer.writeLine(long);
+    writer.whenWritten(writer.nextWriteCall, (n) => taken.push(n));
+    await tick();
+    await release();
+    expect(chunks.slice(-2)).toEqual([long, '\n']);
+    expect(taken).toEqual([1, 2]);
+  });
+
   it('queues in order under backpressure, measures the queue, and resumes on drain', async () => {
     const { sink, release, text } = slowSink(16);
     const writer = new LineWriter(sink);

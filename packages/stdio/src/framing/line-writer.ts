@@ -26,6 +26,18 @@ export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_UNSENT_STALL_MS = 10_000;
 
 /**
+ * Lines at least this long (64 Ki chars) are written without appending their newline to them first: below
+ * it, one joined write is cheaper than the copy it costs.
+ */
+const LONG_LINE_CHARS = 64 * 1024;
+
+/** Whether any line of a flush is long enough to be written on its own. */
+function hasLongLine(queue: string[]): boolean {
+  for (let i = 0; i < queue.length; i++) if (queue[i]!.length >= LONG_LINE_CHARS) return true;
+  return false;
+}
+
+/**
  * Options for a {@link LineWriter}.
  *
  * @example
@@ -74,7 +86,10 @@ export interface LineWriterOptions {
 export interface LineWriterStats {
   /** Lines (messages) accepted. */
   messages: number;
-  /** Calls to the stream's `write()`: one per flush, which joins every line queued in the same tick. */
+  /**
+   * Flushes: each is one `write()` to the stream joining every line queued in the same tick, or, where a
+   * line is 64 Ki chars or more, that line and its newline as writes of their own around the joined rest.
+   */
   writeCalls: number;
   /** Times the stream said "wait for drain" (backpressure). */
   drainWaits: number;
@@ -215,12 +230,15 @@ export class LineWriter {
     const queue = this.#queue;
     this.#queue = [];
     this.#queuedBytes = 0;
-    const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
     const writeCall = ++this.#writeCalls;
     const listener = writeCall <= this.#watchedWriteCall ? this.#onWritten : undefined;
+    const done = listener ? () => listener(writeCall) : undefined;
     let accepted: boolean;
     try {
-      accepted = listener ? this.output.write(text, () => listener(writeCall)) : this.output.write(text);
+      if (!hasLongLine(queue)) {
+        const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
+        accepted = done ? this.output.write(text, done) : this.output.write(text);
+      } else accepted = this.#writeLong(queue, done);
     } catch {
       // A destroyed stream throws on some Node versions; its 'error'/'close' tells the owner.
       accepted = true;
@@ -235,6 +253,38 @@ export class LineWriter {
       if (!this.#stall && this.output.writableLength > this.maxUnsentBytes) this.#overBudget();
     }
   };
+
+  /**
+   * A flush holding a long line: each long line goes to the stream as it is and its newline apart, since
+   * `${line}\n` is a rope the stream would flatten (a copy of the whole line) before encoding it (a
+   * second). Not corked: corked, the stream hands the pieces to writev, which profiled slower than two
+   * plain writes (about 125 ms against 80 for a 10 MB line).
+   */
+  #writeLong(queue: string[], done: (() => void) | undefined): boolean {
+    const output = this.output;
+    let accepted = true;
+    let batch: string[] = [];
+    for (let i = 0; i < queue.length; i++) {
+      const line = queue[i]!;
+      const last = i === queue.length - 1;
+      if (line.length < LONG_LINE_CHARS) {
+        batch.push(line);
+        if (!last) continue;
+        batch.push(''); // join then ends with the newline
+        const text = batch.join('\n');
+        accepted = done ? output.write(text, done) : output.write(text);
+        break;
+      }
+      if (batch.length > 0) {
+        batch.push('');
+        output.write(batch.join('\n'));
+        batch = [];
+      }
+      output.write(line);
+      accepted = last && done ? output.write('\n', done) : output.write('\n');
+    }
+    return accepted;
+  }
 
   #onDrain = (): void => {
     this.#lastReadMs = this.#clock.now();
