@@ -182,7 +182,7 @@ export class InflightError extends Error {
    * other reason is the caller's cancel.
    */
   static from(reason: unknown): InflightError {
-    if (reason instanceof InflightError) return reason;
+    if (InflightError.is(reason)) return reason;
     if (isInflightErrorLike(reason)) {
       return new InflightError(reason.code, reason.message, reason.details ?? {}, { cause: reason });
     }
@@ -263,4 +263,18 @@ export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightErr
   if (!isCancelCode(cause)) return undefined;
   const { cause: _ignored, ...details } = data as Record<string, unknown>;
   return new InflightError(cause, error.message, details as InflightErrorDetails, { origin: 'remote' });
+}
+
+/**
+ * The error a deadline ends with when one of its limits passes: `details` is made for it and taken as is.
+ * Internal to core (the public `InflightError.idle` / `.ceiling` copy what they are given): a storm of
+ * 10,000 firings makes 10,000 of these, and a spread copy per firing was a tenth of its busy time.
+ * @internal
+ */
+export function limitPassed(
+  kind: 'IDLE_TIMEOUT' | 'CEILING',
+  details: { elapsedMs: number; progressCount: number; limitMs: number },
+): InflightError {
+  const text = kind === 'IDLE_TIMEOUT' ? IDLE_TEXT : CEILING_TEXT;
+  return new InflightError(kind, limitText(text, details.limitMs, details.progressCount), details);
 }
