@@ -88,9 +88,9 @@ class InboundCall extends DeadlineController implements RequestContext {
       parent: this.deadline,
       updates: 'parent', // the handler's updates are the request's: its message counts those
     });
-    call.scopes ??= [];
     if (call.done) child.dispose();
-    else call.scopes.push(child);
+    else if (call.scopes) call.scopes.push(child);
+    else call.scopes = [child];
     // The request's context with this scope's deadline and signal: its methods report on `child`.
     return Object.create(call, { deadline: { value: child }, signal: { get: () => child.signal } });
   }

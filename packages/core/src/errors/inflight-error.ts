@@ -162,18 +162,12 @@ export class InflightError extends Error {
 
   /** The idle window passed with no activity. */
   static idle(limitMs: number, details: InflightErrorDetails = {}): InflightError {
-    return new InflightError('IDLE_TIMEOUT', limitText(IDLE_TEXT, limitMs, details.progressCount ?? 0), {
-      ...details,
-      limitMs,
-    });
+    return limitPassed('IDLE_TIMEOUT', { ...details, limitMs });
   }
 
   /** The hard ceiling from the start passed, whatever progress said. */
   static ceiling(limitMs: number, details: InflightErrorDetails = {}): InflightError {
-    return new InflightError('CEILING', limitText(CEILING_TEXT, limitMs, details.progressCount ?? 0), {
-      ...details,
-      limitMs,
-    });
+    return limitPassed('CEILING', { ...details, limitMs });
   }
 
   /**
@@ -266,15 +260,16 @@ export function inflightErrorFromJsonRpc(error: JsonRpcErrorObject): InflightErr
 }
 
 /**
- * The error a deadline ends with when one of its limits passes: `details` is made for it and taken as is.
- * Internal to core (the public `InflightError.idle` / `.ceiling` copy what they are given): a storm of
- * 10,000 firings makes 10,000 of these, and a spread copy per firing was a tenth of its busy time.
+ * The error a limit ends a call with; `details` (its `limitMs` included) is taken as is, not copied.
+ * Internal to core: a deadline hands it a literal made for it (a storm of 10,000 firings makes 10,000 of
+ * these, and a spread copy per firing was a tenth of its busy time); the public `InflightError.idle` /
+ * `.ceiling` copy what a user gives them.
  * @internal
  */
 export function limitPassed(
   kind: 'IDLE_TIMEOUT' | 'CEILING',
-  details: { elapsedMs: number; progressCount: number; limitMs: number },
+  details: InflightErrorDetails & { limitMs: number },
 ): InflightError {
   const text = kind === 'IDLE_TIMEOUT' ? IDLE_TEXT : CEILING_TEXT;
-  return new InflightError(kind, limitText(text, details.limitMs, details.progressCount), details);
+  return new InflightError(kind, limitText(text, details.limitMs, details.progressCount ?? 0), details);
 }

@@ -202,23 +202,11 @@ async function callTool(
 
 /**
  * The context of a tool's next input round: the request's own, with the round's params. A context's
- * methods may live on its prototype (the endpoint's does), so it is delegated to, never spread.
+ * methods may live on its prototype (the endpoint's do), so it is inherited from, never spread; `signal`
+ * is read on the request's own context, where its getter belongs.
  */
 function retryContext(ctx: RequestContext, params: Record<string, unknown>): RequestContext {
-  return {
-    id: ctx.id,
-    method: ctx.method,
-    revision: ctx.revision,
-    signal: ctx.signal,
-    progressToken: ctx.progressToken,
-    meta: ctx.meta,
-    params,
-    task: ctx.task,
-    deadline: ctx.deadline,
-    progress: (progress, total, message) => ctx.progress(progress, total, message),
-    limit: (limits) => ctx.limit(limits),
-    endProgress: () => ctx.endProgress(),
-  };
+  return Object.create(ctx, { params: { value: params }, signal: { value: ctx.signal } });
 }
 
 /** The most input rounds a tool gets on a legacy client, where each is a server-to-client request. */

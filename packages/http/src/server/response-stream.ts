@@ -7,7 +7,15 @@ import {
 } from '@mcp-inflight/core';
 import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
 import { type Disconnect, Reply } from './exchange.js';
-import { SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
+import {
+  type Frame,
+  frameBytes,
+  messageFrame,
+  SSE_HEADERS,
+  SseSink,
+  textFrame,
+  writeFrame,
+} from './sse-sink.js';
 
 /**
  * Progress is queued like any message while at most this many bytes wait for the client; past it, and until
@@ -16,40 +24,6 @@ import { SSE_HEADERS, SseSink, textFrame } from './sse-sink.js';
  * behind costs this much plus one held message per token.
  */
 const HOLD_PROGRESS_AFTER_BYTES = 64 * 1024;
-
-/** A message this long (64 Ki chars of JSON) is framed in three pieces. */
-const LONG_FRAME_CHARS = 64 * 1024;
-
-const encoder = new TextEncoder();
-const FRAME_END = encoder.encode('\n\n');
-
-/** One SSE event's bytes: one piece, or (a long message) its head, its JSON and its end. */
-type Frame = Uint8Array | Uint8Array[];
-
-/**
- * One SSE event carrying a message (`id` only where the stream is resumable), as `messageFrame` builds it.
- * A long message's JSON is encoded on its own: `data: ${json}\n\n` would be a rope the encoder first
- * flattens, a copy of all of it.
- */
-function frameOf(message: unknown, id: string | undefined): Frame {
-  // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
-  const json = JSON.stringify(message);
-  const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
-  if (json.length < LONG_FRAME_CHARS) return textFrame(`${head}${json}\n\n`);
-  return [encoder.encode(head), encoder.encode(json), FRAME_END];
-}
-
-function frameBytes(frame: Frame): number {
-  if (!Array.isArray(frame)) return frame.byteLength;
-  let bytes = 0;
-  for (const piece of frame) bytes += piece.byteLength;
-  return bytes;
-}
-
-function writeFrame(sink: SseSink, frame: Frame): void {
-  if (!Array.isArray(frame)) sink.write(frame);
-  else for (const piece of frame) sink.write(piece);
-}
 
 /** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
 export interface StreamEventIds {
@@ -244,12 +218,12 @@ export class ResponseStream {
   /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
   #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
     const ids = this.#options.eventIds;
-    let frame = frameOf(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+    let frame = messageFrame(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
     const frameLength = frameBytes(frame);
     if (frameLength > this.#options.maxMessageBytes) {
       const replaced = this.#oversize(message, frameLength);
       if (replaced === undefined) return true;
-      frame = frameOf(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+      frame = messageFrame(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
     }
     const seq = ++this.#seq;
     if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frameBytes(frame);

@@ -7,11 +7,38 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** One SSE event carrying a JSON-RPC message; `id` only where the stream is resumable (legacy). */
-export function messageFrame(message: unknown, id?: string): Uint8Array {
+/** A message this long (64 Ki chars of JSON) is framed in three pieces. */
+const LONG_FRAME_CHARS = 64 * 1024;
+const FRAME_END = encoder.encode('\n\n');
+
+/** One SSE event's bytes: one piece, or (a long message) its head, its JSON and its end. */
+export type Frame = Uint8Array | Uint8Array[];
+
+/**
+ * One SSE event carrying a JSON-RPC message; `id` only where the stream is resumable (legacy). A long
+ * message's JSON is encoded on its own: `data: ${json}\n\n` would be a rope the encoder first flattens,
+ * a copy of all of it.
+ */
+export function messageFrame(message: unknown, id: string | undefined): Frame {
   // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
-  const data = `data: ${JSON.stringify(message)}\n\n`;
-  return encoder.encode(id === undefined ? data : `id: ${id}\n${data}`);
+  const json = JSON.stringify(message);
+  const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
+  if (json.length < LONG_FRAME_CHARS) return encoder.encode(`${head}${json}\n\n`);
+  return [encoder.encode(head), encoder.encode(json), FRAME_END];
+}
+
+/** The bytes a {@link Frame} holds. */
+export function frameBytes(frame: Frame): number {
+  if (!Array.isArray(frame)) return frame.byteLength;
+  let bytes = 0;
+  for (const piece of frame) bytes += piece.byteLength;
+  return bytes;
+}
+
+/** Writes a {@link Frame} to `sink`, piece by piece. */
+export function writeFrame(sink: SseSink, frame: Frame): void {
+  if (!Array.isArray(frame)) sink.write(frame);
+  else for (const piece of frame) sink.write(piece);
 }
 
 /** Text (a comment, a priming event) as bytes for {@link SseSink.write}. */
