@@ -86,8 +86,17 @@ export function buildPlan({ here, quick }) {
   }
   for (const [impl, transport, era] of CALL_CONFIGS) {
     for (const concurrency of quick ? [32] : [1, 32]) {
-      const calls =
-        transport === 'stdio' ? (concurrency === 1 ? 3_000 : 10_000) : concurrency === 1 ? 1_000 : 2_000;
+      // A warm-up long enough for the JIT to settle on both sides (in the first few thousand calls even the
+      // floor runs at a third to a half of its later speed), then at least half a second of calls at the
+      // floor's pace. The warm-up's own rate is reported beside the measured one.
+      const [calls, warmup] =
+        transport === 'stdio'
+          ? concurrency === 1
+            ? [10_000, 5_000]
+            : [40_000, 20_000]
+          : concurrency === 1
+            ? [2_000, 4_000]
+            : [4_000, 4_000];
       add('F', `calls ${transport} c${concurrency} ${impl} ${era}`, 'transports/client.mjs', [
         impl,
         transport,
@@ -98,7 +107,7 @@ export function buildPlan({ here, quick }) {
         '--concurrency',
         String(concurrency),
         '--warmup',
-        size(200, 20),
+        size(warmup, 20),
         ...budget(150_000),
       ]);
     }

@@ -31,6 +31,13 @@ export const DEFAULT_UNSENT_STALL_MS = 10_000;
  */
 const LONG_LINE_CHARS = 64 * 1024;
 
+/**
+ * The most lines one flush carries (8). A peer in another process starts on the first answers while the
+ * rest are still being made: with a whole tick in one write, each side sat idle while the other worked
+ * (32 calls in flight took 2x the bare pipe's time per call; with 8, 1.4x).
+ */
+const MAX_LINES_PER_WRITE = 8;
+
 /** Whether any line of a flush is long enough to be written on its own. */
 function hasLongLine(queue: string[]): boolean {
   for (let i = 0; i < queue.length; i++) if (queue[i]!.length >= LONG_LINE_CHARS) return true;
@@ -87,8 +94,8 @@ export interface LineWriterStats {
   /** Lines (messages) accepted. */
   messages: number;
   /**
-   * Flushes: each is one `write()` to the stream joining every line queued in the same tick, or, where a
-   * line is 64 Ki chars or more, that line and its newline as writes of their own around the joined rest.
+   * Flushes: each is one `write()` to the stream joining the lines queued in the same tick, at most 8, or,
+   * where a line is 64 Ki chars or more, that line and its newline as writes of their own around the rest.
    */
   writeCalls: number;
   /** Times the stream said "wait for drain" (backpressure). */
@@ -101,7 +108,7 @@ export interface LineWriterStats {
 
 /**
  * Writes newline-delimited lines to a stream without ever blocking the producer and without reordering:
- * lines written in the same tick go out in one `write()`, and when the stream signals backpressure
+ * lines written in the same tick go out together, up to 8 per `write()`, and when the stream signals backpressure
  * (`write()` returns false) later lines wait, in order, in a queue that is bounded and measured, until
  * `drain`. Messages must not contain a raw newline; `JSON.stringify` never produces one [S1].
  *
@@ -170,6 +177,8 @@ export class LineWriter {
   writeLine(line: string): void {
     if (this.#stopped) return;
     this.#messages++;
+    // A full queue goes now, before this line: the line just queued still rides the next write call.
+    if (this.#queue.length >= MAX_LINES_PER_WRITE && !this.#waitingForDrain) this.#write();
     this.#queue.push(line);
     if (this.#waitingForDrain) {
       // Measure only under backpressure, where it matters; the fast path counts nothing.
@@ -210,7 +219,7 @@ export class LineWriter {
   handOver(): void {
     if (this.#stopped || this.#queue.length === 0) return;
     this.#waitingForDrain = false;
-    this.#flush();
+    this.#write();
   }
 
   /** Stops writing: queued lines are dropped and the `drain` listener removed. */
@@ -226,6 +235,11 @@ export class LineWriter {
 
   #flush = (): void => {
     this.#flushScheduled = false;
+    this.#write();
+  };
+
+  /** Hands the queue to the stream as one write call (or a long line's pieces). */
+  #write(): void {
     if (this.#stopped || this.#waitingForDrain || this.#queue.length === 0) return;
     const queue = this.#queue;
     this.#queue = [];
@@ -252,7 +266,7 @@ export class LineWriter {
       // verdict, only a backlog that then does not shrink is (rule 13).
       if (!this.#stall && this.output.writableLength > this.maxUnsentBytes) this.#overBudget();
     }
-  };
+  }
 
   /**
    * A flush holding a long line: each long line goes to the stream as it is and its newline apart, since
@@ -293,7 +307,7 @@ export class LineWriter {
     this.#stall = undefined;
     if (!this.#waitingForDrain) return;
     this.#waitingForDrain = false;
-    if (this.#queue.length > 0) this.#flush();
+    if (this.#queue.length > 0) this.#write();
   };
 
   #unsentBytes(): number {
