@@ -231,6 +231,8 @@ export function tables(results, { quick }) {
             impl === 'floor' || !floor
               ? ''
               : `${ratio(floor.callsPerSec, r.callsPerSec)} / ${ratio(cpuSum(r), cpuSum(floor))}`,
+            fmt(r.coldCallsPerSec),
+            impl === 'floor' || !floor ? '' : ratio(floor.coldCallsPerSec, r.coldCallsPerSec),
           ]);
         }
     out.push(
@@ -249,11 +251,15 @@ export function tables(results, { quick }) {
           'ours / SDK v1: calls/s, p50, p99, CPU',
           'ours / SDK v2 same era',
           'floor / this: calls/s (time per call over the floor), CPU this / floor',
+          'warm-up calls/s',
+          'floor / this, warm-up',
         ],
         calls,
       ),
       '',
       "The floor is each transport with no MCP library on either side (`transports/floor.mjs`: bare `fetch` POSTs to a `node:http` server answering a JSON-RPC result, or newline JSON over a pipe); `bare fetch → our server` is the server half of the HTTP path and `our client → floor's server` its client half. floor / this over 1 is how many times the floor's time per call a row takes (goals: ours at most 1.3x over HTTP, each half at most 1.15x; 1.5x over stdio).",
+      '',
+      "Each configuration first makes its warm-up calls (stdio 5,000 with 1 in flight and 20,000 with 32; HTTP 4,000), long enough for the JIT to settle on both sides, then the measured ones (stdio 10,000 and 40,000; HTTP 2,000 and 4,000). The warm-up's own rate is in the last two columns: it is what a short-lived process sees, and in it even the floor runs at a third to a half of its later speed.",
       '',
       "Latency and CPU ratios under 1 and calls/s ratios over 1 favour ours. CPU is each process's user + system time over the measured calls (the server's read from /proc in 10 ms ticks); unlike wall time it hardly moves with other load on the machine.",
       '',
