@@ -1,12 +1,13 @@
 // A large result and a large progress message through examples/proxy, for every host and upstream
 // transport (stdio or HTTP each), against the time of one JSON.parse + JSON.stringify of the message.
-//   node bench/big-proxy.mjs [--mb 10] [--legs stdio-stdio,stdio-http,http-stdio,http-http]
+//   node bench/big-proxy.mjs [--mb 10] [--calls 5] [--legs stdio-stdio,stdio-http,http-stdio,http-http]
 // Each leg: host → proxy → upstream. The upstream's tool `big {bytes, kind}` sends one progress whose
 // message is `bytes` characters and returns a small result (kind `progress`), or returns one text item of
 // `bytes` characters (kind `result`). The host is our client (spawnStdio on the proxy's stdio, or
 // HttpClient to its HTTP endpoint), 2025-11-25 both sides; the time is the call's, host side, after one
-// small warm-up call. Prints one JSON line: per leg and kind, ms and ms / the JSON round trip's ms, and the
-// CPU ms every process of the leg (host, proxy, upstream) spent on the call (Linux /proc; moves less with load).
+// small warm-up call, `calls` times per kind. Prints one JSON line: per leg and kind, for the first call and
+// the median of the later ones, ms and ms / the JSON round trip's ms, and the CPU ms every process of the
+// leg (host, proxy, upstream) spent on the call (Linux /proc; moves less with load).
 // Needs `pnpm build`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +50,7 @@ async function main() {
   budget(Number(option('budget-ms', 300_000)), 'big-proxy');
   const bytes = Math.round(Number(option('mb', 10)) * 1_000_000);
   const legs = option('legs', 'stdio-stdio,stdio-http,http-stdio,http-http').split(',');
+  const calls = Math.max(1, Number(option('calls', 5)));
   const { spawnStdio } = await import('@mcp-inflight/stdio');
   const { HttpClient } = await import('@mcp-inflight/http');
   const out = { bytes, jsonRoundTripMs: round(jsonRoundTripMs(bytes), 1), legs: {} };
@@ -99,23 +101,44 @@ async function main() {
     await call('result', 10);
     await call('progress', 10);
     // The JSON round trip is timed right before each call, so both see the same load.
-    const resultJsonMs = jsonRoundTripMs(bytes);
-    const result = await call('result', bytes);
-    const progressJsonMs = jsonRoundTripMs(bytes);
-    const progress = await call('progress', bytes);
-    out.legs[leg] = {
-      resultMs: round(result.ms, 1),
-      resultOverJson: round(result.ms / resultJsonMs, 2),
-      progressMs: round(progress.ms, 1),
-      progressOverJson: round(progress.ms / progressJsonMs, 2),
-      resultCpuMs: round(result.cpuMs, 0),
-      progressCpuMs: round(progress.cpuMs, 0),
+    const timed = async (kind) => {
+      const rows = [];
+      for (let i = 0; i < calls; i++) {
+        const jsonMs = jsonRoundTripMs(bytes);
+        rows.push({ ...(await call(kind, bytes)), jsonMs });
+      }
+      return rows;
     };
+    const results = await timed('result');
+    const progresses = await timed('progress');
+    out.legs[leg] = { ...figures('result', results), ...figures('progress', progresses) };
     await client.close();
     for (const p of started) await p.stop();
     process.stderr.write(`${leg}: ${JSON.stringify(out.legs[leg])}\n`);
   }
   finish(out);
+}
+
+/**
+ * A kind's figures over its calls: the first (`resultMs`: every process of the leg still growing its heap
+ * for a message this size) and the median of the later ones (`resultWarmMs`: a proxy that has carried one
+ * before), each also over the JSON round trip timed just before it, and the CPU of each.
+ */
+function figures(kind, rows) {
+  const [first, ...later] = rows;
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  return {
+    [`${kind}Ms`]: round(first.ms, 1),
+    [`${kind}OverJson`]: round(first.ms / first.jsonMs, 2),
+    [`${kind}CpuMs`]: round(first.cpuMs, 0),
+    ...(later.length === 0
+      ? {}
+      : {
+          [`${kind}WarmMs`]: round(median(later.map((r) => r.ms)), 1),
+          [`${kind}WarmOverJson`]: round(median(later.map((r) => r.ms / r.jsonMs)), 2),
+          [`${kind}WarmCpuMs`]: round(median(later.map((r) => r.cpuMs)), 0),
+        }),
+  };
 }
 
 /** One JSON.parse + JSON.stringify of a result message carrying `bytes` characters (median of 3). */
