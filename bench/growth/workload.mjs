@@ -75,6 +75,10 @@ async function proxyHosts() {
       `node ${serverJs}`,
       '--max-sessions',
       String(size * 2),
+      // Every host here is one client to the proxy (one address, no token): its own per-client cap would
+      // refuse the 101st session, and this measures hosts, not that cap.
+      '--max-client-sessions',
+      String(size * 2),
       '--log',
       'json',
     ],

@@ -56,11 +56,11 @@ describe('LineWriter', () => {
     expect(writer.stats).toMatchObject({ messages: 2, writeCalls: 1, drainWaits: 0 });
   });
 
-  it("sends a busy tick's first 8 lines while the producer still queues, then writes twice as long, in order", async () => {
+  it("sends a busy tick's first 8, 16 and 32 lines while the producer still queues, the rest at its end, in order", async () => {
     const { sink, chunks, release, text } = slowSink(1 << 20);
     const writer = new LineWriter(sink);
     const taken: number[] = [];
-    const lines = Array.from({ length: 39 }, (_, i) => `{"n":${i}}`);
+    const lines = Array.from({ length: 209 }, (_, i) => `{"n":${i}}`);
     for (let i = 0; i < 8; i++) writer.writeLine(lines[i]!);
     expect(chunks).toEqual([]); // 8 lines wait for the tick's end
     writer.writeLine(lines[8]!);
@@ -68,17 +68,17 @@ describe('LineWriter', () => {
     // The line just queued rides the next write call, so a watcher is told of the write that carries it.
     const call = writer.nextWriteCall;
     writer.whenWritten(call, (n) => taken.push(n));
-    for (let i = 9; i < 30; i++) writer.writeLine(lines[i]!);
+    for (let i = 9; i < 200; i++) writer.writeLine(lines[i]!);
     await tick();
     // The next tick starts again at 8.
-    for (let i = 30; i < 39; i++) writer.writeLine(lines[i]!);
+    for (let i = 200; i < 209; i++) writer.writeLine(lines[i]!);
     await tick();
     await release();
     expect(text()).toBe(`${lines.join('\n')}\n`);
-    expect(chunks.map((chunk) => chunk.split('\n').length - 1)).toEqual([8, 16, 6, 8, 1]);
+    expect(chunks.map((chunk) => chunk.split('\n').length - 1)).toEqual([8, 16, 32, 144, 8, 1]);
     expect(call).toBe(2);
     expect(taken).toEqual([2]);
-    expect(writer.stats).toMatchObject({ messages: 39, writeCalls: 5 });
+    expect(writer.stats).toMatchObject({ messages: 209, writeCalls: 6 });
   });
 
   it('writes a long line as it is with its newline apart, in order among short ones, and calls back on the last piece', async () => {
