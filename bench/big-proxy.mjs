@@ -11,7 +11,7 @@
 // Needs `pnpm build`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { budget, finish, listeningUrl, option, round, startNode } from './lib/procs.mjs';
+import { budget, finish, listeningUrl, option, percentile, round, startNode } from './lib/procs.mjs';
 
 const PROXY = fileURLToPath(new URL('../examples/proxy/dist/index.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -126,7 +126,11 @@ async function main() {
  */
 function figures(kind, rows) {
   const [first, ...later] = rows;
-  const median = (values) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  const median = (values) =>
+    percentile(
+      values.sort((a, b) => a - b),
+      50,
+    );
   return {
     [`${kind}Ms`]: round(first.ms, 1),
     [`${kind}OverJson`]: round(first.ms / first.jsonMs, 2),

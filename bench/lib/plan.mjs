@@ -43,6 +43,17 @@ export const PROGRESS_CONFIGS = ['stdio', 'http'].flatMap((transport) => [
   ...TRANSPORT_CONFIGS.filter(([, t]) => t === transport),
 ]);
 
+/**
+ * F2's [measured calls, warm-up calls] per transport and calls in flight: a warm-up long enough for the JIT
+ * to settle on both sides (in the first few thousand calls even the floor runs at a third to a half of its
+ * later speed), then at least half a second of calls at the floor's pace. The warm-up's own rate is
+ * reported beside the measured one.
+ */
+export const CALL_SIZES = {
+  stdio: { 1: [10_000, 5_000], 32: [40_000, 20_000] },
+  http: { 1: [2_000, 4_000], 32: [4_000, 4_000] },
+};
+
 export function buildPlan({ here, quick }) {
   const size = (full, small) => String(quick ? small : full);
   const jobs = [];
@@ -86,17 +97,7 @@ export function buildPlan({ here, quick }) {
   }
   for (const [impl, transport, era] of CALL_CONFIGS) {
     for (const concurrency of quick ? [32] : [1, 32]) {
-      // A warm-up long enough for the JIT to settle on both sides (in the first few thousand calls even the
-      // floor runs at a third to a half of its later speed), then at least half a second of calls at the
-      // floor's pace. The warm-up's own rate is reported beside the measured one.
-      const [calls, warmup] =
-        transport === 'stdio'
-          ? concurrency === 1
-            ? [10_000, 5_000]
-            : [40_000, 20_000]
-          : concurrency === 1
-            ? [2_000, 4_000]
-            : [4_000, 4_000];
+      const [calls, warmup] = CALL_SIZES[transport][concurrency];
       add('F', `calls ${transport} c${concurrency} ${impl} ${era}`, 'transports/client.mjs', [
         impl,
         transport,

@@ -1,6 +1,6 @@
 // The tables `node bench/run.mjs` prints (Markdown, so bench/README.md takes them as they are): medians
 // over the runs, each workload beside its reference, with the ratio.
-import { CALL_CONFIGS, PROGRESS_CONFIGS } from './plan.mjs';
+import { CALL_CONFIGS, CALL_SIZES, PROGRESS_CONFIGS } from './plan.mjs';
 
 const fmt = (v, digits = 0) =>
   typeof v === 'number'
@@ -34,6 +34,17 @@ const cpuSum = (r) =>
   typeof r.clientCpuMsPerCall === 'number' && typeof r.serverCpuMsPerCall === 'number'
     ? r.clientCpuMsPerCall + r.serverCpuMsPerCall
     : undefined;
+
+/** F2's call counts, measured (`at` 0) or warm-up (1), in words: "stdio 10,000 with 1 in flight and ...". */
+const sizesText = (at) =>
+  Object.entries(CALL_SIZES)
+    .map(([transport, byFlight]) => {
+      const [one, many] = [byFlight[1][at], byFlight[32][at]];
+      return one === many
+        ? `${transport} ${fmt(one)}`
+        : `${transport} ${fmt(one)} with 1 in flight and ${fmt(many)} with 32`;
+    })
+    .join('; ');
 
 /** The largest disagreement between host and upstream on `timeOrigin + now()`, over every cancel run. */
 function maxSkew(g) {
@@ -259,7 +270,7 @@ export function tables(results, { quick }) {
       '',
       "The floor is each transport with no MCP library on either side (`transports/floor.mjs`: bare `fetch` POSTs to a `node:http` server answering a JSON-RPC result, or newline JSON over a pipe); `bare fetch → our server` is the server half of the HTTP path and `our client → floor's server` its client half. floor / this over 1 is how many times the floor's time per call a row takes (goals: ours at most 1.3x over HTTP, each half at most 1.15x; 1.5x over stdio).",
       '',
-      "Each configuration first makes its warm-up calls (stdio 5,000 with 1 in flight and 20,000 with 32; HTTP 4,000), long enough for the JIT to settle on both sides, then the measured ones (stdio 10,000 and 40,000; HTTP 2,000 and 4,000). The warm-up's own rate is in the last two columns: it is what a short-lived process sees, and in it even the floor runs at a third to a half of its later speed.",
+      `Each configuration first makes its warm-up calls (${sizesText(1)}), long enough for the JIT to settle on both sides, then the measured ones (${sizesText(0)}). The warm-up's own rate is in the last two columns: it is what a short-lived process sees, and in it even the floor runs at a third to a half of its later speed.`,
       '',
       "Latency and CPU ratios under 1 and calls/s ratios over 1 favour ours. CPU is each process's user + system time over the measured calls (the server's read from /proc in 10 ms ticks); unlike wall time it hardly moves with other load on the machine.",
       '',

@@ -114,7 +114,8 @@ export interface LineWriterStats {
  * Writes newline-delimited lines to a stream without ever blocking the producer and without reordering:
  * lines written in the same tick go out together (the first 8, 16 and 32 as each fills, the rest in one
  * `write()` at the tick's end), and when the stream signals backpressure (`write()` returns false) later
- * lines wait, in order, in a queue that is bounded and measured, until `drain`. Messages must not contain a raw newline; `JSON.stringify` never produces one [S1].
+ * lines wait, in order, in a queue that is bounded and measured, until `drain`. Messages must not contain
+ * a raw newline; `JSON.stringify` never produces one [S1].
  *
  * @example
  * ```ts
