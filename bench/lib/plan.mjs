@@ -18,13 +18,15 @@ export const TRANSPORT_CONFIGS = [
 
 /**
  * The floors and halves beside them (bench/transports/floor.mjs): `floor` is no MCP library on either side
- * (bare `fetch` to a `node:http` server, newline JSON over a pipe); over HTTP, `fetch-ours` is our server
+ * (bare `fetch` to a `node:http` server, newline JSON over a pipe; `floor-node`, the same POSTs over a
+ * `node:http` client); over HTTP, `fetch-ours` is our server
  * under bare `fetch` and `ours-floor` our `HttpClient` against the floor's server. Each transport's floor
  * runs just before its other configurations, so every run interleaves it with them.
  */
 export const FLOOR_CONFIGS = [
   ['floor', 'stdio', 'legacy'],
   ['floor', 'http', 'legacy'],
+  ['floor-node', 'http', 'legacy'],
   ['fetch-ours', 'http', 'legacy'],
   ['ours-floor', 'http', 'legacy'],
   ['fetch-ours', 'http', 'modern'],

@@ -19,11 +19,17 @@ const IMPL = {
   'sdk-v1': 'SDK v1',
   'sdk-v2': 'SDK v2',
   floor: 'floor',
+  'floor-node': 'floor, client on node:http',
   'fetch-ours': 'bare fetch → our server',
   'ours-floor': "our client → floor's server",
 };
 /** A row's name: the floor has no era. */
-const nameOf = (impl, era) => (impl === 'floor' ? 'floor (no MCP)' : `${IMPL[impl]} ${ERA[era]}`);
+const nameOf = (impl, era) =>
+  impl === 'floor'
+    ? 'floor (no MCP)'
+    : impl === 'floor-node'
+      ? 'floor (no MCP), client on node:http'
+      : `${IMPL[impl]} ${ERA[era]}`;
 
 /** CPU time of both processes, as `client + server`. */
 const cpu = (client, server, digits) =>
@@ -222,6 +228,7 @@ export function tables(results, { quick }) {
           const r = m('F', key('calls', transport, `c${c}`, impl, era));
           if (!r) continue;
           const floor = m('F', key('calls', transport, `c${c}`, 'floor', 'legacy'));
+          const nodeFloor = m('F', key('calls', transport, `c${c}`, 'floor-node', 'legacy'));
           const v1 = m('F', key('calls', transport, `c${c}`, 'sdk-v1', 'legacy'));
           const v2 = m('F', key('calls', transport, `c${c}`, 'sdk-v2', era));
           const vs = (ref) =>
@@ -244,6 +251,7 @@ export function tables(results, { quick }) {
               : `${ratio(floor.callsPerSec, r.callsPerSec)} / ${ratio(cpuSum(r), cpuSum(floor))}`,
             fmt(r.coldCallsPerSec),
             impl === 'floor' || !floor ? '' : ratio(floor.coldCallsPerSec, r.coldCallsPerSec),
+            impl === 'floor-node' || !nodeFloor ? '' : ratio(nodeFloor.callsPerSec, r.callsPerSec),
           ]);
         }
     out.push(
@@ -264,11 +272,12 @@ export function tables(results, { quick }) {
           'floor / this: calls/s (time per call over the floor), CPU this / floor',
           'warm-up calls/s',
           'floor / this, warm-up',
+          'node:http floor / this: calls/s',
         ],
         calls,
       ),
       '',
-      "The floor is each transport with no MCP library on either side (`transports/floor.mjs`: bare `fetch` POSTs to a `node:http` server answering a JSON-RPC result, or newline JSON over a pipe); `bare fetch → our server` is the server half of the HTTP path and `our client → floor's server` its client half. floor / this over 1 is how many times the floor's time per call a row takes (goals: ours at most 1.3x over HTTP, each half at most 1.15x; 1.5x over stdio).",
+      "The floor is each transport with no MCP library on either side (`transports/floor.mjs`: bare `fetch` POSTs to a `node:http` server answering a JSON-RPC result, or newline JSON over a pipe); `bare fetch → our server` is the server half of the HTTP path and `our client → floor's server` its client half. Over HTTP a second floor, `client on node:http`, sends the floor's POSTs through `node:http` instead of fetch: our HttpClient from `@mcp-inflight/http` sends that way, and Node's fetch costs several times its CPU per call, so the last column is the distance to the cheaper floor. floor / this over 1 is how many times the floor's time per call a row takes (goals: ours at most 1.3x over HTTP, each half at most 1.15x; 1.5x over stdio).",
       '',
       `Each configuration first makes its warm-up calls (${sizesText(1)}), long enough for the JIT to settle on both sides, then the measured ones (${sizesText(0)}). The warm-up's own rate is in the last two columns: it is what a short-lived process sees, and in it even the floor runs at a third to a half of its later speed.`,
       '',

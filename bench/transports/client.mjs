@@ -7,7 +7,8 @@
 //   impl:      inflight (spawnStdio / HttpClient against server.mjs inflight), sdk-v1, sdk-v2 (the SDK's
 //              Client and transports against server.mjs of the same SDK); the floors and halves (floor.mjs):
 //              floor (bare `fetch` POSTs to floor.mjs http, or newline JSON over a pipe to floor.mjs
-//              stdio: no MCP library on either side), fetch-ours (bare `fetch` POSTs to our server: the
+//              stdio: no MCP library on either side), floor-node (bare `node:http` POSTs to floor.mjs
+//              http: the floor of a client not on fetch, as ours from @mcp-inflight/http), fetch-ours (bare `fetch` POSTs to our server: the
 //              server half; the headers and body our HttpClient sends, recorded from one call it makes),
 //              ours-floor (our HttpClient against floor.mjs http: the client half)
 //   era:       legacy (2025-11-25) or modern (2026-07-28; ours and SDK v2 only)
@@ -71,7 +72,7 @@ function cpuSince(before, count) {
 /** A uniform face over the three clients: call(name, args, onprogress?) and close(). */
 async function connect() {
   let url;
-  const floorServer = impl === 'floor' || impl === 'ours-floor';
+  const floorServer = impl === 'floor' || impl === 'floor-node' || impl === 'ours-floor';
   if (transport === 'http') {
     server = floorServer
       ? startNode(FLOOR, ['http'])
@@ -81,6 +82,8 @@ async function connect() {
   const serverArgs = [...profilingArgs(), SERVER, impl, 'stdio']; // BENCH_CPU_PROF_DIR profiles it too
   if (impl === 'floor' && transport === 'stdio') return floorStdio();
   if (impl === 'floor') return bareFetch(url, { 'content-type': 'application/json', accept: ACCEPT }, {});
+  if (impl === 'floor-node')
+    return bareFetch(url, { 'content-type': 'application/json', accept: ACCEPT }, {}, await nodePost());
   if (impl === 'fetch-ours') {
     // Our client makes one call and its POST is recorded; the calls measured are bare fetches of it.
     const { HttpClient } = await import('@mcp-inflight/http');
@@ -173,7 +176,7 @@ async function connect() {
  * Calls as bare `fetch` POSTs: `template` is the JSON-RPC request (its id, name and arguments replaced per
  * call), `headers` go on every POST. A JSON answer is read whole; an SSE one (flood) event by event.
  */
-function bareFetch(url, headers, template) {
+function bareFetch(url, headers, template, post = fetch) {
   let id = 0;
   return {
     serverPid: server.child.pid,
@@ -181,7 +184,7 @@ function bareFetch(url, headers, template) {
       const params = { ...template.params, name, arguments: args };
       if (onprogress) params._meta = { ...params._meta, progressToken: 'p' };
       const body = JSON.stringify({ ...template, jsonrpc: '2.0', id: ++id, method: 'tools/call', params });
-      const response = await fetch(url, { method: 'POST', headers, body });
+      const response = await post(url, { method: 'POST', headers, body });
       if (!response.ok) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
       if (!response.headers.get('content-type')?.startsWith('text/event-stream'))
         return (await response.json()).result;
@@ -208,6 +211,38 @@ function bareFetch(url, headers, template) {
     },
     close: async () => {},
   };
+}
+
+/**
+ * A POST over `node:http` on its global keep-alive agent, answered in the few fields bareFetch reads: the
+ * floor of a client that does not go through Node's fetch (as our HttpClient from `@mcp-inflight/http`).
+ */
+async function nodePost() {
+  const { request } = await import('node:http');
+  return (url, { headers, body }) =>
+    new Promise((resolve, reject) => {
+      const req = request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      });
+      req.once('error', reject);
+      req.once('response', (res) => {
+        const text = async () => {
+          let all = '';
+          for await (const chunk of res) all += chunk;
+          return all;
+        };
+        resolve({
+          ok: res.statusCode >= 200 && res.statusCode < 300,
+          status: res.statusCode,
+          headers: { get: (name) => res.headers[name] ?? null },
+          text,
+          json: async () => JSON.parse(await text()),
+          body: res,
+        });
+      });
+      req.end(body);
+    });
 }
 
 /** Newline JSON over a pipe to floor.mjs stdio: requests written as lines, answers matched by id. */

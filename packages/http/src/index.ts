@@ -4,9 +4,10 @@
  * @module @mcp-inflight/http
  */
 
-export { HttpClient, type HttpClientOptions, type HttpClientWarning } from './client/http-client.js';
+export type { HttpClientOptions, HttpClientWarning } from './client/http-client.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
+export { HttpClient } from './node/http-client.js';
 export { toNodeListener } from './node/node-listener.js';
 export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node/serve-http.js';
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';

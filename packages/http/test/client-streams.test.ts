@@ -3,7 +3,7 @@
 // event larger than the client accepts.
 import { InflightError } from '@mcp-inflight/core';
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../src/index.js';
+import { BOTH_CLIENTS } from './fixtures/clients.js';
 import { answerHandshake, type Message, scriptedServer } from './fixtures/scripted-server.js';
 
 const RETRY_MS = 5;
@@ -44,68 +44,70 @@ async function pollingServer(stuck = false) {
   return { server, gets: () => gets };
 }
 
-describe('legacy resumption', () => {
-  it('follows a polling server to the result: a resume that brought events is not a failed attempt', async () => {
-    const { server, gets } = await pollingServer();
-    // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
-    const client = new HttpClient({
-      url: server.url,
-      revision: '2025-11-25',
-      resumeAttempts: 2,
-      listen: false,
+describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
+  describe('legacy resumption', () => {
+    it('follows a polling server to the result: a resume that brought events is not a failed attempt', async () => {
+      const { server, gets } = await pollingServer();
+      // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
+      const client = new HttpClient({
+        url: server.url,
+        revision: '2025-11-25',
+        resumeAttempts: 2,
+        listen: false,
+      });
+      const seen: number[] = [];
+      const result = await client.request(
+        'tools/call',
+        { name: 'work' },
+        { onprogress: (p) => seen.push(p.progress) },
+      );
+      expect(result).toEqual({ content: [] });
+      expect(seen.at(-1)).toBe(6);
+      expect(gets()).toBe(7);
+      await client.close();
+      await server.close();
     });
-    const seen: number[] = [];
-    const result = await client.request(
-      'tools/call',
-      { name: 'work' },
-      { onprogress: (p) => seen.push(p.progress) },
-    );
-    expect(result).toEqual({ content: [] });
-    expect(seen.at(-1)).toBe(6);
-    expect(gets()).toBe(7);
-    await client.close();
-    await server.close();
+
+    it('still gives up after resumeAttempts resumes in a row that bring nothing', async () => {
+      const { server, gets } = await pollingServer(true);
+      // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
+      const client = new HttpClient({
+        url: server.url,
+        revision: '2025-11-25',
+        resumeAttempts: 2,
+        listen: false,
+      });
+      const call = client.request('tools/call', { name: 'work' }, { onprogress: () => {} });
+      await expect(call).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED' });
+      expect(gets()).toBe(2);
+      await client.close();
+      await server.close();
+    });
   });
 
-  it('still gives up after resumeAttempts resumes in a row that bring nothing', async () => {
-    const { server, gets } = await pollingServer(true);
-    // No GET stream for unrelated messages: the GETs counted here are the resumes alone.
-    const client = new HttpClient({
-      url: server.url,
-      revision: '2025-11-25',
-      resumeAttempts: 2,
-      listen: false,
+  describe('an SSE event over maxEventChars', () => {
+    it('fails the call with a clear error and lets the connection go, without buffering the rest', async () => {
+      let closed!: () => void;
+      const connectionClosed = new Promise<void>((resolve) => {
+        closed = resolve;
+      });
+      const server = await scriptedServer((request, message, response) => {
+        if (answerHandshake(message, response)) return;
+        if (request.method !== 'POST') return void response.writeHead(405).end();
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(`data: ${'x'.repeat(5_000)}`); // an event that never ends, bigger than the limit
+        response.on('close', closed);
+      });
+      const client = new HttpClient({ url: server.url, revision: '2025-11-25', maxEventChars: 1_024 });
+      const call = client.request('tools/call', { name: 'work' });
+      await expect(call).rejects.toBeInstanceOf(InflightError);
+      await expect(call).rejects.toMatchObject({
+        code: 'UPSTREAM_CLOSED',
+        message: expect.stringContaining('maxEventChars (1024)'),
+      });
+      await connectionClosed;
+      await client.close();
+      await server.close();
     });
-    const call = client.request('tools/call', { name: 'work' }, { onprogress: () => {} });
-    await expect(call).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED' });
-    expect(gets()).toBe(2);
-    await client.close();
-    await server.close();
-  });
-});
-
-describe('an SSE event over maxEventChars', () => {
-  it('fails the call with a clear error and lets the connection go, without buffering the rest', async () => {
-    let closed!: () => void;
-    const connectionClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
-    const server = await scriptedServer((request, message, response) => {
-      if (answerHandshake(message, response)) return;
-      if (request.method !== 'POST') return void response.writeHead(405).end();
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(`data: ${'x'.repeat(5_000)}`); // an event that never ends, bigger than the limit
-      response.on('close', closed);
-    });
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25', maxEventChars: 1_024 });
-    const call = client.request('tools/call', { name: 'work' });
-    await expect(call).rejects.toBeInstanceOf(InflightError);
-    await expect(call).rejects.toMatchObject({
-      code: 'UPSTREAM_CLOSED',
-      message: expect.stringContaining('maxEventChars (1024)'),
-    });
-    await connectionClosed;
-    await client.close();
-    await server.close();
   });
 });

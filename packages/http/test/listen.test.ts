@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clock, type Endpoint, serveLifecycle, systemClock } from '@mcp-inflight/core';
 import { Listeners } from '@mcp-inflight/core/listen';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient, type RunningHttpServer, serveHttp } from '../src/index.js';
+import { type RunningHttpServer, serveHttp } from '../src/index.js';
+import { BOTH_CLIENTS } from './fixtures/clients.js';
 import { recordingFetch } from './fixtures/recording-fetch.js';
 
 // Every idle limit in play, short so the stream visibly outlives them, yet long enough that load cannot
@@ -88,177 +89,181 @@ async function rawListen(url: string, id: number, notifications: Record<string, 
   return { response, text: () => text, messages, done, close: () => controller.abort() };
 }
 
-describe('a 2026-07-28 listen stream served by createHttpHandler', () => {
-  it('acknowledges first, outlives the handler limits with keep-alives, and delivers only what was asked', async () => {
-    const listeners = new Listeners({ offer: { promptsListChanged: false } });
-    const server = await start(listeners);
-    const stream = await rawListen(server.url, 7, { toolsListChanged: true, promptsListChanged: true });
-    expect(stream.response.headers.get('content-type')).toBe('text/event-stream');
-    await until(() => stream.messages().length === 1, 'the acknowledgment');
-    expect(stream.messages()[0]).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: {
-        _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
-        notifications: { toolsListChanged: true },
-      },
-    });
-    await sleep(LIMIT_MS * 4); // past handlerIdleMs and handlerCeilingMs several times over
-    expect(stream.text()).toContain(': keep-alive');
-    expect(listeners.stats.streams).toBe(1);
-    expect(listeners.notify('notifications/prompts/list_changed')).toBe(0); // not offered, not asked
-    expect(listeners.notify('notifications/resources/updated', { uri: 'file:///a' })).toBe(0);
-    expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
-    await until(() => stream.messages().length === 2, 'the list change');
-    expect(stream.messages()[1]).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/tools/list_changed',
-      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
-    });
-    // The client closes its stream: that is the cancel [CN27]; nothing is left behind.
-    stream.close();
-    await stream.done;
-    await until(() => listeners.stats.streams === 0, 'the stream to leave the table');
-    await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
-    expect(server.handler.stats.statelessInFlight).toBe(0);
-    expect(listeners.stats.cancelled).toBe(1);
-  });
-
-  it('ends gracefully on close(): the listen response, then notifications/cancelled, then the end', async () => {
-    const listeners = new Listeners();
-    const server = await start(listeners);
-    const stream = await rawListen(server.url, 'sub-1' as unknown as number, { toolsListChanged: true });
-    await until(() => stream.messages().length === 1, 'the acknowledgment');
-    await server.close();
-    running.length = 0;
-    await stream.done;
-    const [, response, cancelled] = stream.messages();
-    expect(response).toEqual({
-      jsonrpc: '2.0',
-      id: 'sub-1',
-      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
-    });
-    expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 'sub-1' } });
-    expect(stream.messages()).toHaveLength(3);
-    expect(listeners.stats).toMatchObject({ streams: 0, ended: 1 });
-  });
-
-  it('answers a listen with a filter that is not an object with -32602', async () => {
-    const server = await start(new Listeners());
-    const stream = await rawListen(server.url, 1, 'everything' as unknown as Record<string, unknown>);
-    await stream.done;
-    expect(JSON.parse(stream.text())).toMatchObject({ id: 1, error: { code: -32602 } });
-  });
-});
-
-describe('HttpClient, with no listen option', () => {
-  it('opens a listen stream for the list changes it handles, past every idle limit, and closes it on close()', async () => {
-    const listeners = new Listeners();
-    const server = await start(listeners);
-    const { fetch, wire } = recordingFetch();
-    const client = new HttpClient({ url: server.url, fetch, idleMs: LIMIT_MS, ceilingMs: LIMIT_MS });
-    const seen: unknown[] = [];
-    client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
-    await client.connect();
-    expect(client.revision).toBe('2026-07-28');
-    await until(() => listeners.stats.streams === 1, 'the listen stream');
-    await sleep(LIMIT_MS * 4); // the client's idle limit and ceiling, and the server's handler limits
-    expect(listeners.stats.streams).toBe(1);
-    listeners.notify('notifications/tools/list_changed');
-    await until(() => seen.length === 1, 'the notification');
-    expect(seen[0]).toMatchObject({ _meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() } });
-    const listen = wire.find(
-      (e) => (e.body as { method?: string } | undefined)?.method === 'subscriptions/listen',
-    );
-    expect(listen?.body).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
-    await client.close();
-    await until(() => listeners.stats.streams === 0, 'the server to see the stream close');
-    await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
-    expect(listen?.aborted).toBe(true); // closed, not cancelled with a notification [CN22]
-    expect(wire.some((e) => JSON.stringify(e.body ?? '').includes('notifications/cancelled'))).toBe(false);
-    expect(client.stats()).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
-  });
-
-  it('takes a server shutdown (response, then notifications/cancelled) as one graceful end', async () => {
-    const listeners = new Listeners();
-    const server = await start(listeners);
-    const client = new HttpClient({ url: server.url });
-    let ended = 0;
-    client.endpoint.events.on('request-ended', (_d, _id, method, outcome) => {
-      if (method === 'subscriptions/listen' && outcome === 'result') ended++;
-    });
-    client.onNotification('notifications/tools/list_changed', () => {});
-    await client.connect();
-    await until(() => listeners.stats.streams === 1, 'the listen stream');
-    await server.close(); // the response, then notifications/cancelled
-    running.length = 0;
-    await until(() => ended === 1, 'the client to see a graceful end');
-    expect(client.stats()).toMatchObject({ outboundInFlight: 0, errors: 0, lateResponses: 0 });
-    await client.close();
-  });
-
-  it('sends listen again after its stream drops, after the retry the stream advised', async () => {
-    const listeners = new Listeners();
-    const server = await start(listeners);
-    // The first listen's stream is cut after its first event, as a dropped connection would be, with the
-    // SSE `retry` a server (or a proxy in between) may send; later ones pass untouched.
-    let listens = 0;
-    const cutting = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const response = await fetch(input, init);
-      if (!String(init?.body ?? '').includes('"subscriptions/listen"') || ++listens > 1) return response;
-      const reader = response.body!.getReader();
-      const { value } = await reader.read();
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(new TextEncoder().encode('retry: 50\n\n'));
-          controller.enqueue(value!);
-          void reader.cancel(); // the server sees the stream close: its cancel [CN27]
-          controller.close();
+describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
+  describe('a 2026-07-28 listen stream served by createHttpHandler', () => {
+    it('acknowledges first, outlives the handler limits with keep-alives, and delivers only what was asked', async () => {
+      const listeners = new Listeners({ offer: { promptsListChanged: false } });
+      const server = await start(listeners);
+      const stream = await rawListen(server.url, 7, { toolsListChanged: true, promptsListChanged: true });
+      expect(stream.response.headers.get('content-type')).toBe('text/event-stream');
+      await until(() => stream.messages().length === 1, 'the acknowledgment');
+      expect(stream.messages()[0]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
+          notifications: { toolsListChanged: true },
         },
       });
-      return new Response(body, { status: 200, headers: response.headers });
-    }) as typeof fetch;
-    // The pause is read off the client's clock, not the wall: load can delay a timer, not change its delay.
-    const delays: number[] = [];
-    const clock: Clock = {
-      now: () => systemClock.now(),
-      setTimer: (fn, ms) => {
-        delays.push(ms);
-        return systemClock.setTimer(fn, ms);
-      },
-    };
-    const client = new HttpClient({ url: server.url, fetch: cutting, clock });
-    const seen: unknown[] = [];
-    client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
-    await client.connect();
-    await until(() => listens === 2 && listeners.stats.streams === 1, 'a second listen');
-    expect(delays).toContain(50); // the advised retry, not the 1 s default
-    expect(delays).not.toContain(1_000);
-    expect(listeners.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
-    listeners.notify('notifications/tools/list_changed');
-    await until(() => seen.length === 1, 'the change on the new stream');
-    await client.close();
-    await until(() => listeners.stats.streams === 0, 'the stream to close');
+      await sleep(LIMIT_MS * 4); // past handlerIdleMs and handlerCeilingMs several times over
+      expect(stream.text()).toContain(': keep-alive');
+      expect(listeners.stats.streams).toBe(1);
+      expect(listeners.notify('notifications/prompts/list_changed')).toBe(0); // not offered, not asked
+      expect(listeners.notify('notifications/resources/updated', { uri: 'file:///a' })).toBe(0);
+      expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
+      await until(() => stream.messages().length === 2, 'the list change');
+      expect(stream.messages()[1]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
+      });
+      // The client closes its stream: that is the cancel [CN27]; nothing is left behind.
+      stream.close();
+      await stream.done;
+      await until(() => listeners.stats.streams === 0, 'the stream to leave the table');
+      await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
+      expect(server.handler.stats.statelessInFlight).toBe(0);
+      expect(listeners.stats.cancelled).toBe(1);
+    });
+
+    it('ends gracefully on close(): the listen response, then notifications/cancelled, then the end', async () => {
+      const listeners = new Listeners();
+      const server = await start(listeners);
+      const stream = await rawListen(server.url, 'sub-1' as unknown as number, { toolsListChanged: true });
+      await until(() => stream.messages().length === 1, 'the acknowledgment');
+      await server.close();
+      running.length = 0;
+      await stream.done;
+      const [, response, cancelled] = stream.messages();
+      expect(response).toEqual({
+        jsonrpc: '2.0',
+        id: 'sub-1',
+        result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+      });
+      expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 'sub-1' } });
+      expect(stream.messages()).toHaveLength(3);
+      expect(listeners.stats).toMatchObject({ streams: 0, ended: 1 });
+    });
+
+    it('answers a listen with a filter that is not an object with -32602', async () => {
+      const server = await start(new Listeners());
+      const stream = await rawListen(server.url, 1, 'everything' as unknown as Record<string, unknown>);
+      await stream.done;
+      expect(JSON.parse(stream.text())).toMatchObject({ id: 1, error: { code: -32602 } });
+    });
   });
 
-  it('receives a legacy server request and notification that belong to no call (the GET stream)', async () => {
-    const listeners = new Listeners();
-    const sessions: Endpoint[] = [];
-    const server = await start(listeners, sessions);
-    const client = new HttpClient({ url: server.url, revision: '2025-11-25' });
-    const changes: unknown[] = [];
-    client.onRequest('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
-    client.onNotification('notifications/tools/list_changed', (params) => changes.push(params ?? {}));
-    await client.connect();
-    const session = sessions[0]!;
-    // Nothing in flight from the client: the request can only travel on the GET stream [H19].
-    const roots = await session.request('roots/list', {}, { idleMs: 2_000 });
-    expect(roots).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
-    expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
-    await until(() => changes.length === 1, 'the list change');
-    await sleep(LIMIT_MS * 3); // an open GET stream is contact: the session outlives sessionIdleMs
-    expect(server.handler.stats.sessions).toBe(1);
-    await client.close();
-    await until(() => server.handler.stats.sessions === 0, 'the session to end');
+  describe('HttpClient, with no listen option', () => {
+    it('opens a listen stream for the list changes it handles, past every idle limit, and closes it on close()', async () => {
+      const listeners = new Listeners();
+      const server = await start(listeners);
+      const { fetch, wire } = recordingFetch();
+      const client = new HttpClient({ url: server.url, fetch, idleMs: LIMIT_MS, ceilingMs: LIMIT_MS });
+      const seen: unknown[] = [];
+      client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
+      await client.connect();
+      expect(client.revision).toBe('2026-07-28');
+      await until(() => listeners.stats.streams === 1, 'the listen stream');
+      await sleep(LIMIT_MS * 4); // the client's idle limit and ceiling, and the server's handler limits
+      expect(listeners.stats.streams).toBe(1);
+      listeners.notify('notifications/tools/list_changed');
+      await until(() => seen.length === 1, 'the notification');
+      expect(seen[0]).toMatchObject({
+        _meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() },
+      });
+      const listen = wire.find(
+        (e) => (e.body as { method?: string } | undefined)?.method === 'subscriptions/listen',
+      );
+      expect(listen?.body).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+      await client.close();
+      await until(() => listeners.stats.streams === 0, 'the server to see the stream close');
+      await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
+      expect(listen?.aborted).toBe(true); // closed, not cancelled with a notification [CN22]
+      expect(wire.some((e) => JSON.stringify(e.body ?? '').includes('notifications/cancelled'))).toBe(false);
+      expect(client.stats()).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
+    });
+
+    it('takes a server shutdown (response, then notifications/cancelled) as one graceful end', async () => {
+      const listeners = new Listeners();
+      const server = await start(listeners);
+      const client = new HttpClient({ url: server.url });
+      let ended = 0;
+      client.endpoint.events.on('request-ended', (_d, _id, method, outcome) => {
+        if (method === 'subscriptions/listen' && outcome === 'result') ended++;
+      });
+      client.onNotification('notifications/tools/list_changed', () => {});
+      await client.connect();
+      await until(() => listeners.stats.streams === 1, 'the listen stream');
+      await server.close(); // the response, then notifications/cancelled
+      running.length = 0;
+      await until(() => ended === 1, 'the client to see a graceful end');
+      expect(client.stats()).toMatchObject({ outboundInFlight: 0, errors: 0, lateResponses: 0 });
+      await client.close();
+    });
+
+    it('sends listen again after its stream drops, after the retry the stream advised', async () => {
+      const listeners = new Listeners();
+      const server = await start(listeners);
+      // The first listen's stream is cut after its first event, as a dropped connection would be, with the
+      // SSE `retry` a server (or a proxy in between) may send; later ones pass untouched.
+      let listens = 0;
+      const cutting = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const response = await fetch(input, init);
+        if (!String(init?.body ?? '').includes('"subscriptions/listen"') || ++listens > 1) return response;
+        const reader = response.body!.getReader();
+        const { value } = await reader.read();
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('retry: 50\n\n'));
+            controller.enqueue(value!);
+            void reader.cancel(); // the server sees the stream close: its cancel [CN27]
+            controller.close();
+          },
+        });
+        return new Response(body, { status: 200, headers: response.headers });
+      }) as typeof fetch;
+      // The pause is read off the client's clock, not the wall: load can delay a timer, not change its delay.
+      const delays: number[] = [];
+      const clock: Clock = {
+        now: () => systemClock.now(),
+        setTimer: (fn, ms) => {
+          delays.push(ms);
+          return systemClock.setTimer(fn, ms);
+        },
+      };
+      const client = new HttpClient({ url: server.url, fetch: cutting, clock });
+      const seen: unknown[] = [];
+      client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
+      await client.connect();
+      await until(() => listens === 2 && listeners.stats.streams === 1, 'a second listen');
+      expect(delays).toContain(50); // the advised retry, not the 1 s default
+      expect(delays).not.toContain(1_000);
+      expect(listeners.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
+      listeners.notify('notifications/tools/list_changed');
+      await until(() => seen.length === 1, 'the change on the new stream');
+      await client.close();
+      await until(() => listeners.stats.streams === 0, 'the stream to close');
+    });
+
+    it('receives a legacy server request and notification that belong to no call (the GET stream)', async () => {
+      const listeners = new Listeners();
+      const sessions: Endpoint[] = [];
+      const server = await start(listeners, sessions);
+      const client = new HttpClient({ url: server.url, revision: '2025-11-25' });
+      const changes: unknown[] = [];
+      client.onRequest('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+      client.onNotification('notifications/tools/list_changed', (params) => changes.push(params ?? {}));
+      await client.connect();
+      const session = sessions[0]!;
+      // Nothing in flight from the client: the request can only travel on the GET stream [H19].
+      const roots = await session.request('roots/list', {}, { idleMs: 2_000 });
+      expect(roots).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
+      expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
+      await until(() => changes.length === 1, 'the list change');
+      await sleep(LIMIT_MS * 3); // an open GET stream is contact: the session outlives sessionIdleMs
+      expect(server.handler.stats.sessions).toBe(1);
+      await client.close();
+      await until(() => server.handler.stats.sessions === 0, 'the session to end');
+    });
   });
 });

@@ -6,17 +6,19 @@ import {
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
-import type { Channel, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
+import type { Channel, JsonRpcErrorObject, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
 import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
+import { isOk, type Requester, type WireRequest, type WireResponse } from './requester.js';
 import { refusalError, requestHeaders } from './wire.js';
 
 /** What the channel needs from its client. */
 export interface HttpChannelOptions {
   url: string;
-  fetch: typeof fetch;
+  /** How requests go out: `fetch`, or `node:http` in the Node entry's client. */
+  request: Requester;
   headers: Record<string, string>;
   clock: Clock;
   /** Legacy resumes (GET with `Last-Event-ID`) in a row that bring nothing before giving up. */
@@ -51,7 +53,8 @@ const MAX_LIST_PAGES = 100;
  * of progress then the response) feeds the endpoint; notifications and responses are POSTs answered 202.
  * Cancelling a 2026-07-28 request aborts its fetch and sends nothing [CN22]; a legacy cancel is the
  * notification [H14], after which the old stream is let go. A legacy stream that breaks before its response
- * is resumed with `Last-Event-ID` [H22]. Fetch only, so it runs in browsers.
+ * is resumed with `Last-Event-ID` [H22]. It speaks through a {@link Requester}, so it runs wherever `fetch`
+ * does.
  */
 export class HttpChannel implements Channel {
   /** The legacy session, once `initialize` answered with one. */
@@ -61,6 +64,8 @@ export class HttpChannel implements Channel {
   /** The latest SSE `retry` the server sent on a reply stream: its advice for a reconnection [H18]. */
   retryMs: number | undefined;
   #options: HttpChannelOptions;
+  /** The caller's extra headers, names lower-cased once (as a `Headers` object would). */
+  #baseHeaders: Record<string, string> = {};
   /** Requests whose POST is open, keyed by core's id; the only per-request state kept here. */
   #exchanges = new Map<RequestId, Exchange>();
   #all = new Set<AbortController>();
@@ -73,12 +78,14 @@ export class HttpChannel implements Channel {
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
+    for (const [name, value] of Object.entries(options.headers))
+      this.#baseHeaders[name.toLowerCase()] = value;
     this.paramHeaders = new ParamHeaderTable(options.onWarning);
   }
 
-  /** The fetch this channel uses. */
-  get fetch(): typeof fetch {
-    return this.#options.fetch;
+  /** The requester this channel sends through. */
+  get request(): Requester {
+    return this.#options.request;
   }
 
   /** A request (core says so in `intent`) is its own POST; anything else is posted in the background. */
@@ -124,12 +131,12 @@ export class HttpChannel implements Channel {
   async post(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const controller = this.#track(new AbortController());
     try {
-      const response = await this.#options.fetch(
+      const response = await this.#options.request(
         this.#options.url,
         this.#init('POST', message, controller.signal),
       );
-      await response.body?.cancel().catch(() => {});
-      if (!response.ok) throw new Error(`POST answered ${response.status} ${response.statusText}`);
+      await response.discard();
+      if (!isOk(response)) throw new Error(`POST answered ${response.status} ${response.statusText}`);
     } finally {
       this.#all.delete(controller);
     }
@@ -155,8 +162,8 @@ export class HttpChannel implements Channel {
    * Request headers: the legacy session's, or the 2026-07-28 mirrored ones [H39 H44 H45], with a listed
    * tool's `Mcp-Param-*` on its calls.
    */
-  headersFor(message: JsonRpcMessage | JsonRpcMessage[], accept: string): Headers {
-    return requestHeaders(this.#options.headers, message, accept, this, this.paramHeaders);
+  headersFor(message: JsonRpcMessage | JsonRpcMessage[], accept: string): Record<string, string> {
+    return requestHeaders(this.#baseHeaders, message, accept, this, this.paramHeaders);
   }
 
   #init(
@@ -165,14 +172,14 @@ export class HttpChannel implements Channel {
     signal: AbortSignal,
     lastEventId?: string,
     text?: string,
-  ): RequestInit {
+  ): WireRequest {
     if (method === 'GET') {
       const headers = this.headersFor({}, 'text/event-stream');
-      headers.set('last-event-id', lastEventId ?? '');
+      headers['last-event-id'] = lastEventId ?? '';
       return { method, headers, signal };
     }
     const headers = this.headersFor(message, 'application/json, text/event-stream');
-    headers.set('content-type', 'application/json');
+    headers['content-type'] = 'application/json';
     return { method, headers, body: text ?? JSON.stringify(message), signal };
   }
 
@@ -190,23 +197,25 @@ export class HttpChannel implements Channel {
     try {
       let response = await this.#send(message, intent, exchange, legacy);
       if (!response) return;
-      const session = response.headers.get('mcp-session-id');
+      const session = response.header('mcp-session-id');
       if (intent.method === 'initialize' && session) this.sessionId = session;
-      if (!response.ok && !legacy && intent.method === 'tools/call') {
-        response = await this.#retryMismatch(message, intent, exchange, response);
+      if (!isOk(response) && !legacy && intent.method === 'tools/call') {
+        const error = await refusalError(response);
+        if (error.code !== JsonRpcErrorCode.HeaderMismatch) return this.#answerError(id, error);
+        response = await this.#retryMismatch(message, intent, exchange);
         if (!response) return;
       }
-      if (!response.ok) return await this.#refused(id, response);
+      if (!isOk(response)) return this.#answerError(id, await refusalError(response));
       const type = mediaTypeOf(response);
-      if (type === 'text/event-stream' && response.body) {
-        const failure = await readReplyStream(response.body, {
+      if (type === 'text/event-stream') {
+        const failure = await readReplyStream(response, {
           resumable: legacy,
           resumeAttempts: this.#options.resumeAttempts,
           maxEventChars: this.#options.maxEventChars,
           clock: this.#options.clock,
           signal: controller.signal,
           resume: (lastEventId) =>
-            this.#options.fetch(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
+            this.#options.request(this.#options.url, this.#init('GET', {}, controller.signal, lastEventId)),
           onValue: receive,
           finished: () => !exchange.open,
           onRetry: (ms) => {
@@ -217,11 +226,11 @@ export class HttpChannel implements Channel {
         return;
       }
       if (type === 'application/json') {
-        receive(await response.json());
+        receive(JSON.parse(await response.text()));
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }
-      await response.body?.cancel().catch(() => {});
+      await response.discard();
       this.#fail(
         id,
         exchange,
@@ -246,17 +255,17 @@ export class HttpChannel implements Channel {
     intent: RequestIntent,
     exchange: Exchange,
     legacy: boolean,
-  ): Promise<Response | undefined> {
+  ): Promise<WireResponse | undefined> {
     const { id } = intent;
     const { controller } = exchange;
     for (let renewed = false; ; renewed = true) {
       const session = legacy && intent.method !== 'initialize' ? this.sessionId : undefined;
-      const response = await this.#options.fetch(
+      const response = await this.#options.request(
         this.#options.url,
         this.#init('POST', message, controller.signal, undefined, intent.text),
       );
       if (response.status !== 404 || session === undefined) return response;
-      await response.body?.cancel().catch(() => {});
+      await response.discard();
       if (renewed) {
         this.#fail(id, exchange, `the server answered 404 for session ${session} too, right after it began`);
         return undefined;
@@ -282,11 +291,7 @@ export class HttpChannel implements Channel {
     message: JsonRpcMessage,
     intent: RequestIntent,
     exchange: Exchange,
-    refused: Response,
-  ): Promise<Response | undefined> {
-    const error = await refusalError(refused.clone());
-    if (error.code !== JsonRpcErrorCode.HeaderMismatch) return refused;
-    await refused.body?.cancel().catch(() => {});
+  ): Promise<WireResponse | undefined> {
     try {
       await this.#listTools(exchange.controller.signal);
     } catch {
@@ -321,9 +326,8 @@ export class HttpChannel implements Channel {
     return done;
   }
 
-  /** A non-2xx answer to a request: its JSON-RPC error, or one made from the status. */
-  async #refused(id: RequestId, response: Response): Promise<void> {
-    const error = await refusalError(response);
+  /** A non-2xx answer to a request: its JSON-RPC error, or one made from the status ({@link refusalError}). */
+  #answerError(id: RequestId, error: JsonRpcErrorObject): void {
     this.#options.endpoint().receive({ jsonrpc: '2.0', id, error });
   }
 

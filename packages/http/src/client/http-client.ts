@@ -2,6 +2,7 @@ import type { Clock, ConnectOptions, ProgressRelay, Revision } from '@mcp-inflig
 import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { HttpSession } from './http-session.js';
 import type { HttpClientWarning } from './param-headers.js';
+import type { Requester } from './requester.js';
 
 export type { HttpClientWarning } from './param-headers.js';
 
@@ -24,7 +25,12 @@ export interface HttpClientOptions {
    * @default 'auto'
    */
   revision?: Revision | 'auto';
-  /** The fetch to use (a recording wrapper, a proxy-aware one). @default globalThis.fetch */
+  /**
+   * The fetch to use (a recording wrapper, a proxy-aware one). Without it, the client from
+   * `@mcp-inflight/http` sends over `node:http` / `node:https` (their global keep-alive agents), which
+   * costs a sixth of Node's fetch in CPU per call; the one from `@mcp-inflight/http/fetch` calls
+   * `globalThis.fetch`. @default node:http (`@mcp-inflight/http`), globalThis.fetch (`/fetch`)
+   */
   fetch?: typeof fetch;
   /** Extra headers on every request (authorization, for instance). */
   headers?: Record<string, string>;
@@ -80,7 +86,8 @@ export interface HttpClientOptions {
  * An MCP client over Streamable HTTP: the {@link @mcp-inflight/core!McpClient} every transport implements,
  * built on core's `Endpoint`: progress routed per request, idle and ceiling limits, and era-correct
  * cancellation (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy
- * revisions). Uses only `fetch`, so it runs in browsers too.
+ * revisions). This one, from `@mcp-inflight/http/fetch`, uses only `fetch`, so it runs in browsers too;
+ * the one from `@mcp-inflight/http` is the same client on `node:http` unless given a `fetch`.
  *
  * On 2026-07-28 it keeps the tools it lists: a call to a listed tool carries an `Mcp-Param-{Name}` header
  * for each parameter its input schema marks with `x-mcp-header` (Base64 when needed), a tool whose
@@ -106,7 +113,7 @@ export class HttpClient extends LifecycleClient {
 
   constructor(options: HttpClientOptions) {
     // The session is built first and whole, and nothing here reads `this` before super() returns.
-    const session = new HttpSession(options);
+    const session = new HttpSession(options, DEFAULT_REQUESTERS.get(new.target));
     super(session.endpoint, session.identity, session);
     this.#session = session;
   }
@@ -121,4 +128,12 @@ export class HttpClient extends LifecycleClient {
     const revision = options.revision ?? this.#session.options.revision;
     return super.connect(revision === undefined ? options : { ...options, revision });
   }
+}
+
+/** The requester a subclass sends through when no `fetch` is given: the Node entry's client, `node:http`. */
+const DEFAULT_REQUESTERS = new WeakMap<typeof HttpClient, () => Requester>();
+
+/** Makes `client` (a subclass) send through `requester` unless its options bring a `fetch`. */
+export function sendByDefault(client: typeof HttpClient, requester: () => Requester): void {
+  DEFAULT_REQUESTERS.set(client, requester);
 }

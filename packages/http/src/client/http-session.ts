@@ -11,6 +11,7 @@ import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';
 import type { HttpClientOptions } from './http-client.js';
 import { listen } from './listen.js';
+import { fetchRequester, type Requester } from './requester.js';
 import { DEFAULT_MAX_EVENT_CHARS } from './sse-parser.js';
 
 /** How long close() waits for notifications already sent (a cancel) to be answered before aborting them. */
@@ -30,19 +31,22 @@ export class HttpSession implements ClientTransport {
   #listening: AbortController | undefined;
   #closed = false;
 
-  constructor(options: HttpClientOptions) {
+  /** `defaultRequester`: how requests go when `options.fetch` is not given (else the global fetch). */
+  constructor(options: HttpClientOptions, defaultRequester?: () => Requester) {
     checkUrl(options?.url);
     this.options = options;
     if (options.listen !== undefined) this.listen = options.listen;
-    const fetchFn =
-      options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    const request = options.fetch
+      ? fetchRequester(options.fetch)
+      : (defaultRequester?.() ??
+        fetchRequester((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init)));
     this.identity = {
       clientInfo: options.clientInfo ?? { name: 'mcp-inflight-http-client', version: '0.1.0' },
       capabilities: options.capabilities ?? {},
     };
     this.channel = new HttpChannel({
       url: String(options.url),
-      fetch: fetchFn,
+      request,
       headers: options.headers ?? {},
       clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
@@ -109,8 +113,8 @@ export class HttpSession implements ClientTransport {
     if (!sessionId) return;
     const headers = this.channel.headersFor({}, 'application/json, text/event-stream');
     await this.channel
-      .fetch(String(this.options.url), { method: 'DELETE', headers })
-      .then((response) => response.body?.cancel())
+      .request(String(this.options.url), { method: 'DELETE', headers })
+      .then((response) => response.discard())
       .catch(() => {});
   }
 
@@ -133,7 +137,7 @@ export class HttpSession implements ClientTransport {
     this.#listening = stop;
     void listen({
       url: String(this.options.url),
-      fetch: this.channel.fetch,
+      request: this.channel.request,
       endpoint: this.endpoint,
       headers: () => this.channel.headersFor({}, 'text/event-stream'),
       signal: stop.signal,

@@ -1,15 +1,16 @@
 import type { Clock, Endpoint } from '@mcp-inflight/core';
 import { pause } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, pumpSse } from './read-body.js';
+import { isOk, type Requester } from './requester.js';
 import { SseParser } from './sse-parser.js';
 
 /** What a legacy GET stream needs. */
 export interface ListenOptions {
   url: string;
-  fetch: typeof fetch;
+  request: Requester;
   endpoint: Endpoint;
   /** Session headers for the GET (session id, protocol version). */
-  headers: () => Headers;
+  headers: () => Record<string, string>;
   signal: AbortSignal;
   /** Failed (re)connections in a row before giving up. */
   attempts: number;
@@ -43,16 +44,16 @@ export async function listen(options: ListenOptions): Promise<void> {
     parser.lastEventId = lastEventId;
     try {
       const headers = options.headers();
-      headers.set('accept', 'text/event-stream');
-      if (lastEventId) headers.set('last-event-id', lastEventId);
-      const response = await options.fetch(options.url, { method: 'GET', headers, signal: options.signal });
-      if (response.status === 405) return void (await response.body?.cancel().catch(() => {}));
-      if (response.ok && response.body && mediaTypeOf(response) === 'text/event-stream') {
+      headers['accept'] = 'text/event-stream';
+      if (lastEventId) headers['last-event-id'] = lastEventId;
+      const response = await options.request(options.url, { method: 'GET', headers, signal: options.signal });
+      if (response.status === 405) return void (await response.discard());
+      if (isOk(response) && mediaTypeOf(response) === 'text/event-stream') {
         failures = 0;
-        await pumpSse(response.body, parser);
+        await pumpSse(response, parser);
       } else {
         failures++;
-        await response.body?.cancel().catch(() => {});
+        await response.discard();
       }
     } catch {
       failures++;

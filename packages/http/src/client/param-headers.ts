@@ -70,13 +70,13 @@ export class ParamHeaderTable {
   }
 
   /** Adds the `Mcp-Param-*` headers of a call to `tool` with `params.arguments`, when it was listed. */
-  mirror(headers: Headers, tool: string, params: unknown): void {
+  mirror(headers: Record<string, string>, tool: string, params: unknown): void {
     const declared = this.#byTool.get(tool);
     if (!declared) return;
     const args = (params as { arguments?: unknown } | undefined)?.arguments;
     for (const header of declared) {
       const value = paramHeaderValue(args, header);
-      if (value !== undefined) headers.set(`mcp-param-${header.name}`, encodeHeaderValue(value));
+      if (value !== undefined) headers[`mcp-param-${header.name.toLowerCase()}`] = encodeHeaderValue(value);
     }
   }
 }

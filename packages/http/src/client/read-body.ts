@@ -1,30 +1,24 @@
 import type { Clock } from '@mcp-inflight/core';
+import type { WireResponse } from './requester.js';
 import type { SseParser } from './sse-parser.js';
 
 /**
- * Reads a fetch body to its end into `parser`. Rejects if the connection breaks, the fetch is aborted or
- * the parser throws; the body is then cancelled, so its connection goes.
+ * Reads a response's body to its end into `parser`. Rejects if the connection breaks, the request is
+ * aborted or the parser throws; the body is then let go, so its connection goes.
  */
-export async function pumpSse(body: ReadableStream<Uint8Array>, parser: SseParser): Promise<void> {
-  const reader = body.getReader();
+export async function pumpSse(response: WireResponse, parser: SseParser): Promise<void> {
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parser.pushBytes(value);
-    }
+    for await (const chunk of response.chunks()) parser.pushBytes(chunk);
     parser.endBytes(); // an unterminated last event is discarded, as the SSE rules say
   } catch (error) {
-    await reader.cancel(error).catch(() => {});
+    await response.discard();
     throw error;
-  } finally {
-    reader.releaseLock();
   }
 }
 
 /** The media type of a response without parameters, lower-cased (`text/event-stream; charset=utf-8` → `text/event-stream`). */
-export function mediaTypeOf(response: Response): string {
-  return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+export function mediaTypeOf(response: WireResponse): string {
+  return (response.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 /** Settles when `work` does, or after `ms` on `clock`, whichever comes first; never rejects. */

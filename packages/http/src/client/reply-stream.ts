@@ -1,6 +1,7 @@
 import type { Clock } from '@mcp-inflight/core';
 import { pause } from '@mcp-inflight/core/adapter';
 import { mediaTypeOf, pumpSse } from './read-body.js';
+import { isOk, type WireResponse } from './requester.js';
 import { SseParser } from './sse-parser.js';
 
 /** How to read one request's SSE reply. */
@@ -14,7 +15,7 @@ export interface ReplyStreamOptions {
   /** The request's own signal: aborted when it is cancelled or the client closes. */
   signal: AbortSignal;
   /** Opens the GET that resumes the stream after `lastEventId` [H23]. */
-  resume: (lastEventId: string) => Promise<Response>;
+  resume: (lastEventId: string) => Promise<WireResponse>;
   /** One JSON value read from an event (garbled events are skipped). */
   onValue: (value: unknown) => void;
   /** Whether nothing more is awaited: the response came, or the request was let go. */
@@ -30,7 +31,7 @@ export interface ReplyStreamOptions {
  * followed to the end. Returns `undefined` when finished, else why the response will not come.
  */
 export async function readReplyStream(
-  body: ReadableStream<Uint8Array>,
+  response: WireResponse,
   options: ReplyStreamOptions,
 ): Promise<string | undefined> {
   let tooLarge: string | undefined;
@@ -55,7 +56,7 @@ export async function readReplyStream(
       },
     );
   let parser = newParser();
-  await pumpSse(body, parser).catch(() => {});
+  await pumpSse(response, parser).catch(() => {});
   if (parser.retryMs !== undefined) options.onRetry?.(parser.retryMs);
   let seen = parser.lastEventId;
   let attempts = 0;
@@ -79,10 +80,9 @@ export async function readReplyStream(
     parser.lastEventId = lastEventId;
     parser.retryMs = retryMs;
     try {
-      const response = await options.resume(lastEventId);
-      if (response.ok && response.body && mediaTypeOf(response) === 'text/event-stream')
-        await pumpSse(response.body, parser);
-      else await response.body?.cancel().catch(() => {});
+      const resumed = await options.resume(lastEventId);
+      if (isOk(resumed) && mediaTypeOf(resumed) === 'text/event-stream') await pumpSse(resumed, parser);
+      else await resumed.discard();
     } catch {
       // a failed resume is one attempt spent; the loop decides whether to try again
     }

@@ -8,6 +8,7 @@ import {
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { encodeHeaderValue, NAME_FIELD_BY_METHOD } from '../shared/header-value.js';
 import type { ParamHeaderTable } from './param-headers.js';
+import type { WireResponse } from './requester.js';
 
 /**
  * The JSON-RPC code of a call answered with an HTTP error that carries no JSON-RPC body; `data.httpStatus`
@@ -41,22 +42,21 @@ export function requestHeaders(
   accept: string,
   session: { sessionId?: string | undefined; protocolVersion?: Revision | undefined },
   params?: ParamHeaderTable,
-): Headers {
-  const headers = new Headers(base);
-  headers.set('accept', accept);
+): Record<string, string> {
+  const headers: Record<string, string> = { ...base, accept };
   const single = Array.isArray(message) ? undefined : message;
   if (single && metaVersionOf(single) === MODERN_REVISION) {
-    headers.set('mcp-protocol-version', MODERN_REVISION);
-    if (typeof single['method'] === 'string') headers.set('mcp-method', single['method']);
+    headers['mcp-protocol-version'] = MODERN_REVISION;
+    if (typeof single['method'] === 'string') headers['mcp-method'] = single['method'];
     const field = NAME_FIELD_BY_METHOD[String(single['method'])];
     const name = field ? (single['params'] as Record<string, unknown> | undefined)?.[field] : undefined;
-    if (typeof name === 'string') headers.set('mcp-name', encodeHeaderValue(name));
+    if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
     if (single['method'] === 'tools/call' && typeof name === 'string')
       params?.mirror(headers, name, single['params']);
     return headers;
   }
-  if (session.sessionId) headers.set('mcp-session-id', session.sessionId);
-  if (session.protocolVersion) headers.set('mcp-protocol-version', session.protocolVersion);
+  if (session.sessionId) headers['mcp-session-id'] = session.sessionId;
+  if (session.protocolVersion) headers['mcp-protocol-version'] = session.protocolVersion;
   return headers;
 }
 
@@ -65,7 +65,7 @@ export function requestHeaders(
  * (with `data.httpStatus` added where `data` is an object), else {@link TRANSPORT_FAILURE_CODE} with the
  * status and the start of the body.
  */
-export async function refusalError(response: Response): Promise<JsonRpcErrorObject> {
+export async function refusalError(response: WireResponse): Promise<JsonRpcErrorObject> {
   const text = await response.text().catch(() => '');
   let error: { code?: unknown; message?: unknown; data?: unknown } | undefined;
   try {

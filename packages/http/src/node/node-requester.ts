@@ -1,0 +1,96 @@
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
+import type { Requester, WireResponse } from '../client/requester.js';
+
+/** A body this short with a known length is read to its end on discard, so its keep-alive connection is reused. */
+const DRAIN_MAX_BYTES = 64 * 1024;
+
+/**
+ * The Node client's requester: `node:http` / `node:https` on their global agents (keep-alive, as Node
+ * sets them), no Fetch `Request`, `Response` or web stream per call. An aborted signal destroys the
+ * request, which closes its connection: for a 2026-07-28 request, that is its cancel [CN22].
+ */
+export function nodeRequester(): Requester {
+  let lastUrl = '';
+  let target: RequestOptions = {};
+  return (url, { method, headers, body, signal }) =>
+    new Promise<WireResponse>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      if (url !== lastUrl) {
+        target = urlToHttpOptions(new URL(url));
+        lastUrl = url;
+      }
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      let request: ClientRequest;
+      try {
+        request = send({ ...target, method, headers });
+      } catch (error) {
+        return reject(error); // an invalid header value, named by node:http
+      }
+      const onAbort = (): void => void request.destroy(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const release = (): void => signal?.removeEventListener('abort', onAbort);
+      let answered = false;
+      // After the response, a destroyed request's error is the body's to report (its reader fails).
+      request.on('error', (error) => {
+        if (answered) return;
+        release();
+        reject(error);
+      });
+      request.once('response', (response) => {
+        answered = true;
+        response.on('error', () => {}); // reported to whoever reads the body
+        response.once('close', release);
+        resolve(fromIncoming(response));
+      });
+      request.end(body);
+    });
+}
+
+function fromIncoming(response: IncomingMessage): WireResponse {
+  return {
+    status: response.statusCode ?? 0,
+    statusText: response.statusMessage ?? '',
+    header: (name) => {
+      const value = response.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    chunks: () => response,
+    text: () => readText(response),
+    discard: () => {
+      if (response.readableEnded || response.destroyed) return Promise.resolve();
+      const short = response.complete || Number(response.headers['content-length']) <= DRAIN_MAX_BYTES;
+      if (!short) {
+        response.destroy();
+        return Promise.resolve();
+      }
+      // Read to its end even when complete: only then does the agent take the connection back for reuse.
+      return new Promise<void>((resolve) => {
+        response.once('end', resolve);
+        response.once('close', resolve);
+        response.resume();
+      });
+    },
+  };
+}
+
+function readText(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.once('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
+    response.once('error', reject);
+    response.once('close', () => {
+      if (!response.complete) reject(new Error('the connection closed before the response body ended'));
+    });
+  });
+}
