@@ -118,6 +118,21 @@ describe('nodeRequester', () => {
     expect(closes).toEqual([]);
   });
 
+  it('an abort once the body is complete but unread leaves its connection alone, and the body reads', async () => {
+    // Headers and body go out in one write, so the response arrives complete. Destroying the request
+    // then raced node:http's own hand-back of the socket to the agent: an 'error' with no listener.
+    const { url, closes } = await serve((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '2' }).end('{}'),
+    );
+    const request = nodeRequester();
+    const first = new AbortController();
+    const unread = await request(url, post(first.signal));
+    first.abort(new Error('the client closed'));
+    expect(await unread.text()).toBe('{}');
+    expect(await (await request(url, post())).text()).toBe('{}');
+    expect(closes).toEqual([]);
+  });
+
   it('discarding an endless stream closes its connection', async () => {
     const { url, closed } = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -34,7 +34,12 @@ export function nodeRequester(): Requester {
       } catch (error) {
         return reject(error); // an invalid header value, named by node:http
       }
-      const onAbort = (): void => void request.destroy(signal?.reason);
+      // Once the body is complete, the connection is back in the agent's pool (perhaps already serving
+      // another request), even while the body is still unread: an abort must leave it alone then.
+      let answer: IncomingMessage | undefined;
+      const onAbort = (): void => {
+        if (!answer?.complete) request.destroy(signal?.reason);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       const release = (): void => signal?.removeEventListener('abort', onAbort);
       let answered = false;
@@ -46,7 +51,9 @@ export function nodeRequester(): Requester {
       });
       request.once('response', (response) => {
         answered = true;
+        answer = response;
         response.on('error', () => {}); // reported to whoever reads the body
+        response.once('end', release);
         response.once('close', release);
         resolve(fromIncoming(response));
       });
