@@ -28,7 +28,7 @@ export interface HttpClientOptions {
   /**
    * The fetch to use (a recording wrapper, a proxy-aware one). Without it, the client from
    * `@mcp-inflight/http` sends over `node:http` / `node:https` (their global keep-alive agents), which
-   * costs a sixth of Node's fetch in CPU per call; the one from `@mcp-inflight/http/fetch` calls
+   * costs a quarter to a seventh of Node's fetch's CPU per call; the one from `@mcp-inflight/http/fetch` calls
    * `globalThis.fetch`. @default node:http (`@mcp-inflight/http`), globalThis.fetch (`/fetch`)
    */
   fetch?: typeof fetch;

@@ -24,7 +24,7 @@ export interface WireResponse {
 /**
  * Sends one request and resolves at the response's headers. The client speaks through one: over `fetch`
  * everywhere, or over `node:http` where the Node entry's client runs, since Node's `fetch` costs about
- * six times the CPU per call (bench/README.md, "The HTTP client on node:http").
+ * four to seven times the CPU per call (bench/README.md, "The HTTP client on node:http").
  */
 export type Requester = (url: string, request: WireRequest) => Promise<WireResponse>;
 
