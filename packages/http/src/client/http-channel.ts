@@ -36,7 +36,7 @@ export interface HttpChannelOptions {
   onWarning: (warning: HttpClientWarning) => void;
 }
 
-/** One request's POST: what the transport must hold (its fetch's abort) and core's word on whether it is awaited. */
+/** One request's POST: what the transport must hold (its request's abort) and core's word on whether it is awaited. */
 interface Exchange {
   readonly controller: AbortController;
   /** Core still awaits this request's response; `settled` clears it (answered, failed, cancelled). */
@@ -51,7 +51,7 @@ const MAX_LIST_PAGES = 100;
 /**
  * The client's {@link Channel} over Streamable HTTP: each request is its own POST whose reply (JSON, or SSE
  * of progress then the response) feeds the endpoint; notifications and responses are POSTs answered 202.
- * Cancelling a 2026-07-28 request aborts its fetch and sends nothing [CN22]; a legacy cancel is the
+ * Cancelling a 2026-07-28 request aborts its request and sends nothing [CN22]; a legacy cancel is the
  * notification [H14], after which the old stream is let go. A legacy stream that breaks before its response
  * is resumed with `Last-Event-ID` [H22]. It speaks through a {@link Requester}, so it runs wherever `fetch`
  * does.
@@ -151,7 +151,7 @@ export class HttpChannel implements Channel {
     return settleWithin(Promise.allSettled([...this.#sending]), ms, this.#options.clock);
   }
 
-  /** Aborts every fetch in flight (the client is closing). */
+  /** Aborts every request in flight (the client is closing). */
   abortAll(): void {
     for (const controller of this.#all) controller.abort(new Error('the client closed'));
     this.#all.clear();

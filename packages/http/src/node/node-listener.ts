@@ -123,16 +123,21 @@ function inboundOf(req: IncomingMessage): InboundRequest {
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       },
     },
-    readText: (maxBytes) => readNodeBody(req, maxBytes),
+    readText: (maxBytes) => readNodeBody(req, maxBytes, CLIENT_GONE),
     discard: () => void req.resume(),
   };
 }
 
 /**
- * The body of a Node request as text, `undefined` once it passes `maxBytes` (the rest is drained and
- * dropped, so the `413` still reaches the client). UTF-8 with a leading BOM dropped, as `TextDecoder` does.
+ * A Node message's body as text (a request's here, a response's in the Node client), `undefined` once it
+ * passes `maxBytes` (the rest is drained and dropped, so a `413` still reaches the client); rejects with
+ * `gone` if the connection closes first. UTF-8 with a leading BOM dropped, as `TextDecoder` does.
  */
-function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+export function readNodeBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  gone: Error,
+): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -163,7 +168,7 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<string | 
     };
     const onClose = (): void => {
       done();
-      reject(CLIENT_GONE);
+      reject(gone);
     };
     req.on('data', onData);
     req.on('end', onEnd);

@@ -7,6 +7,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { Requester, WireResponse } from '../client/requester.js';
+import { readNodeBody } from './node-listener.js';
 
 /** A body this short with a known length is read to its end on discard, so its keep-alive connection is reused. */
 const DRAIN_MAX_BYTES = 64 * 1024;
@@ -42,15 +43,13 @@ export function nodeRequester(): Requester {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const release = (): void => signal?.removeEventListener('abort', onAbort);
-      let answered = false;
       // After the response, a destroyed request's error is the body's to report (its reader fails).
       request.on('error', (error) => {
-        if (answered) return;
+        if (answer) return;
         release();
         reject(error);
       });
       request.once('response', (response) => {
-        answered = true;
         answer = response;
         response.on('error', () => {}); // reported to whoever reads the body
         response.once('end', release);
@@ -70,7 +69,7 @@ function fromIncoming(response: IncomingMessage): WireResponse {
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
     chunks: () => response,
-    text: () => readText(response),
+    text: () => readNodeBody(response, Number.POSITIVE_INFINITY, SERVER_GONE).then((text) => text ?? ''),
     discard: () => {
       if (response.readableEnded || response.destroyed) return Promise.resolve();
       const short = response.complete || Number(response.headers['content-length']) <= DRAIN_MAX_BYTES;
@@ -88,16 +87,5 @@ function fromIncoming(response: IncomingMessage): WireResponse {
   };
 }
 
-function readText(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () =>
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
-    );
-    response.once('error', reject);
-    response.once('close', () => {
-      if (!response.complete) reject(new Error('the connection closed before the response body ended'));
-    });
-  });
-}
+/** One reason for every response cut short: no per-exchange detail, so no stack is captured per drop. */
+const SERVER_GONE = new Error('the connection closed before the response body ended');
