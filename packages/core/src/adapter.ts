@@ -83,3 +83,5 @@ export {
   X_MCP_HEADER,
 } from './tools/param-headers.js';
 export { BoundedSet } from './util/bounded-set.js';
+export { copyWith } from './util/copy-with.js';
+export { IdTable } from './util/id-table.js';

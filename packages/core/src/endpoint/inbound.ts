@@ -10,6 +10,7 @@ import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
+import { IdTable } from '../util/id-table.js';
 import type { BatchCollector } from './batch.js';
 import type { Channel, SendIntent } from './channel.js';
 import type { HandlerLimits, HandlerOptions, RequestContext, RequestHandler } from './context.js';
@@ -147,7 +148,7 @@ export interface InboundSettings {
  * suppressed after a cancel, and every entry removed when its request settles (rule 8).
  */
 export class InboundRequests {
-  #entries = new Map<RequestId, InboundCall>();
+  #entries = new IdTable<InboundCall>(); // not a Map: see IdTable
   /** Requests dispatched whose handlers start on the next microtask, in order. */
   #ready: InboundCall[] = [];
   /** Every request's deadline reports here: one function for all of them. */
@@ -376,7 +377,7 @@ export class InboundRequests {
     let reason: InflightError | undefined;
     const why = (): InflightError => (reason ??= typeof cause === 'function' ? cause() : cause);
     for (const id of [...this.#queued.keys()]) this.abort(id, why(), suppress);
-    for (const entry of [...this.#entries.values()]) this.abort(entry.id, why(), suppress);
+    for (const entry of this.#entries.list()) this.abort(entry.id, why(), suppress);
     for (const route of this.taskRoutes) route.close();
     this.taskRoutes.clear();
   }

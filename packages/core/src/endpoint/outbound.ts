@@ -14,6 +14,8 @@ import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
+import { copyWith } from '../util/copy-with.js';
+import { IdTable } from '../util/id-table.js';
 import type { Channel } from './channel.js';
 import type { EventHub, Outcome } from './events.js';
 import { hasTask, JsonRpcError, type JsonRpcMessage, metaOf, type ProgressFields } from './messages.js';
@@ -132,7 +134,7 @@ export interface OutboundSettings {
  * and late responses absorbed and counted (rule 4).
  */
 export class OutboundRequests {
-  #byId = new Map<RequestId, Pending>();
+  #byId = new IdTable<Pending>(); // not a Map: see IdTable
   /** The token side of the table: every outbound progress token is minted, looked up and released here. */
   #tokens = new TokenRegistry<Pending>();
   #nextId = 0;
@@ -217,10 +219,9 @@ export class OutboundRequests {
       this.#byId.set(id, pending);
       s.hub.events?.emit('request-started', 'outbound', id, method, revision);
       if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
-      const meta: Record<string, unknown> =
-        pending.token === undefined
-          ? { ...metaOf(params) }
-          : { ...metaOf(params), progressToken: pending.token };
+      // A rest copy, not a spread: a spread copy that gains keys gets a hidden class per call (copyWith).
+      const { ...meta }: Record<string, unknown> = metaOf(params) ?? {};
+      if (pending.token !== undefined) meta['progressToken'] = pending.token;
       if (isLegacy(revision)) {
         // A relayed 2026-07-28 envelope must not make a legacy peer read the request as modern.
         delete meta[PROTOCOL_VERSION_META_KEY];
@@ -232,7 +233,12 @@ export class OutboundRequests {
         meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
         if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
       }
-      const message: JsonRpcMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
+      const message: JsonRpcMessage = {
+        jsonrpc: '2.0',
+        id,
+        method,
+        params: copyWith(params, { _meta: meta }),
+      };
       let text: string | undefined;
       try {
         text = JSON.stringify(message);
@@ -349,12 +355,12 @@ export class OutboundRequests {
     this.#held.clear();
     if (this.#byId.size === 0) return;
     if (typeof cause === 'function') cause = cause();
-    for (const pending of [...this.#byId.values()]) this.#reject(pending, cause);
+    for (const pending of this.#byId.list()) this.#reject(pending, cause);
   }
 
   /** Cancels every request in flight with `cause`, era-correctly on the wire (shutdown). */
   cancelAll(cause: InflightError): void {
-    for (const pending of [...this.#byId.values()]) pending.deadline.cancel(cause);
+    for (const pending of this.#byId.list()) pending.deadline.cancel(cause);
   }
 
   #onAbort(pending: Pending, sendCancel: boolean): void {

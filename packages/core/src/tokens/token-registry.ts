@@ -1,5 +1,6 @@
 import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken } from '../schemas/types.js';
+import { IdTable } from '../util/id-table.js';
 
 /**
  * Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active).
@@ -48,7 +49,7 @@ export class DuplicateTokenError extends Error {
  * ```
  */
 export class TokenRegistry<Owner = unknown> {
-  #entries = new Map<ProgressToken, Owner>();
+  #entries = new IdTable<Owner>(); // not a Map: see IdTable
   #next = 0;
 
   /** Tokens active now. */

@@ -1,0 +1,98 @@
+/**
+ * A table of what is in flight, keyed by request id or progress token: `get`, `set`, `delete` and `size`
+ * as a Map has them (keys compared as a Map compares them), built for the churn of one entry added and
+ * removed per call.
+ *
+ * Why not a Map: a Map whose entries come and go rebuilds its hash table every so many calls, and V8 links
+ * each replaced table to its successor (for iterators that were open). Once one of those tables is old
+ * (every full collection promotes the live one), each replaced table keeps the next alive through young
+ * collections, with every call object it held: an endpoint with 32 calls in flight carried 2-3 MB through
+ * each scavenge, a quarter of its time in GC (bench/README.md, "Tables that outlive their calls"). Here an
+ * integer key, as request ids and minted tokens are, has a slot (`key & mask`) in an array that is written,
+ * never replaced; a key that is not an integer, or whose slot is taken, goes to a Map beside it.
+ *
+ * @example
+ * ```ts
+ * import { IdTable } from '@mcp-inflight/core/adapter';
+ * const inFlight = new IdTable<{ method: string }>();
+ * inFlight.set(7, { method: 'tools/call' }); // an integer id: a slot, no hash table
+ * inFlight.set('req-a', { method: 'ping' }); // any other id: the Map beside the slots
+ * inFlight.get(7)?.method; // 'tools/call'
+ * inFlight.delete(7); // true
+ * ```
+ */
+export class IdTable<V> {
+  #keys: unknown[] = [];
+  #values: (V | undefined)[] = [];
+  /** Slot of an integer key: `key & mask` (the slots are a power of two; none until the first one). */
+  #mask = -1;
+  #inSlots = 0;
+  /** Keys that are not integers, and integers whose slot was taken when they came. */
+  readonly #others = new Map<unknown, V>();
+
+  /** Entries held. */
+  get size(): number {
+    return this.#inSlots + this.#others.size;
+  }
+
+  get(key: unknown): V | undefined {
+    const slot = this.#slotOf(key);
+    return slot < 0 ? this.#others.get(key) : this.#values[slot];
+  }
+
+  has(key: unknown): boolean {
+    return this.#slotOf(key) >= 0 || this.#others.has(key);
+  }
+
+  set(key: unknown, value: V): void {
+    const held = this.#slotOf(key);
+    if (held >= 0) {
+      this.#values[held] = value;
+      return;
+    }
+    // One key, one place: a key already beside the slots stays there.
+    if (typeof key !== 'number' || !Number.isInteger(key) || this.#others.has(key))
+      return void this.#others.set(key, value);
+    if (this.#inSlots * 2 >= this.#mask + 1) this.#grow(); // at most half the slots in use
+    const slot = key & this.#mask;
+    if (this.#keys[slot] !== undefined) return void this.#others.set(key, value);
+    this.#keys[slot] = key; // -0 here still matches 0 (===), as a Map keys it
+    this.#values[slot] = value;
+    this.#inSlots++;
+  }
+
+  /** Removes `key`; returns whether it was there. */
+  delete(key: unknown): boolean {
+    const slot = this.#slotOf(key);
+    if (slot < 0) return this.#others.delete(key);
+    // Cleared, not left: the arrays live as long as the table, and hold nothing of a call that ended.
+    this.#keys[slot] = this.#values[slot] = undefined;
+    this.#inSlots--;
+    return true;
+  }
+
+  /** The values held now, as an array (a snapshot: the table may change while it is walked). */
+  list(): V[] {
+    const held = this.#values.filter((_, slot) => this.#keys[slot] !== undefined) as V[];
+    return [...held, ...this.#others.values()];
+  }
+
+  /** Where `key` sits in the slots, or -1. Only integers are put there, so a fraction never matches. */
+  #slotOf(key: unknown): number {
+    if (typeof key !== 'number') return -1;
+    const slot = key & this.#mask;
+    return this.#keys[slot] === key ? slot : -1;
+  }
+
+  /** Twice the slots (8 at first); what they held is placed again. */
+  #grow(): void {
+    const keys = this.#keys;
+    const values = this.#values;
+    const slots = Math.max(8, keys.length * 2);
+    this.#keys = new Array(slots).fill(undefined);
+    this.#values = new Array(slots).fill(undefined);
+    this.#mask = slots - 1;
+    this.#inSlots = 0;
+    keys.forEach((key, slot) => key !== undefined && this.set(key, values[slot] as V));
+  }
+}
