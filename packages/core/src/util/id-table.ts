@@ -93,6 +93,7 @@ export class IdTable<V> {
     this.#values = new Array(slots).fill(undefined);
     this.#mask = slots - 1;
     this.#inSlots = 0;
-    keys.forEach((key, slot) => key !== undefined && this.set(key, values[slot] as V));
+    for (let slot = 0; slot < keys.length; slot++)
+      if (keys[slot] !== undefined) this.set(keys[slot], values[slot] as V);
   }
 }
