@@ -181,9 +181,22 @@ function bareFetch(url, headers, template, post = fetch) {
   return {
     serverPid: server.child.pid,
     call: async (name, args, onprogress) => {
-      const params = { ...template.params, name, arguments: args };
-      if (onprogress) params._meta = { ...params._meta, progressToken: 'p' };
-      const body = JSON.stringify({ ...template, jsonrpc: '2.0', id: ++id, method: 'tools/call', params });
+      // Rest copies, not spreads: on Node 20 a spread copy that gains keys gets a hidden class per call,
+      // which would bill the bare client for the template it copies (see core's copyWith).
+      const { ...params } = template.params ?? {};
+      params.name = name;
+      params.arguments = args;
+      if (onprogress) {
+        const { ...meta } = params._meta ?? {};
+        meta.progressToken = 'p';
+        params._meta = meta;
+      }
+      const { ...message } = template;
+      message.jsonrpc = '2.0';
+      message.id = ++id;
+      message.method = 'tools/call';
+      message.params = params;
+      const body = JSON.stringify(message);
       const response = await post(url, { method: 'POST', headers, body });
       if (!response.ok) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
       if (!response.headers.get('content-type')?.startsWith('text/event-stream'))

@@ -10,6 +10,7 @@ import {
 } from '@mcp-inflight/core';
 import {
   declareParamHeaders,
+  IdTable,
   isLegacy,
   type ParamHeader,
   paramHeadersOf,
@@ -112,7 +113,7 @@ export class ProxyRelay {
   readonly #passHeaders: PassHeaders | undefined;
   #draining: string | undefined;
   /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
-  readonly #inFlight = new Map<number, InFlight>();
+  readonly #inFlight = new IdTable<InFlight>(); // not a Map: one entry per relayed call (see IdTable)
   #nextKey = 0;
   /** Server-to-client requests from a legacy upstream, carried to the host whose call they belong to. */
   readonly inputs: InputBroker;
@@ -149,7 +150,7 @@ export class ProxyRelay {
     /** The revision the host's request was served under. */
     revision: string;
   }> {
-    for (const call of this.#inFlight.values()) yield call;
+    for (const call of this.#inFlight.list()) yield call;
   }
 
   /** Settles once no call is in flight (at once if none is); bound it with `withTimeout`. */
@@ -217,7 +218,7 @@ export class ProxyRelay {
   shutdown(why: string): void {
     this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
     const cause = new InflightError('SHUTDOWN', why);
-    for (const call of [...this.#inFlight.values()]) call.endpoint.abortInbound(call.id, cause, false);
+    for (const call of this.#inFlight.list()) call.endpoint.abortInbound(call.id, cause, false);
     this.tasks.clear(); // the task table's timers and held routes go with the proxy
     this.inputs.shutdown(cause);
   }

@@ -239,6 +239,8 @@ export function relayedParams(
     kept[key] = value;
     any = true;
   }
+  // The rest copy gains the key itself: a spread copy that gains one gets a hidden class per call (copyWith).
   const { _meta: _dropped, ...rest } = params;
-  return any ? { ...rest, _meta: kept } : rest;
+  if (any) rest['_meta'] = kept;
+  return rest;
 }
