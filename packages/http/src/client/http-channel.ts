@@ -7,7 +7,7 @@ import {
   type Revision,
 } from '@mcp-inflight/core';
 import type { Channel, JsonRpcErrorObject, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
-import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
+import { IdTable, MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
@@ -67,8 +67,11 @@ export class HttpChannel implements Channel {
   /** The caller's extra headers, names lower-cased once (as a `Headers` object would). */
   #baseHeaders: Record<string, string> = {};
   /** Requests whose POST is open, keyed by core's id; the only per-request state kept here. */
-  #exchanges = new Map<RequestId, Exchange>();
-  #all = new Set<AbortController>();
+  // IdTables, not a Map and a Set: one entry per request would carry through young GCs (see IdTable).
+  #exchanges = new IdTable<Exchange>();
+  /** Every request's controller, by the number `#track` gave it. */
+  #all = new IdTable<AbortController>();
+  #tracked = 0;
   /** Notification and response POSTs the endpoint wrote that have not been answered yet. */
   #sending = new Set<Promise<void>>();
   /** The latest session renewal, shared by every request that found that session gone. */
@@ -129,7 +132,8 @@ export class HttpChannel implements Channel {
 
   /** POSTs a notification or response; resolves on 2xx, rejects otherwise. */
   async post(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    const controller = this.#track(new AbortController());
+    const controller = new AbortController();
+    const tracked = this.#track(controller);
     try {
       const response = await this.#options.request(
         this.#options.url,
@@ -138,7 +142,7 @@ export class HttpChannel implements Channel {
       await response.discard();
       if (!isOk(response)) throw new Error(`POST answered ${response.status} ${response.statusText}`);
     } finally {
-      this.#all.delete(controller);
+      this.#all.delete(tracked);
     }
   }
 
@@ -153,9 +157,9 @@ export class HttpChannel implements Channel {
 
   /** Aborts every request in flight (the client is closing). */
   abortAll(): void {
-    for (const controller of this.#all) controller.abort(new Error('the client closed'));
-    this.#all.clear();
-    this.#exchanges.clear();
+    for (const controller of this.#all.list()) controller.abort(new Error('the client closed'));
+    this.#all = new IdTable();
+    this.#exchanges = new IdTable();
   }
 
   /**
@@ -185,7 +189,8 @@ export class HttpChannel implements Channel {
 
   async #exchange(message: JsonRpcMessage, intent: RequestIntent): Promise<void> {
     const { id } = intent;
-    const controller = this.#track(new AbortController());
+    const controller = new AbortController();
+    const tracked = this.#track(controller);
     const exchange: Exchange = { controller, open: true };
     this.#exchanges.set(id, exchange);
     const legacy = intent.revision !== MODERN_REVISION;
@@ -241,7 +246,7 @@ export class HttpChannel implements Channel {
       this.#fail(id, exchange, `the request failed: ${why}`, { network: true });
     } finally {
       if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
-      this.#all.delete(controller);
+      this.#all.delete(tracked);
     }
   }
 
@@ -341,8 +346,10 @@ export class HttpChannel implements Channel {
       .failOutbound(id, new InflightError('UPSTREAM_CLOSED', `${message}${detail}`, { requestId: id }));
   }
 
-  #track(controller: AbortController): AbortController {
-    this.#all.add(controller);
-    return controller;
+  /** Keeps `controller` for `abortAll`; returns the number to let it go by. */
+  #track(controller: AbortController): number {
+    const tracked = this.#tracked++;
+    this.#all.set(tracked, controller);
+    return tracked;
   }
 }
