@@ -35,15 +35,18 @@ export class IdTable<V> {
     return this.#inSlots + this.#others.size;
   }
 
+  /** The value held for `key`, or `undefined`. */
   get(key: unknown): V | undefined {
     const slot = this.#slotOf(key);
     return slot < 0 ? this.#others.get(key) : this.#values[slot];
   }
 
+  /** Whether `key` is held. */
   has(key: unknown): boolean {
     return this.#slotOf(key) >= 0 || this.#others.has(key);
   }
 
+  /** Holds `value` for `key`, replacing what was held for it. */
   set(key: unknown, value: V): void {
     const held = this.#slotOf(key);
     if (held >= 0) {

@@ -66,8 +66,10 @@ export class HttpChannel implements Channel {
   #options: HttpChannelOptions;
   /** The caller's extra headers, names lower-cased once (as a `Headers` object would). */
   #baseHeaders: Record<string, string> = {};
-  /** Requests whose POST is open, keyed by core's id; the only per-request state kept here. */
-  // IdTables, not a Map and a Set: one entry per request would carry through young GCs (see IdTable).
+  /**
+   * Requests whose POST is open, keyed by core's id; the only per-request state kept here. This table and
+   * the next are IdTables: a Map or Set churned per request is carried through young GCs (see IdTable).
+   */
   #exchanges = new IdTable<Exchange>();
   /** Every request's controller, by the number `#track` gave it. */
   #all = new IdTable<AbortController>();
