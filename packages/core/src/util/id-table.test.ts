@@ -49,6 +49,19 @@ describe('IdTable', () => {
     expect(table.size).toBe(1);
   });
 
+  it('serves again after a burst of 5,000 in flight has emptied it', () => {
+    const table = new IdTable<number>();
+    for (let round = 0; round < 2; round++) {
+      for (let id = 0; id < 5_000; id++) table.set(id, id + round);
+      for (let id = 0; id < 5_000; id++) expect(table.delete(id)).toBe(true);
+      expect(table.size).toBe(0);
+      table.set(7, 70);
+      expect(table.get(7)).toBe(70);
+      expect(table.list()).toEqual([70]);
+      table.delete(7);
+    }
+  });
+
   it('holds a thousand calls in flight at once, then none', () => {
     const table = new IdTable<number>();
     for (let id = 0; id < 1_000; id++) table.set(id * 3, id);

@@ -70,7 +70,12 @@ export class IdTable<V> {
     if (slot < 0) return this.#others.delete(key);
     // Cleared, not left: the arrays live as long as the table, and hold nothing of a call that ended.
     this.#keys[slot] = this.#values[slot] = undefined;
-    this.#inSlots--;
+    // Emptied after a burst: the slots go, so a connection keeps no arrays sized for its busiest moment.
+    if (--this.#inSlots === 0 && this.#keys.length > 1024) {
+      this.#keys = [];
+      this.#values = [];
+      this.#mask = -1;
+    }
     return true;
   }
 
