@@ -97,7 +97,7 @@ const entries = [
     code: `export { HttpClient } from ${JSON.stringify(httpFetch)};`,
     platform: 'browser',
     // design.md's goal is 20 KB: 19.93 KB until IdTable and copyWith (see the primitives) added 0.3 KB:
-    // 20.24 KB, so 20.3 KB.
+    // 20.25 KB, so 20.3 KB.
     budget: 20.3 * KB,
   },
   {
