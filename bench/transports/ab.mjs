@@ -7,7 +7,7 @@
 //
 //   config: impl:era (as client.mjs takes them: floor:legacy, inflight:modern, fetch-ours:legacy, ...),
 //           or DIR=impl:era to run client.mjs of another checkout at DIR (built), e.g. a `git worktree`
-//           of the commit before a change: /tmp/base=inflight:legacy
+//           of the commit before a change: ../base=inflight:legacy
 //   calls, warmup: per run; by default stdio 150,000 / 30,000 with 32 in flight and 20,000 / 5,000 with 1,
 //           http 6,000 / 4,000 and 3,000 / 4,000, longer than the full bench's runs so one run's noise
 //           weighs less

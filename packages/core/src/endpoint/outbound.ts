@@ -136,7 +136,7 @@ export interface OutboundSettings {
 export class OutboundRequests {
   #byId = new IdTable<Pending>(); // not a Map: see IdTable
   /** The token side of the table: every outbound progress token is minted, looked up and released here. */
-  #tokens = new TokenRegistry<Pending>();
+  #tokens = new TokenRegistry<Pending>(new IdTable()); // minted and released per call: see IdTable
   #nextId = 0;
   /** Every call's deadline reports here: one function for all of them, none per call. */
   #onDeadline = (_reason: unknown, deadline: DeadlineController): void => {

@@ -1,6 +1,6 @@
 import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken } from '../schemas/types.js';
-import { IdTable } from '../util/id-table.js';
+import type { IdTable } from '../util/id-table.js';
 
 /**
  * Thrown by {@link TokenRegistry.register} for a token that is active already (PC-02: unique among active).
@@ -49,8 +49,18 @@ export class DuplicateTokenError extends Error {
  * ```
  */
 export class TokenRegistry<Owner = unknown> {
-  #entries = new IdTable<Owner>(); // not a Map: see IdTable
+  readonly #entries: Map<ProgressToken, Owner> | IdTable<Owner>;
   #next = 0;
+
+  /**
+   * @param table Where the tokens are kept. A registry with a token minted and released per call (an
+   * `Endpoint`'s) is given an `IdTable` from `@mcp-inflight/core/adapter`: a Map churned that way is
+   * carried through young collections on Node 20 (see IdTable). The default Map keeps this primitive's
+   * bundle small.
+   */
+  constructor(table: Map<ProgressToken, Owner> | IdTable<Owner> = new Map()) {
+    this.#entries = table;
+  }
 
   /** Tokens active now. */
   get size(): number {
