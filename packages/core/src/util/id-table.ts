@@ -8,8 +8,9 @@
  * (every full collection promotes the live one), each replaced table keeps the next alive through young
  * collections, with every call object it held: an endpoint with 32 calls in flight carried 2-3 MB through
  * each scavenge, a quarter of its time in GC (bench/README.md, "Tables that outlive their calls"). Here an
- * integer key, as request ids and minted tokens are, has a slot (`key & mask`) in an array that is written,
- * never replaced; a key that is not an integer, or whose slot is taken, goes to a Map beside it.
+ * integer key, as request ids and minted tokens are, has a slot (`key & (length - 1)`) in an array that
+ * is written, never replaced; a key that is not an integer, or whose slot is taken, goes to a Map beside
+ * it.
  *
  * @example
  * ```ts
@@ -24,8 +25,6 @@
 export class IdTable<V> {
   #keys: unknown[] = [];
   #values: (V | undefined)[] = [];
-  /** Slot of an integer key: `key & mask` (the slots are a power of two; none until the first one). */
-  #mask = -1;
   #inSlots = 0;
   /** Keys that are not integers, and integers whose slot was taken when they came. */
   readonly #others = new Map<unknown, V>();
@@ -56,8 +55,8 @@ export class IdTable<V> {
     // One key, one place: a key already beside the slots stays there.
     if (typeof key !== 'number' || !Number.isInteger(key) || this.#others.has(key))
       return void this.#others.set(key, value);
-    if (this.#inSlots * 2 >= this.#mask + 1) this.#grow(); // at most half the slots in use
-    const slot = key & this.#mask;
+    if (this.#inSlots * 2 >= this.#keys.length) this.#grow(); // at most half the slots in use
+    const slot = key & (this.#keys.length - 1);
     if (this.#keys[slot] !== undefined) return void this.#others.set(key, value);
     this.#keys[slot] = key; // -0 here still matches 0 (===), as a Map keys it
     this.#values[slot] = value;
@@ -74,7 +73,6 @@ export class IdTable<V> {
     if (--this.#inSlots === 0 && this.#keys.length > 1024) {
       this.#keys = [];
       this.#values = [];
-      this.#mask = -1;
     }
     return true;
   }
@@ -88,7 +86,8 @@ export class IdTable<V> {
   /** Where `key` sits in the slots, or -1. Only integers are put there, so a fraction never matches. */
   #slotOf(key: unknown): number {
     if (typeof key !== 'number') return -1;
-    const slot = key & this.#mask;
+    // The slots are a power of two (none at first: `& -1` then finds nothing in an empty array).
+    const slot = key & (this.#keys.length - 1);
     return this.#keys[slot] === key ? slot : -1;
   }
 
@@ -99,7 +98,6 @@ export class IdTable<V> {
     const slots = Math.max(8, keys.length * 2);
     this.#keys = new Array(slots).fill(undefined);
     this.#values = new Array(slots).fill(undefined);
-    this.#mask = slots - 1;
     this.#inSlots = 0;
     for (let slot = 0; slot < keys.length; slot++)
       if (keys[slot] !== undefined) this.set(keys[slot], values[slot] as V);
