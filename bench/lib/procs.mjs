@@ -158,7 +158,10 @@ export function startNode(script, args = [], { watchParent = true, onLine, env, 
 /** `BENCH_CPU_PROF_DIR=DIR`: every child writes a CPU profile there (`--cpu-prof`), for bench/README.md. */
 function profiling() {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+  if (!dir) return [];
+  // Node samples every 1,000 µs by default: too coarse for a path of tens of µs per call.
+  const intervalUs = process.env.BENCH_CPU_PROF_INTERVAL_US;
+  return ['--cpu-prof', '--cpu-prof-dir', dir, ...(intervalUs ? ['--cpu-prof-interval', intervalUs] : [])];
 }
 
 /** The port a child reports through the preload (`BENCH-LISTENING <port>` on stderr). */

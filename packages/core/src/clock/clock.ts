@@ -12,6 +12,14 @@
 export interface TimerHandle {
   /** Cancels the timer; a no-op once it has fired or been cleared. */
   clear(): void;
+  /**
+   * Optional: the timer stops keeping the process alive (Node's `Timeout.unref`). A clock whose timers
+   * have it lets the deadline queue leave its one timer set when the queue empties, so the next
+   * deadline costs no timer work; without it the queue clears the timer instead.
+   */
+  unref?(): void;
+  /** Optional, with `unref`: the timer keeps the process alive again. */
+  ref?(): void;
 }
 
 /**
@@ -52,7 +60,9 @@ export const systemClock: Clock = {
   now: typeof performance !== 'undefined' ? () => performance.now() : () => Date.now(),
   setTimer(fn, ms) {
     const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
-    return { clear: () => clearTimeout(id) };
+    // Node's timers can stop holding the process; a browser's are numbers and hold nothing anyway.
+    const timeout = id as Partial<TimerHandle>;
+    return { clear: () => clearTimeout(id), ref: () => timeout.ref?.(), unref: () => timeout.unref?.() };
   },
 };
 

@@ -176,6 +176,83 @@ describe('TimerQueue', () => {
     expect(firedAt).toBe(dueAt);
   });
 
+  it('leaves an unreferenced timer set when it empties, and the next later entry reuses it', () => {
+    // A ManualClock whose timers can be unreferenced, as Node's can: counts arms, refs and unrefs.
+    const clock = new ManualClock();
+    const counts = { armed: 0, cleared: 0, ref: 0, unref: 0 };
+    const setTimer = clock.setTimer.bind(clock);
+    clock.setTimer = (fn, ms) => {
+      counts.armed++;
+      const handle = setTimer(fn, ms);
+      return {
+        clear: () => {
+          counts.cleared++;
+          handle.clear();
+        },
+        ref: () => void counts.ref++,
+        unref: () => void counts.unref++,
+      };
+    };
+    const queue = new TimerQueue(clock);
+    const fired: string[] = [];
+    // One call at a time: each deadline is cancelled before the next is queued, each due later.
+    for (let i = 0; i < 100; i++) {
+      const entry = queue.schedule(clock.now() + 1_000, () => fired.push(`call ${i}`));
+      expect(queue.armed).toBe(true);
+      queue.cancel(entry);
+      expect(queue.armed).toBe(false); // left set, but it holds nothing
+      clock.advance(1);
+    }
+    expect(counts).toMatchObject({ armed: 1, cleared: 0 });
+    expect(counts.unref).toBe(100);
+    expect(counts.ref).toBe(99); // each later entry took the left timer back
+    expect(clock.pendingTimers).toBe(1);
+    // The left timer comes up with nothing queued: it fires nothing and arms nothing.
+    clock.advance(1_000);
+    expect(fired).toEqual([]);
+    expect(clock.pendingTimers).toBe(0);
+    // An entry due before a left timer needs a timer of its own.
+    const long = queue.schedule(clock.now() + 1_000, () => fired.push('long'));
+    queue.cancel(long);
+    queue.schedule(clock.now() + 10, () => fired.push('short'));
+    expect(counts).toMatchObject({ armed: 3, cleared: 1 });
+    clock.advance(10);
+    expect(fired).toEqual(['short']);
+    expect(clock.pendingTimers).toBe(0);
+    // A live entry that the left timer serves still fires at its instant (the timer fires early and re-arms).
+    const late = queue.schedule(clock.now() + 500, () => fired.push('late'));
+    queue.schedule(clock.now() + 1_000, () => fired.push('later'));
+    queue.cancel(late);
+    clock.advance(999);
+    expect(fired).toEqual(['short']);
+    clock.advance(1);
+    expect(fired).toEqual(['short', 'later']);
+  });
+
+  it('on the system clock, a timer left set when the queue empties does not hold the process', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const queueModule = fileURLToPath(new URL('../../dist/adapter.js', import.meta.url));
+    const clockModule = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+    // A 60 s deadline, cancelled: the child must exit at once, with the timer still set but unreferenced.
+    const script = `
+      const { TimerQueue } = await import(${JSON.stringify(queueModule)});
+      const { systemClock } = await import(${JSON.stringify(clockModule)});
+      const queue = TimerQueue.for(systemClock);
+      const entry = queue.schedule(systemClock.now() + 60_000, () => console.log('fired'));
+      const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      queue.cancel(entry);
+      const after = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      console.log(JSON.stringify({ before, after, armed: queue.armed }));`;
+    const started = Date.now();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000, // far short of the deadline: a held process fails here rather than passing late
+    });
+    expect(JSON.parse(out.trim())).toEqual({ before: 1, after: 0, armed: false });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('shares one queue per clock', () => {
     const a = new ManualClock();
     const b = new ManualClock();

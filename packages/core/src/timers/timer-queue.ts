@@ -94,9 +94,12 @@ export class TimerQueue {
     return this.#heap.length;
   }
 
-  /** Whether the one clock timer is armed (it is whenever a logical timer waits; never otherwise). */
+  /**
+   * Whether the one clock timer is armed for a logical timer (it is whenever one waits; never otherwise).
+   * A timer left set, unreferenced, after the queue emptied does not count: it holds nothing.
+   */
   get armed(): boolean {
-    return this.#armed !== undefined;
+    return this.#armed !== undefined && this.#heap.length > 0;
   }
 
   /**
@@ -214,17 +217,22 @@ export class TimerQueue {
   };
 
   #rearm(): void {
+    const armed = this.#armed;
     const top = this.#heap[0];
     if (!top) {
-      this.#armed?.clear();
+      // With one call at a time the queue empties after every call. A timer that can stop holding the
+      // process stays set, unreferenced, and serves the next deadline (due later) with no timer work;
+      // when it fires it finds nothing due. Other clocks' timers are cleared [rule 8: nothing left armed].
+      if (armed?.unref) return armed.unref();
+      armed?.clear();
       this.#armed = undefined;
       this.#armedFor = Number.POSITIVE_INFINITY;
       return;
     }
     // An armed timer that is due no later than the new top serves it: when it fires early it re-arms.
     // So settling requests oldest-first does no timer work at all.
-    if (this.#armed && this.#armedFor <= top.dueAt) return;
-    this.#armed?.clear();
+    if (armed && this.#armedFor <= top.dueAt) return void armed.ref?.(); // unreferenced if the queue had emptied
+    armed?.clear();
     this.#armedFor = top.dueAt;
     const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - this.clock.now()));
     this.#armed = this.clock.setTimer(this.#onTimer, delayMs);

@@ -1,5 +1,5 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
-import type { Admission, AdmissionStats, JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { Admission, AdmissionStats, JsonRpcMessage, TimerQueue } from '@mcp-inflight/core/adapter';
 import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
@@ -93,6 +93,11 @@ export interface ServeContext {
   readonly stateless: Set<Endpoint>;
   /** Every reply stream not yet ended, for the byte counts in stats. */
   readonly streams: Set<ResponseStream>;
+  /**
+   * The streams' keep-alive windows, on one runtime timer: a stream per request then arms and clears no
+   * timer of its own (at 1 call in flight that was a Node timer per request).
+   */
+  readonly windows: TimerQueue;
   /** The one admission of this handler: its 2026-07-28 requests and legacy sessions alike. */
   readonly admission: Admission;
 }

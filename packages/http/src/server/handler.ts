@@ -1,5 +1,10 @@
 import { JsonRpcErrorCode } from '@mcp-inflight/core';
-import { DEFAULT_HTTP_REVISION, MODERN_REVISION, metaVersionOf } from '@mcp-inflight/core/adapter';
+import {
+  DEFAULT_HTTP_REVISION,
+  MODERN_REVISION,
+  metaVersionOf,
+  TimerQueue,
+} from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
@@ -93,6 +98,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     setup,
     stateless: new Set(),
     streams: new Set(),
+    windows: new TimerQueue(resolved.clock),
     admission: resolved.admission,
     stats: {
       disconnectCancels: 0,

@@ -66,6 +66,7 @@ export async function serveModern(
   const stream = new ResponseStream({
     clock: options.clock,
     keepAliveMs: options.keepAliveMs,
+    windows: context.windows,
     budgetBytes: options.sseBudgetBytes,
     stallMs: options.sseStallMs,
     maxMessageBytes: options.sseMaxMessageBytes,

@@ -1,3 +1,4 @@
+import { TimerQueue } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { toResponse } from './exchange.js';
@@ -11,7 +12,7 @@ const progress = (n: number, message?: string) => ({
 const result = { jsonrpc: '2.0', id: 1, result: { content: [] } };
 
 function make(overrides: Partial<ResponseStreamOptions> = {}) {
-  const clock = new ManualClock();
+  const clock = (overrides.clock as ManualClock | undefined) ?? new ManualClock();
   const log = { disconnects: 0, parked: 0, outcomes: [] as StreamOutcome[] };
   const stream = new ResponseStream({
     clock,
@@ -115,6 +116,27 @@ describe('ResponseStream', () => {
     expect(await drain(body)).not.toContain('keep-alive');
     clock.advance(200);
     expect(await drain(body)).toBe(': keep-alive\n\n');
+  });
+
+  it('keeps the keep-alive windows of many streams on one clock timer of their shared queue', async () => {
+    const clock = new ManualClock();
+    const windows = new TimerQueue(clock);
+    const streams = Array.from({ length: 50 }, (_, i) => {
+      clock.advance(1); // each opened a little later, as requests arrive
+      return make({ clock, windows, headers: { 'x-stream': String(i) } }).stream;
+    });
+    expect(windows.size).toBe(50);
+    expect(clock.pendingTimers).toBe(1);
+    streams[0]!.send(result, true); // answered: its window leaves the queue
+    expect(windows.size).toBe(49);
+    clock.advance(1_000); // the last one opened has now been quiet for its keepAliveMs, and so has every other
+    const opened = await Promise.all(
+      streams.slice(1).map(async (s) => drain(toResponse(await s.response).body!)),
+    );
+    expect(new Set(opened)).toEqual(new Set([': keep-alive\n\n']));
+    for (const stream of streams.slice(1)) stream.send(result, true);
+    expect(windows.size).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('arms nothing with keep-alives off', () => {

@@ -5,7 +5,7 @@ import {
   type RequestId,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { errorResponse, type JsonRpcMessage, QuietTimer } from '@mcp-inflight/core/adapter';
+import { errorResponse, type JsonRpcMessage, QuietTimer, type TimerQueue } from '@mcp-inflight/core/adapter';
 import { type Disconnect, Reply } from './exchange.js';
 import {
   type Frame,
@@ -47,6 +47,8 @@ export interface ResponseStreamOptions {
   clock: Clock;
   /** An SSE comment after this long with nothing written; 0 turns keep-alives off. */
   keepAliveMs: number;
+  /** Where the keep-alive window waits: the server's one queue for all its streams. @default its own */
+  windows?: TimerQueue;
   /** What the request's `Accept` allows. */
   acceptsJson: boolean;
   acceptsSse: boolean;
@@ -123,7 +125,7 @@ export class ResponseStream {
     this.response = new Promise((resolve) => {
       this.#resolve = resolve;
     });
-    this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet());
+    this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
     options.live?.add(this);
   }

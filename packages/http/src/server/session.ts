@@ -84,6 +84,7 @@ export class LegacySession {
     const stream: ResponseStream = new ResponseStream({
       clock: options.clock,
       keepAliveMs: options.keepAliveMs,
+      windows: this.#context.windows,
       budgetBytes: options.sseBudgetBytes,
       stallMs: options.sseStallMs,
       maxMessageBytes: options.sseMaxMessageBytes,
