@@ -132,6 +132,10 @@ class Ticket implements AdmissionTicket {
 /** The default share of endpoints nobody assigned: one queue, arrival order. */
 const SHARED = {};
 
+function isIdle(share: Share): boolean {
+  return share.running === 0 && share.queued === 0;
+}
+
 /**
  * Admission of inbound requests to their handlers, shared by the endpoints it is given to (one per stdio
  * connection; one per HTTP server, its 2026-07-28 requests and legacy sessions alike; one per proxy, over
@@ -182,6 +186,7 @@ export class Admission {
 
   /** A snapshot of the counters: read it again for new numbers. */
   get stats(): AdmissionStats {
+    const shared = this.#shares.get(SHARED); // kept when idle (see #forgetIfIdle), counted only when busy
     return {
       inFlight: this.#running,
       queuedRequests: this.#queued,
@@ -190,7 +195,7 @@ export class Admission {
       refusedRequests: this.#refused,
       cancelledWhileQueued: this.#cancelled,
       longestWaitMs: this.#longestWaitMs,
-      activeShares: this.#shares.size,
+      activeShares: this.#shares.size - (shared !== undefined && isIdle(shared) ? 1 : 0),
     };
   }
 
@@ -303,9 +308,13 @@ export class Admission {
     }
   }
 
-  /** A share with nothing running or waiting is dropped, so keys of hosts long gone are not kept (rule 8). */
+  /**
+   * A share with nothing running or waiting is dropped, so keys of hosts long gone are not kept (rule 8).
+   * The one share of unassigned endpoints stays: it is one entry, and a server taking one call at a time
+   * would otherwise make and drop it per call.
+   */
   #forgetIfIdle(share: Share): void {
-    if (share.running === 0 && share.queued === 0) this.#shares.delete(share.key);
+    if (share.key !== SHARED && isIdle(share)) this.#shares.delete(share.key);
   }
 
   /** Starts waiting requests while slots are free: one per share in turn, skipping shares at their cap. */

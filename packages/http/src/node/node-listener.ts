@@ -55,9 +55,11 @@ async function serve(
   // The client's FIN ('end') is the first sign: Node ends the socket then and nothing more can reach the
   // client, but the response's 'close' only follows once the socket is torn down, tens of ms later when
   // many clients leave at once. The listener goes with the exchange: a keep-alive socket serves many.
+  // `on`, not `once`: each event comes once per socket or response, and `gone` is idempotent, so no once
+  // wrapper is made per exchange.
   const socket = req.socket;
-  socket.once('end', gone);
-  res.once('close', () => {
+  socket.on('end', gone);
+  res.on('close', () => {
     socket.off('end', gone);
     gone();
   });

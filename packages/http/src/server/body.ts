@@ -16,7 +16,9 @@ export async function readJsonBody(
   maxBytes: number,
   headers: Record<string, string>,
 ): Promise<BodyResult> {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = request.headers.get('content-type');
+  // The exact header every client sends is taken as it is; anything else is parsed (parameters, case).
+  const type = header === 'application/json' ? header : (header ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     return fail(
       errorReply(

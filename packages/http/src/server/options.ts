@@ -311,7 +311,16 @@ function hostCheck(allowed: readonly string[] | '*'): (host: string) => boolean 
     );
   }
   const set = new Set(allowed.map((h) => h.toLowerCase()));
-  return (host) => set.has(hostnameOf(host).toLowerCase());
+  // A client sends the same Host on every request: the last answer is kept, so a request parses nothing.
+  let last: string | undefined;
+  let lastAllowed = false;
+  return (host) => {
+    if (host !== last) {
+      lastAllowed = set.has(hostnameOf(host).toLowerCase());
+      last = host;
+    }
+    return lastAllowed;
+  };
 }
 
 function checkList(name: string, allowed: unknown, example: string): void {

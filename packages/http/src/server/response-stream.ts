@@ -108,8 +108,11 @@ export class ResponseStream {
   #firstSink: SseSink | undefined;
   #log: { seq: number; frame: Frame }[] = [];
   #logBytes = 0;
-  /** Progress held back while the client is not reading: the latest per token, in arrival order. */
-  #held = new Map<ProgressToken, JsonRpcMessage>();
+  /**
+   * Progress held back while the client is not reading: the latest per token, in arrival order. Made when
+   * a value is first held: most calls never hold one.
+   */
+  #held: Map<ProgressToken, JsonRpcMessage> | undefined;
   #seq = 0;
   #sawEventId = false;
   #complete = false;
@@ -132,7 +135,7 @@ export class ResponseStream {
 
   /** Bytes waiting for the client: queued in the response body, or held as progress (latest per token). */
   get bufferedBytes(): number {
-    return (this.#sink?.queuedBytes ?? 0) + this.#held.size * this.#heldEstimateBytes;
+    return (this.#sink?.queuedBytes ?? 0) + (this.#held?.size ?? 0) * this.#heldEstimateBytes;
   }
 
   /** Bytes kept for a `Last-Event-ID` replay (legacy). */
@@ -205,9 +208,10 @@ export class ResponseStream {
     if (
       token !== undefined &&
       this.#sink &&
-      (this.#held.size > 0 ||
+      ((this.#held?.size ?? 0) > 0 ||
         this.#sink.queuedBytes > (this.#options.holdProgressAfterBytes ?? HOLD_PROGRESS_AFTER_BYTES))
     ) {
+      this.#held ??= new Map();
       this.#held.delete(token); // re-insert: the held values keep their order of arrival
       this.#held.set(token, message as JsonRpcMessage);
       return;
@@ -307,7 +311,7 @@ export class ResponseStream {
 
   /** The client read everything queued: the held progress goes now, oldest token first. */
   #flushHeld(): void {
-    if (this.#held.size === 0) return;
+    if (this.#held === undefined || this.#held.size === 0) return;
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const message of held) if (!this.#emit(message)) return;
@@ -469,7 +473,7 @@ export class ResponseStream {
     this.#quiet.stop();
     this.#log = [];
     this.#logBytes = 0;
-    this.#held.clear();
+    this.#held?.clear();
     this.#options.live?.delete(this);
     this.#options.onEnd?.(outcome);
   }
