@@ -96,9 +96,9 @@ const entries = [
     name: 'HttpClient (@mcp-inflight/http/fetch, browser)',
     code: `export { HttpClient } from ${JSON.stringify(httpFetch)};`,
     platform: 'browser',
-    // design.md's goal is 20 KB: 19.93 KB until IdTable and copyWith (see the Endpoint) added 0.33 KB:
-    // 20.26 KB, so 20.3 KB.
-    budget: 20.3 * KB,
+    // design.md's goal is 20 KB: 19.93 KB until IdTable and copyWith (see the Endpoint) added 0.33 KB.
+    // Server constants now marked pure stay out of this bundle (0.14 KB): 20.18 KB, so 20.2 KB.
+    budget: 20.2 * KB,
   },
   {
     name: 'official SDK v1 Client (browser, comparison)',

@@ -26,23 +26,26 @@ export class IdTable<V> {
   #keys: unknown[] = [];
   #values: (V | undefined)[] = [];
   #inSlots = 0;
-  /** Keys that are not integers, and integers whose slot was taken when they came. */
-  readonly #others = new Map<unknown, V>();
+  /**
+   * Keys that are not integers, and integers whose slot was taken when they came. Made for the first such
+   * key: most tables never need it, and an `Endpoint` served per request has three tables.
+   */
+  #others: Map<unknown, V> | undefined;
 
   /** Entries held. */
   get size(): number {
-    return this.#inSlots + this.#others.size;
+    return this.#inSlots + (this.#others?.size ?? 0);
   }
 
   /** The value held for `key`, or `undefined`. */
   get(key: unknown): V | undefined {
     const slot = this.#slotOf(key);
-    return slot < 0 ? this.#others.get(key) : this.#values[slot];
+    return slot < 0 ? this.#others?.get(key) : this.#values[slot];
   }
 
   /** Whether `key` is held. */
   has(key: unknown): boolean {
-    return this.#slotOf(key) >= 0 || this.#others.has(key);
+    return this.#slotOf(key) >= 0 || !!this.#others?.has(key);
   }
 
   /** Holds `value` for `key`, replacing what was held for it. */
@@ -53,20 +56,23 @@ export class IdTable<V> {
       return;
     }
     // One key, one place: a key already beside the slots stays there.
-    if (typeof key !== 'number' || !Number.isInteger(key) || this.#others.has(key))
-      return void this.#others.set(key, value);
-    if (this.#inSlots * 2 >= this.#keys.length) this.#grow(); // at most half the slots in use
-    const slot = key & (this.#keys.length - 1);
-    if (this.#keys[slot] !== undefined) return void this.#others.set(key, value);
-    this.#keys[slot] = key; // -0 here still matches 0 (===), as a Map keys it
-    this.#values[slot] = value;
-    this.#inSlots++;
+    if (typeof key === 'number' && Number.isInteger(key) && !this.#others?.has(key)) {
+      if (this.#inSlots * 2 >= this.#keys.length) this.#grow(); // at most half the slots in use
+      const slot = key & (this.#keys.length - 1);
+      if (this.#keys[slot] === undefined) {
+        this.#keys[slot] = key; // -0 here still matches 0 (===), as a Map keys it
+        this.#values[slot] = value;
+        this.#inSlots++;
+        return;
+      }
+    }
+    (this.#others ??= new Map()).set(key, value);
   }
 
   /** Removes `key`; returns whether it was there. */
   delete(key: unknown): boolean {
     const slot = this.#slotOf(key);
-    if (slot < 0) return this.#others.delete(key);
+    if (slot < 0) return !!this.#others?.delete(key);
     // Cleared, not left: the arrays live as long as the table, and hold nothing of a call that ended.
     this.#keys[slot] = this.#values[slot] = undefined;
     // Emptied after a burst: the slots go, so a connection keeps no arrays sized for its busiest moment.
@@ -80,7 +86,7 @@ export class IdTable<V> {
   /** The values held now, as an array (a snapshot: the table may change while it is walked). */
   list(): V[] {
     const held = this.#values.filter((_, slot) => this.#keys[slot] !== undefined) as V[];
-    return [...held, ...this.#others.values()];
+    return [...held, ...(this.#others?.values() ?? [])];
   }
 
   /** Where `key` sits in the slots, or -1. Only integers are put there, so a fraction never matches. */

@@ -1,5 +1,11 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
-import type { Admission, AdmissionStats, JsonRpcMessage, TimerQueue } from '@mcp-inflight/core/adapter';
+import type {
+  Admission,
+  AdmissionStats,
+  IdTable,
+  JsonRpcMessage,
+  TimerQueue,
+} from '@mcp-inflight/core/adapter';
 import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
@@ -89,10 +95,15 @@ export interface ServeContext {
     HttpHandlerStats,
     'sessions' | 'statelessInFlight' | 'bufferedBytes' | 'replayBytes' | 'openStreams' | keyof AdmissionStats
   >;
-  /** 2026-07-28 endpoints in flight, for `close()`. */
-  readonly stateless: Set<Endpoint>;
-  /** Every reply stream not yet ended, for the byte counts in stats. */
-  readonly streams: Set<ResponseStream>;
+  /**
+   * 2026-07-28 endpoints in flight, for `close()`, by a number each is given. These tables gain and lose
+   * an entry per request: an `IdTable`, since a `Map` or `Set` emptied by a delete allocates a new hash
+   * table each time (154 B per call on Node 20, and the chain of replaced tables that core's `IdTable`
+   * documents).
+   */
+  readonly stateless: IdTable<Endpoint>;
+  /** Every reply stream not yet ended, by its `serial`, for the byte counts in stats. */
+  readonly streams: IdTable<ResponseStream>;
   /**
    * The streams' keep-alive windows, on one runtime timer: a stream per request then arms and clears no
    * timer of its own (at 1 call in flight that was a Node timer per request).
@@ -123,7 +134,8 @@ export function acceptsOf(request: InboundRequest): Accepts {
   return accepts;
 }
 
-const BOTH: Accepts = Object.freeze({ json: true, sse: true });
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+const BOTH: Accepts = /* @__PURE__ */ Object.freeze({ json: true, sse: true });
 let lastAccept: { header: string | undefined; accepts: Accepts } = { header: undefined, accepts: BOTH };
 
 /** The JSON-RPC error code of a response, if it is an error. */

@@ -103,7 +103,8 @@ export class ConnectionGone implements Disconnect {
  * The handler's own entry, below the Fetch one: the Node listener calls it with its own view of the
  * request, so both runtimes share one path and only the outer objects differ.
  */
-export const SERVE_EXCHANGE: unique symbol = Symbol('mcp-inflight.serveExchange');
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+export const SERVE_EXCHANGE: unique symbol = /* @__PURE__ */ Symbol('mcp-inflight.serveExchange');
 
 /** A handler the Node listener can call without Fetch objects. */
 export interface ExchangeServer {

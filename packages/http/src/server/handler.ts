@@ -1,6 +1,7 @@
 import { JsonRpcErrorCode } from '@mcp-inflight/core';
 import {
   DEFAULT_HTTP_REVISION,
+  IdTable,
   MODERN_REVISION,
   metaVersionOf,
   TimerQueue,
@@ -96,8 +97,8 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const context: ServeContext = {
     options: resolved,
     setup,
-    stateless: new Set(),
-    streams: new Set(),
+    stateless: new IdTable(),
+    streams: new IdTable(),
     windows: new TimerQueue(resolved.clock),
     admission: resolved.admission,
     stats: {
@@ -205,13 +206,13 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
       closed = true;
       // Listen streams end gracefully first [L11 CN3]; then what is left is shut down.
       resolved.listeners?.end(undefined, 'the server is closing');
-      for (const endpoint of [...context.stateless]) endpoint.shutdown('the server is closing');
+      for (const endpoint of context.stateless.list()) endpoint.shutdown('the server is closing');
       legacy.shutdown('the server is closing');
     },
     get stats() {
       let bufferedBytes = 0;
       let replayBytes = 0;
-      for (const stream of context.streams) {
+      for (const stream of context.streams.list()) {
         bufferedBytes += stream.bufferedBytes;
         replayBytes += stream.replayBytes;
       }

@@ -16,7 +16,8 @@ import { LegacySession } from './session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 /** Revisions with Streamable HTTP and sessions: 2025-03-26 through 2025-11-25. */
-export const LEGACY_HTTP = REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+export const LEGACY_HTTP = /* @__PURE__ */ REVISIONS.filter((r) => isLegacy(r) && hasStreamableHttp(r));
 
 /**
  * Legacy Streamable HTTP (2025-03-26 to 2025-11-25): sessions made at `initialize` [H27], the

@@ -8,11 +8,16 @@ import { checkModernRequest, checkParamHeaders } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
 import { ResponseStream } from './response-stream.js';
 
+/** Numbers the requests served, for their keys in the stateless table. */
+let servedCount = 0;
+
 /** MissingRequiredClientCapabilityError [2026-07-28 basic/index]. */
 const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
-const DISCONNECT_IS_CANCEL = eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value;
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+const DISCONNECT_IS_CANCEL = /* @__PURE__ */ (() =>
+  eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value)();
 
 /**
  * Serves one 2026-07-28 POST statelessly: a fresh endpoint (so ids and tokens of different clients never
@@ -62,6 +67,7 @@ export async function serveModern(
 
   const { id, method } = c;
   const accepts = acceptsOf(request);
+  const served = ++servedCount; // this request's key in context.stateless
   let endpoint: Endpoint | undefined;
   const stream = new ResponseStream({
     clock: options.clock,
@@ -96,7 +102,7 @@ export async function serveModern(
     },
     onEnd: () => {
       if (!endpoint) return;
-      context.stateless.delete(endpoint);
+      context.stateless.delete(served);
       endpoint.close(); // nothing in flight any more: drops the endpoint's tables
     },
   });
@@ -152,7 +158,7 @@ export async function serveModern(
     stream.end();
     return mismatch;
   }
-  context.stateless.add(endpoint);
+  context.stateless.set(served, endpoint);
   stream.watch(disconnect);
   if (!stream.ended) endpoint.receive(value, bytes); // a client already gone is not served at all
   return stream.response;

@@ -5,7 +5,13 @@ import {
   type RequestId,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { errorResponse, type JsonRpcMessage, QuietTimer, type TimerQueue } from '@mcp-inflight/core/adapter';
+import {
+  errorResponse,
+  type IdTable,
+  type JsonRpcMessage,
+  QuietTimer,
+  type TimerQueue,
+} from '@mcp-inflight/core/adapter';
 import { type Disconnect, Reply } from './exchange.js';
 import {
   type Frame,
@@ -76,7 +82,7 @@ export interface ResponseStreamOptions {
   /** Bytes waiting for the client past which progress is held, not queued. @default HOLD_PROGRESS_AFTER_BYTES */
   holdProgressAfterBytes?: number;
   /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
-  live?: Set<ResponseStream>;
+  live?: IdTable<ResponseStream>;
   /** The client went away before the final message, or stopped reading past the budget (`slow`). */
   onDisconnect: (why: DisconnectWhy) => void;
   /** The final is written but its connection is gone: the stream now waits for a resume (or expiry). */
@@ -94,10 +100,15 @@ export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
  * SSE), writes keep-alive comments on quiet streams, and, for legacy revisions, numbers its events and keeps
  * recent ones so a client can resume with `Last-Event-ID` after a drop [H22].
  */
+/** Numbers the streams made, for their keys in `live`. */
+let streamCount = 0;
+
 export class ResponseStream {
   readonly response: Promise<Reply>;
   /** The requests this stream still owes a response (several for a 2025-03-26 batch). */
-  readonly requestIds = new Set<RequestId>();
+  readonly requestIds: RequestId[] = []; // an array: one id, or a batch's few (a Set costs two tables a call)
+  /** This stream's key in `live`. */
+  readonly serial = ++streamCount;
   /** Messages that had nowhere to go (a JSON-only client's progress, writes after the end). */
   droppedMessages = 0;
   #options: ResponseStreamOptions;
@@ -130,7 +141,7 @@ export class ResponseStream {
     });
     this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
-    options.live?.add(this);
+    options.live?.set(this.serial, this);
   }
 
   /** Bytes waiting for the client: queued in the response body, or held as progress (latest per token). */
@@ -474,7 +485,7 @@ export class ResponseStream {
     this.#log = [];
     this.#logBytes = 0;
     this.#held?.clear();
-    this.#options.live?.delete(this);
+    this.#options.live?.delete(this.serial);
     this.#options.onEnd?.(outcome);
   }
 
@@ -490,7 +501,8 @@ export class ResponseStream {
   }
 }
 
-const KEEP_ALIVE = textFrame(': keep-alive\n\n');
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+const KEEP_ALIVE = /* @__PURE__ */ textFrame(': keep-alive\n\n');
 
 /** The token of a `notifications/progress`, the one message a slow reader may miss all but the latest of. */
 function progressTokenOf(message: JsonRpcMessage | JsonRpcMessage[]): ProgressToken | undefined {

@@ -1,5 +1,11 @@
 import type { RequestId } from '@mcp-inflight/core';
-import { BoundedSet, type Channel, type JsonRpcMessage, type SendIntent } from '@mcp-inflight/core/adapter';
+import {
+  BoundedSet,
+  type Channel,
+  IdTable,
+  type JsonRpcMessage,
+  type SendIntent,
+} from '@mcp-inflight/core/adapter';
 import type { HttpHandlerStats } from './context.js';
 import type { ResponseStream } from './response-stream.js';
 
@@ -15,7 +21,7 @@ const MAX_TASKS = 256;
  */
 export class SessionRouter implements Channel {
   #stats: Pick<HttpHandlerStats, 'droppedMessages'>;
-  #byRequest = new Map<RequestId, ResponseStream>();
+  #byRequest = new IdTable<ResponseStream>(); // a Map would allocate a table per call (see ServeContext)
   #batches = new WeakSet<ResponseStream>();
   #receiving: ResponseStream | undefined;
   /** A batch array that matched no stream, for the suppressed request that follows it at once. */
@@ -37,7 +43,7 @@ export class SessionRouter implements Channel {
   /** `stream` answers these requests (several, and as one array, for a 2025-03-26 batch). */
   track(stream: ResponseStream, requestIds: RequestId[], batch: boolean): void {
     for (const id of requestIds) {
-      stream.requestIds.add(id);
+      stream.requestIds.push(id);
       this.#byRequest.set(id, stream);
       this.#tasks.delete(id);
     }
@@ -58,7 +64,7 @@ export class SessionRouter implements Channel {
       this.#receiving = undefined;
     }
     // Every request in it was cancelled before it was read (rule 3): no array will ever come.
-    if (stream && !stream.ended && stream.requestIds.size === 0) stream.end();
+    if (stream && !stream.ended && stream.requestIds.length === 0) stream.end();
   }
 
   /** The GET stream now carries unrelated messages [H19]; what waited for it goes first. */
@@ -87,7 +93,7 @@ export class SessionRouter implements Channel {
         const final = response !== undefined && response.open !== true && !this.#batches.has(stream);
         if (final) {
           this.#byRequest.delete(related);
-          stream.requestIds.delete(related);
+          removeId(stream.requestIds, related);
           if (response.task === true) this.#tasks.add(related);
         }
         return stream.send(message, final);
@@ -108,13 +114,13 @@ export class SessionRouter implements Channel {
     const stream = this.#byRequest.get(id);
     if (!stream) return;
     this.#byRequest.delete(id);
-    stream.requestIds.delete(id);
+    removeId(stream.requestIds, id);
     if (!this.#batches.has(stream)) return stream.end();
     const orphan = this.#orphanBatch;
     this.#orphanBatch = undefined;
     if (orphan) return this.#sendBatch(stream, orphan);
     // While the batch is read, more of its answers may still come; receiveInto() ends it if none do.
-    if (stream.requestIds.size === 0 && stream !== this.#receiving) stream.end();
+    if (stream.requestIds.length === 0 && stream !== this.#receiving) stream.end();
   }
 
   /** Unrelated messages (server requests and notifications): the GET stream, or wait for one [PT3]. */
@@ -148,7 +154,15 @@ export class SessionRouter implements Channel {
 
   #sendBatch(stream: ResponseStream, message: JsonRpcMessage[]): void {
     this.release(stream);
-    stream.requestIds.clear();
+    stream.requestIds.length = 0;
     stream.send(message, true);
   }
+}
+
+/** Takes `id` out of a stream's few ids, the last one into its place: no array is made. */
+function removeId(ids: RequestId[], id: RequestId): void {
+  const at = ids.indexOf(id);
+  if (at < 0) return;
+  ids[at] = ids[ids.length - 1]!;
+  ids.pop();
 }

@@ -1,5 +1,5 @@
 import { Endpoint, InflightError, type RequestId, type Revision, type TimerHandle } from '@mcp-inflight/core';
-import { DEFAULT_HTTP_REVISION, QuietTimer } from '@mcp-inflight/core/adapter';
+import { DEFAULT_HTTP_REVISION, IdTable, QuietTimer } from '@mcp-inflight/core/adapter';
 import type { Accepts, ServeContext } from './context.js';
 import type { Disconnect, Reply } from './exchange.js';
 import { ResponseStream } from './response-stream.js';
@@ -36,7 +36,7 @@ export class LegacySession {
   #context: ServeContext;
   #onClosed: () => void;
   #router: SessionRouter;
-  #byKey = new Map<string, ResponseStream>();
+  #byKey = new IdTable<ResponseStream>(); // by the number in its event ids; see ServeContext on Map
   /** Finished streams whose connection is gone, each with its resume-window timer. */
   #parked = new Map<ResponseStream, TimerHandle>();
   #nextKey = 1;
@@ -80,7 +80,8 @@ export class LegacySession {
   /** Opens the reply stream of a POST that carries requests. */
   openStream(open: OpenStreamOptions): ResponseStream {
     const { options, stats } = this.#context;
-    const key = String(this.#nextKey++);
+    const number = this.#nextKey++;
+    const key = String(number);
     const stream: ResponseStream = new ResponseStream({
       clock: options.clock,
       keepAliveMs: options.keepAliveMs,
@@ -103,7 +104,7 @@ export class LegacySession {
       // Legacy: a disconnect is not a cancel; the handler runs on [H13]. (A GET stream owes nothing.)
       onDisconnect: (why) => {
         if (why === 'slow') stats.slowReaderEnds++;
-        if (stream.requestIds.size > 0) stats.legacyDisconnects++;
+        if (stream.requestIds.length > 0) stats.legacyDisconnects++;
       },
       onParked: () => {
         const timer = options.clock.setTimer(() => stream.expire(), options.resumeWindowMs);
@@ -112,14 +113,14 @@ export class LegacySession {
       onEnd: (outcome) => {
         this.#parked.get(stream)?.clear();
         this.#parked.delete(stream);
-        this.#byKey.delete(key);
+        this.#byKey.delete(number);
         this.#router.release(stream);
         if (outcome === 'dropped') stats.droppedResults++;
         stats.droppedMessages += stream.droppedMessages;
         open.onEnd?.();
       },
     });
-    this.#byKey.set(key, stream);
+    this.#byKey.set(number, stream);
     this.#router.track(stream, open.requestIds, open.batch);
     if (open.signal) stream.watch(open.signal);
     return stream;
@@ -150,7 +151,7 @@ export class LegacySession {
   /** Resumes the stream an event id belongs to [H22 H23]; `undefined` if it is unknown or expired. */
   resume(lastEventId: string, headers: Record<string, string>): Reply | undefined {
     const match = /^(\d+)-(\d+)$/.exec(lastEventId.trim());
-    const stream = match ? this.#byKey.get(match[1]!) : undefined;
+    const stream = match ? this.#byKey.get(Number(match[1])) : undefined;
     const response = stream?.attach(Number(match![2]), headers);
     if (response) this.#context.stats.resumedStreams++;
     return response;
@@ -165,7 +166,7 @@ export class LegacySession {
     this.#closed = true;
     this.#idle.stop();
     this.endpoint.close(cause, cause);
-    for (const stream of [...this.#byKey.values()]) stream.end();
+    for (const stream of this.#byKey.list()) stream.end();
     this.#router.clear();
     this.#onClosed();
   }
@@ -178,9 +179,9 @@ export class LegacySession {
 
   /** Whether the client is in touch through a stream: a live GET stream, or a reply it is draining. */
   #streamContact(): boolean {
-    for (const stream of this.#byKey.values()) {
+    for (const stream of this.#byKey.list()) {
       if (stream.ended) continue;
-      if (stream.requestIds.size === 0 ? stream.attached : stream.draining) return true;
+      if (stream.requestIds.length === 0 ? stream.attached : stream.draining) return true;
     }
     return false;
   }

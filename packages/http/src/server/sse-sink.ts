@@ -1,4 +1,5 @@
-const encoder = new TextEncoder();
+// Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** Headers of every SSE response: no caching, and no proxy buffering so progress arrives live [H48]. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -9,7 +10,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 /** A message this long (64 Ki chars of JSON) is framed in three pieces. */
 const LONG_FRAME_CHARS = 64 * 1024;
-const FRAME_END = encoder.encode('\n\n');
+const FRAME_END = /* @__PURE__ */ encoder.encode('\n\n');
 
 /** One SSE event's bytes: one piece, or (a long message) its head, its JSON and its end. */
 export type Frame = Uint8Array | Uint8Array[];
