@@ -51,6 +51,44 @@ function setup(revision: Revision) {
 }
 
 describe('serveTools', () => {
+  it('serves an array changed in place since an earlier serveTools with what it holds now', async () => {
+    const echo = defineTool({ name: 'echo', input: z.object({ text: z.string() }), run: ({ text }) => text });
+    const shout = defineTool({
+      name: 'shout',
+      input: z.object({ text: z.string() }),
+      run: ({ text }) => text.toUpperCase(),
+    });
+    const tools = [echo];
+    // Endpoints served one after another from one array, as a 2026-07-28 server serves each request.
+    const served = (revision: Revision = '2025-11-25') => {
+      const clock = new ManualClock();
+      let client!: Endpoint;
+      const server = new Endpoint({
+        role: 'server',
+        transport: 'stdio',
+        clock,
+        revision,
+        channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
+      });
+      client = new Endpoint({
+        role: 'client',
+        transport: 'stdio',
+        clock,
+        revision,
+        channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
+      });
+      serveTools(server, tools);
+      return (name: string) => client.request('tools/call', { name, arguments: { text: 'hi' } });
+    };
+    expect(await served()('echo')).toMatchObject({ content: [{ text: 'hi' }] });
+    await expect(served()('shout')).rejects.toThrow(/Unknown tool: shout/);
+    tools.push(shout);
+    expect(await served()('shout')).toMatchObject({ content: [{ text: 'HI' }] });
+    tools[0] = shout; // the same length, another tool in a place
+    tools[1] = defineTool({ name: 'echo', input: z.object({ text: z.string() }), run: () => 'again' });
+    expect(await served()('echo')).toMatchObject({ content: [{ text: 'again' }] });
+  });
+
   it('builds each listing once, on the first tools/list, however many endpoints serve the tool', async () => {
     let built = 0;
     const tool = defineTool({

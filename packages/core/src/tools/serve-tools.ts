@@ -103,7 +103,7 @@ export function serveTools(
   checkTools(tools);
   expectCapability(endpoint, 'tools', 'serveTools');
   const list = tools instanceof ToolList ? tools : undefined;
-  const byName = list ?? new Map((tools as readonly Tool[]).map((tool) => [tool.name, tool]));
+  const byName = list ?? nameIndexOf(tools as readonly Tool[]);
   // Listed when first asked for (a 2026-07-28 server runs serveTools for every request, and most
   // requests are calls), and again only after a changing list changed; each tool's entry is made once.
   // Two listings: with `outputSchema` (2025-06-18 on) and without (older revisions).
@@ -135,6 +135,22 @@ export function serveTools(
     return tool && toolParamHeaders(tool);
   });
   return { call };
+}
+
+/** Each tools array's name index, with the tools it was made of (an array can be changed in place). */
+const nameIndexes = new WeakMap<readonly Tool[], { tools: Tool[]; byName: Map<string, Tool> }>();
+
+/**
+ * The tools by name. A 2026-07-28 server runs `serveTools` per request with the same array: the index is
+ * made once and reused while the array holds the same tools, so a request builds no Map.
+ */
+function nameIndexOf(tools: readonly Tool[]): Map<string, Tool> {
+  const kept = nameIndexes.get(tools);
+  if (kept && kept.tools.length === tools.length && kept.tools.every((tool, i) => tool === tools[i]))
+    return kept.byName;
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  nameIndexes.set(tools, { tools: [...tools], byName });
+  return byName;
 }
 
 async function callTool(
