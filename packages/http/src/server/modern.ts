@@ -1,5 +1,10 @@
 import { Endpoint, eraCancelPolicy, InflightError, JsonRpcErrorCode } from '@mcp-inflight/core';
-import { classify, MODERN_REVISION, servedParamHeaders } from '@mcp-inflight/core/adapter';
+import {
+  classify,
+  type JsonRpcMessage,
+  MODERN_REVISION,
+  servedParamHeaders,
+} from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { acceptsOf, errorCodeOf, type ServeContext } from './context.js';
 import type { Disconnect, InboundRequest, Reply } from './exchange.js';
@@ -18,6 +23,16 @@ const MISSING_CLIENT_CAPABILITY = -32021;
 // Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
 const DISCONNECT_IS_CANCEL = /* @__PURE__ */ (() =>
   eraCancelPolicy(MODERN_REVISION, 'http').disconnectIsCancel().value)();
+
+/**
+ * An unknown method is 404 with -32601 on 2026-07-28 [H43]; a missing client capability (-32021) is 400
+ * (basic/index.mdx, "MissingRequiredClientCapabilityError ... MUST be 400 Bad Request"). One function for
+ * every request, not a closure per request.
+ */
+function modernStatusOf(final: JsonRpcMessage | JsonRpcMessage[]): number {
+  const code = errorCodeOf(final);
+  return code === JsonRpcErrorCode.MethodNotFound ? 404 : code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
+}
 
 /**
  * Serves one 2026-07-28 POST statelessly: a fresh endpoint (so ids and tokens of different clients never
@@ -81,12 +96,7 @@ export async function serveModern(
     acceptsJson: accepts.json,
     acceptsSse: accepts.sse,
     headers,
-    // An unknown method is 404 with -32601 on 2026-07-28 [H43]; a missing client capability (-32021) is
-    // 400 (basic/index.mdx, "MissingRequiredClientCapabilityError ... MUST be 400 Bad Request").
-    statusOf: (final) => {
-      const code = errorCodeOf(final);
-      return code === JsonRpcErrorCode.MethodNotFound ? 404 : code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
-    },
+    statusOf: modernStatusOf,
     onDisconnect: (why) => {
       if (why === 'slow') stats.slowReaderEnds++;
       if (!DISCONNECT_IS_CANCEL) return;
