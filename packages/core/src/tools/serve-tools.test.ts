@@ -5,11 +5,11 @@ import { Endpoint } from '../endpoint/endpoint.js';
 import { JsonRpcError } from '../endpoint/messages.js';
 import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
-import { defineTool } from './define-tool.js';
+import { defineTool, type Tool } from './define-tool.js';
 import { serveTools } from './serve-tools.js';
 
 /** A client and a server with the tools, joined in memory through JSON text; `revision` is the session's. */
-function setup(revision: Revision) {
+function setup(revision: Revision, tools?: Tool[]) {
   const clock = new ManualClock();
   let client!: Endpoint;
   let server!: Endpoint;
@@ -28,23 +28,26 @@ function setup(revision: Revision) {
     revision: session,
     channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
   });
-  serveTools(server, [
-    defineTool({
-      name: 'add',
-      description: 'Adds two numbers.',
-      input: z.object({ a: z.number(), b: z.number(), note: z.string().default('') }),
-      run: ({ a, b }) => String(a + b),
-    }),
-    defineTool({
-      name: 'fail',
-      input: z.object({ how: z.enum(['limit', 'protocol', 'crash']) }),
-      run: ({ how }) => {
-        if (how === 'limit') throw InflightError.ceiling(1_500, { progressCount: 2 });
-        if (how === 'protocol') throw new JsonRpcError(-32602, 'no such file');
-        throw new Error('disk full');
-      },
-    }),
-  ]);
+  serveTools(
+    server,
+    tools ?? [
+      defineTool({
+        name: 'add',
+        description: 'Adds two numbers.',
+        input: z.object({ a: z.number(), b: z.number(), note: z.string().default('') }),
+        run: ({ a, b }) => String(a + b),
+      }),
+      defineTool({
+        name: 'fail',
+        input: z.object({ how: z.enum(['limit', 'protocol', 'crash']) }),
+        run: ({ how }) => {
+          if (how === 'limit') throw InflightError.ceiling(1_500, { progressCount: 2 });
+          if (how === 'protocol') throw new JsonRpcError(-32602, 'no such file');
+          throw new Error('disk full');
+        },
+      }),
+    ],
+  );
   const call = (method: string, params: Record<string, unknown>) =>
     client.request(method, params, { revision });
   return { clock, client, server, call };
@@ -59,34 +62,16 @@ describe('serveTools', () => {
       run: ({ text }) => text.toUpperCase(),
     });
     const tools = [echo];
-    // Endpoints served one after another from one array, as a 2026-07-28 server serves each request.
-    const served = (revision: Revision = '2025-11-25') => {
-      const clock = new ManualClock();
-      let client!: Endpoint;
-      const server = new Endpoint({
-        role: 'server',
-        transport: 'stdio',
-        clock,
-        revision,
-        channel: { write: (m) => client.receiveText(JSON.stringify(m)) },
-      });
-      client = new Endpoint({
-        role: 'client',
-        transport: 'stdio',
-        clock,
-        revision,
-        channel: { write: (m) => server.receiveText(JSON.stringify(m)) },
-      });
-      serveTools(server, tools);
-      return (name: string) => client.request('tools/call', { name, arguments: { text: 'hi' } });
-    };
-    expect(await served()('echo')).toMatchObject({ content: [{ text: 'hi' }] });
-    await expect(served()('shout')).rejects.toThrow(/Unknown tool: shout/);
+    // Each call on an endpoint of its own, served from the one array, as a 2026-07-28 server serves them.
+    const served = (name: string) =>
+      setup('2025-11-25', tools).call('tools/call', { name, arguments: { text: 'hi' } });
+    expect(await served('echo')).toMatchObject({ content: [{ text: 'hi' }] });
+    await expect(served('shout')).rejects.toThrow(/Unknown tool: shout/);
     tools.push(shout);
-    expect(await served()('shout')).toMatchObject({ content: [{ text: 'HI' }] });
+    expect(await served('shout')).toMatchObject({ content: [{ text: 'HI' }] });
     tools[0] = shout; // the same length, another tool in a place
     tools[1] = defineTool({ name: 'echo', input: z.object({ text: z.string() }), run: () => 'again' });
-    expect(await served()('echo')).toMatchObject({ content: [{ text: 'again' }] });
+    expect(await served('echo')).toMatchObject({ content: [{ text: 'again' }] });
   });
 
   it('builds each listing once, on the first tools/list, however many endpoints serve the tool', async () => {
