@@ -222,7 +222,8 @@ export class TimerQueue {
     if (!top) {
       // With one call at a time the queue empties after every call. A timer that can stop holding the
       // process stays set, unreferenced, and serves the next deadline (due later) with no timer work;
-      // when it fires it finds nothing due. Other clocks' timers are cleared [rule 8: nothing left armed].
+      // if it fires first it finds nothing and is gone [rule 8: what is left holds nothing, and ends].
+      // Other clocks' timers are cleared.
       if (armed?.unref) return armed.unref();
       armed?.clear();
       this.#armed = undefined;

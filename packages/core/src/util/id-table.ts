@@ -66,7 +66,8 @@ export class IdTable<V> {
         return;
       }
     }
-    (this.#others ??= new Map()).set(key, value);
+    this.#others ??= new Map();
+    this.#others.set(key, value);
   }
 
   /** Removes `key`; returns whether it was there. */
