@@ -90,7 +90,7 @@ export interface ServerHandshake {
 }
 
 /** Brand shared by every copy of this class (a CJS and an ESM build in one app). */
-const NEGOTIATION_BRAND = Symbol.for('@mcp-inflight/core.NegotiationError');
+const NEGOTIATION_BRAND = /* @__PURE__ */ Symbol.for('@mcp-inflight/core.NegotiationError');
 
 /**
  * The client and the server share no revision: the handshake ends with the versions on both sides, so

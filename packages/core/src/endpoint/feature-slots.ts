@@ -6,7 +6,7 @@ import type { Endpoint } from './endpoint.js';
 // scavenges (a loop of 300,000 such entries ran 25x slower than without them). Set on first use, not
 // declared in the class: a field or static block there would make the class a side effect no bundler can
 // drop. A module of its own, so the tool layer's bundle does not take in `Endpoint` for it. Internal to core.
-const SLOTS = Symbol('feature slots');
+const SLOTS = /* @__PURE__ */ Symbol('feature slots');
 type Slotted = { [SLOTS]?: Map<symbol, unknown> };
 
 const slotsOf = (endpoint: Endpoint): Map<symbol, unknown> =>

@@ -80,8 +80,8 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
 // were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
 // checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
 // Both are kept on the endpoint itself (featureSlot), not in WeakMaps keyed by it: see featureSlot.
-const DECLARED = Symbol('declared identity');
-const PENDING = Symbol('pending capability checks');
+const DECLARED = /* @__PURE__ */ Symbol('declared identity');
+const PENDING = /* @__PURE__ */ Symbol('pending capability checks');
 
 /**
  * Called by a feature that serves a capability's methods on `endpoint` (`by` names it, e.g. `serveTools`):

@@ -53,7 +53,7 @@ export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
  */
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
-const KNOWN = new Set<string>(REVISIONS);
+const KNOWN = /* @__PURE__ */ new Set<string>(REVISIONS);
 
 /**
  * Whether `value` names a revision we speak.

@@ -151,8 +151,8 @@ function invalidState(why: string): JsonRpcError {
   });
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
+const decoder = /* @__PURE__ */ new TextDecoder();
 
 /** What the MAC covers: a label, the body (payload and expiry), and the binding in a canonical form. */
 function signed(body: string, binding: StateBinding): Uint8Array<ArrayBuffer> {

@@ -100,7 +100,7 @@ export interface InputRequiredResult {
  * INPUT_REQUIRED_METHODS.has('tools/list'); // false
  * ```
  */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'tools/call',
   'prompts/get',
   'resources/read',

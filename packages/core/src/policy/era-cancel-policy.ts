@@ -153,8 +153,8 @@ function answer<T>(value: T, rule: string): PolicyAnswer<T> {
 }
 
 // Keyed by revision, then transport: a lookup builds no string key (one runs per cancel sent).
-const INSTANCES = new Map<string, { stdio: EraCancelPolicy; http: EraCancelPolicy }>(
-  REVISIONS.map((revision) => [
+const INSTANCES = /* @__PURE__ */ new Map<string, { stdio: EraCancelPolicy; http: EraCancelPolicy }>(
+  /* @__PURE__ */ REVISIONS.map((revision) => [
     revision,
     { stdio: new EraCancelPolicy(revision, 'stdio'), http: new EraCancelPolicy(revision, 'http') },
   ]),

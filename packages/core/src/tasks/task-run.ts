@@ -295,6 +295,6 @@ export function has(object: unknown, ...path: string[]): boolean {
 }
 
 /** How a poll loop ends once its call has ended by other means (never seen by a caller). */
-const STOPPED = new Error('the task call has ended');
+const STOPPED = /* @__PURE__ */ new Error('the task call has ended');
 
 function noop(): void {}

@@ -37,9 +37,9 @@ export interface ParamHeaders {
 
 /** RFC 9110 field-name token: `1*tchar` (visible ASCII, no separators, no spaces or controls). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const MIRRORABLE = new Set(['string', 'integer', 'boolean']);
+const MIRRORABLE = /* @__PURE__ */ new Set(['string', 'integer', 'boolean']);
 /** Keywords whose values are data, not subschemas: an `x-mcp-header` key inside one is not an annotation. */
-const DATA = new Set(['const', 'enum', 'default']);
+const DATA = /* @__PURE__ */ new Set(['const', 'enum', 'default']);
 
 const NONE: ParamHeaders = { headers: [], problems: [] };
 
@@ -140,7 +140,7 @@ export function paramHeaderMismatch(
 
 /** What each served endpoint mirrors, by tool name: told by the tool layer, read by the transport. */
 // Kept on the endpoint, not in a WeakMap keyed by it (one per 2026-07-28 request kept each alive through GC).
-const SERVED = Symbol('served param headers');
+const SERVED = /* @__PURE__ */ Symbol('served param headers');
 type Lookup = (tool: string) => readonly ParamHeader[] | undefined;
 
 /**
