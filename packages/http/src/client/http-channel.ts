@@ -8,6 +8,7 @@ import {
 } from '@mcp-inflight/core';
 import type { Channel, JsonRpcErrorObject, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
 import { IdTable, MODERN_REVISION } from '@mcp-inflight/core/adapter';
+import { LiveTable } from '../shared/live-table.js';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
 import { mediaTypeOf, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
@@ -67,13 +68,12 @@ export class HttpChannel implements Channel {
   /** The caller's extra headers, names lower-cased once (as a `Headers` object would). */
   #baseHeaders: Record<string, string> = {};
   /**
-   * Requests whose POST is open, keyed by core's id; the only per-request state kept here. This table and
-   * the next are IdTables: a Map or Set churned per request is carried through young GCs (see IdTable).
+   * Requests whose POST is open, keyed by core's id; the only per-request state kept here. An IdTable, as
+   * the next is a LiveTable: a Map or Set churned per request is carried through young GCs (see IdTable).
    */
   #exchanges = new IdTable<Exchange>();
-  /** Every request's controller, by the number `#track` gave it. */
-  #all = new IdTable<AbortController>();
-  #tracked = 0;
+  /** Every request's controller, for `abortAll`. */
+  #all = new LiveTable<AbortController>();
   /** Notification and response POSTs the endpoint wrote that have not been answered yet. */
   #sending = new Set<Promise<void>>();
   /** The latest session renewal, shared by every request that found that session gone. */
@@ -135,7 +135,7 @@ export class HttpChannel implements Channel {
   /** POSTs a notification or response; resolves on 2xx, rejects otherwise. */
   async post(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const controller = new AbortController();
-    const tracked = this.#track(controller);
+    const tracked = this.#all.add(controller);
     try {
       const response = await this.#options.request(
         this.#options.url,
@@ -160,7 +160,7 @@ export class HttpChannel implements Channel {
   /** Aborts every request in flight (the client is closing). */
   abortAll(): void {
     for (const controller of this.#all.list()) controller.abort(new Error('the client closed'));
-    this.#all = new IdTable();
+    this.#all = new LiveTable();
     this.#exchanges = new IdTable();
   }
 
@@ -192,7 +192,7 @@ export class HttpChannel implements Channel {
   async #exchange(message: JsonRpcMessage, intent: RequestIntent): Promise<void> {
     const { id } = intent;
     const controller = new AbortController();
-    const tracked = this.#track(controller);
+    const tracked = this.#all.add(controller);
     const exchange: Exchange = { controller, open: true };
     this.#exchanges.set(id, exchange);
     const legacy = intent.revision !== MODERN_REVISION;
@@ -346,12 +346,5 @@ export class HttpChannel implements Channel {
     this.#options
       .endpoint()
       .failOutbound(id, new InflightError('UPSTREAM_CLOSED', `${message}${detail}`, { requestId: id }));
-  }
-
-  /** Keeps `controller` for `abortAll`; returns the number to let it go by. */
-  #track(controller: AbortController): number {
-    const tracked = this.#tracked++;
-    this.#all.set(tracked, controller);
-    return tracked;
   }
 }

@@ -1,11 +1,6 @@
 import type { Endpoint, Revision } from '@mcp-inflight/core';
-import type {
-  Admission,
-  AdmissionStats,
-  IdTable,
-  JsonRpcMessage,
-  TimerQueue,
-} from '@mcp-inflight/core/adapter';
+import type { Admission, AdmissionStats, JsonRpcMessage, TimerQueue } from '@mcp-inflight/core/adapter';
+import type { LiveTable } from '../shared/live-table.js';
 import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { ResponseStream } from './response-stream.js';
@@ -95,15 +90,10 @@ export interface ServeContext {
     HttpHandlerStats,
     'sessions' | 'statelessInFlight' | 'bufferedBytes' | 'replayBytes' | 'openStreams' | keyof AdmissionStats
   >;
-  /**
-   * 2026-07-28 endpoints in flight, for `close()`, by a number each is given. These tables gain and lose
-   * an entry per request: an `IdTable`, since a `Map` or `Set` emptied by a delete allocates a new hash
-   * table each time (154 B per call on Node 20, and the chain of replaced tables that core's `IdTable`
-   * documents).
-   */
-  readonly stateless: IdTable<Endpoint>;
-  /** Every reply stream not yet ended, by its `serial`, for the byte counts in stats. */
-  readonly streams: IdTable<ResponseStream>;
+  /** 2026-07-28 endpoints in flight, for `close()` (a `LiveTable`: they come and go per request). */
+  readonly stateless: LiveTable<Endpoint>;
+  /** Every reply stream not yet ended, for the byte counts in stats. */
+  readonly streams: LiveTable<ResponseStream>;
   /**
    * The streams' keep-alive windows, on one runtime timer: a stream per request then arms and clears no
    * timer of its own (at 1 call in flight that was a Node timer per request).

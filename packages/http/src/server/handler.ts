@@ -1,12 +1,12 @@
 import { JsonRpcErrorCode } from '@mcp-inflight/core';
 import {
   DEFAULT_HTTP_REVISION,
-  IdTable,
   MODERN_REVISION,
   metaVersionOf,
   TimerQueue,
 } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import { LiveTable } from '../shared/live-table.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
 import {
@@ -97,8 +97,8 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   const context: ServeContext = {
     options: resolved,
     setup,
-    stateless: new IdTable(),
-    streams: new IdTable(),
+    stateless: new LiveTable(),
+    streams: new LiveTable(),
     windows: new TimerQueue(resolved.clock),
     admission: resolved.admission,
     stats: {

@@ -13,9 +13,6 @@ import { checkModernRequest, checkParamHeaders } from './modern-checks.js';
 import { accepted, errorReply } from './replies.js';
 import { ResponseStream } from './response-stream.js';
 
-/** Numbers the requests served, for their keys in the stateless table. */
-let servedCount = 0;
-
 /** MissingRequiredClientCapabilityError [2026-07-28 basic/index]. */
 const MISSING_CLIENT_CAPABILITY = -32021;
 
@@ -82,7 +79,7 @@ export async function serveModern(
 
   const { id, method } = c;
   const accepts = acceptsOf(request);
-  const served = ++servedCount; // this request's key in context.stateless
+  let served = -1; // this request's number in context.stateless, once it is there
   let endpoint: Endpoint | undefined;
   const stream = new ResponseStream({
     clock: options.clock,
@@ -168,7 +165,7 @@ export async function serveModern(
     stream.end();
     return mismatch;
   }
-  context.stateless.set(served, endpoint);
+  served = context.stateless.add(endpoint);
   stream.watch(disconnect);
   if (!stream.ended) endpoint.receive(value, bytes); // a client already gone is not served at all
   return stream.response;

@@ -5,13 +5,8 @@ import {
   type RequestId,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import {
-  errorResponse,
-  type IdTable,
-  type JsonRpcMessage,
-  QuietTimer,
-  type TimerQueue,
-} from '@mcp-inflight/core/adapter';
+import { errorResponse, type JsonRpcMessage, QuietTimer, type TimerQueue } from '@mcp-inflight/core/adapter';
+import type { LiveTable } from '../shared/live-table.js';
 import { type Disconnect, Reply } from './exchange.js';
 import {
   type Frame,
@@ -82,7 +77,7 @@ export interface ResponseStreamOptions {
   /** Bytes waiting for the client past which progress is held, not queued. @default HOLD_PROGRESS_AFTER_BYTES */
   holdProgressAfterBytes?: number;
   /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
-  live?: IdTable<ResponseStream>;
+  live?: LiveTable<ResponseStream>;
   /** The client went away before the final message, or stopped reading past the budget (`slow`). */
   onDisconnect: (why: DisconnectWhy) => void;
   /** The final is written but its connection is gone: the stream now waits for a resume (or expiry). */
@@ -100,18 +95,15 @@ export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
  * SSE), writes keep-alive comments on quiet streams, and, for legacy revisions, numbers its events and keeps
  * recent ones so a client can resume with `Last-Event-ID` after a drop [H22].
  */
-/** Numbers the streams made, for their keys in `live`. */
-let streamCount = 0;
-
 export class ResponseStream {
   readonly response: Promise<Reply>;
   /** The requests this stream still owes a response (several for a 2025-03-26 batch). */
   readonly requestIds: RequestId[] = []; // an array: one id, or a batch's few (a Set costs two tables a call)
-  /** This stream's key in `live`. */
-  readonly serial = ++streamCount;
   /** Messages that had nowhere to go (a JSON-only client's progress, writes after the end). */
   droppedMessages = 0;
   #options: ResponseStreamOptions;
+  /** This stream's number in `options.live`. */
+  #liveKey: number | undefined;
   #resolve!: (response: Reply) => void;
   #state: 'waiting' | 'sse' | 'ended' = 'waiting';
   #sink: SseSink | undefined;
@@ -141,7 +133,7 @@ export class ResponseStream {
     });
     this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
-    options.live?.set(this.serial, this);
+    this.#liveKey = options.live?.add(this);
   }
 
   /** Bytes waiting for the client: queued in the response body, or held as progress (latest per token). */
@@ -485,7 +477,7 @@ export class ResponseStream {
     this.#log = [];
     this.#logBytes = 0;
     this.#held?.clear();
-    this.#options.live?.delete(this.serial);
+    if (this.#liveKey !== undefined) this.#options.live?.delete(this.#liveKey);
     this.#options.onEnd?.(outcome);
   }
 
