@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import {
   ConnectionGone,
+  type Disconnect,
   type ExchangeServer,
   type InboundRequest,
-  type ReplyBody,
+  Reply,
   SERVE_EXCHANGE,
 } from '../server/exchange.js';
 import type { HttpHandler } from '../server/handler.js';
@@ -31,10 +32,7 @@ export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res
   // Our own handler is served below the Fetch layer: no Request, Headers, body stream or Response per call.
   const direct = (handler as Partial<ExchangeServer>)[SERVE_EXCHANGE]?.bind(handler);
   return (req, res) => {
-    serve(handler, direct, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
+    serve(handler, direct, req, res).catch(() => fail(res));
   };
 }
 
@@ -63,21 +61,30 @@ async function serve(
     socket.off('end', gone);
     gone();
   });
-  let status: number;
-  let headers: Record<string, string>;
-  let body: ReplyBody;
+  // Our own handler hands the reply over the moment it has it (`respond`), from inside the stream that made
+  // it; the awaited reply is then the same one, and whichever comes first is written.
+  let written = false;
+  const respond = (reply: Reply): void => {
+    if (written) return;
+    written = true;
+    // Never throws into the server's call stack: a failed write is this exchange's 500 or cut connection.
+    write(res, disconnect, reply).catch(() => fail(res));
+  };
   if (direct) {
-    const reply = await direct(inboundOf(req), disconnect);
-    ({ status, headers, body } = reply);
-  } else {
-    const response = await handler.handle(toRequest(req), { disconnect: disconnect as AbortSignal });
-    status = response.status;
-    headers = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    body = response.body;
+    respond(await direct(inboundOf(req, respond), disconnect));
+    return;
   }
+  const response = await handler.handle(toRequest(req), { disconnect: disconnect as AbortSignal });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  await write(res, disconnect, new Reply(response.status, headers, response.body));
+}
+
+/** Writes one reply to its Node response: a whole JSON answer in one write, a stream as it comes. */
+async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply): Promise<void> {
+  const { status, headers, body } = reply;
   if (res.destroyed || disconnect.aborted) {
     if (body !== null && typeof body !== 'string') await body.cancel().catch(() => {});
     return;
@@ -115,8 +122,13 @@ async function serve(
   if (!res.destroyed) res.end();
 }
 
+function fail(res: ServerResponse): void {
+  if (!res.headersSent) res.writeHead(500).end();
+  else res.destroy();
+}
+
 /** The server's view of a Node request: headers read from `req.headers`, the body from the stream itself. */
-function inboundOf(req: IncomingMessage): InboundRequest {
+function inboundOf(req: IncomingMessage, respond: (reply: Reply) => void): InboundRequest {
   return {
     method: req.method ?? 'GET',
     headers: {
@@ -127,6 +139,7 @@ function inboundOf(req: IncomingMessage): InboundRequest {
     },
     readText: (maxBytes) => readNodeBody(req, maxBytes, CLIENT_GONE),
     discard: () => void req.resume(),
+    respond,
   };
 }
 

@@ -11,6 +11,12 @@ export interface InboundRequest {
   readText(maxBytes: number): Promise<string | undefined>;
   /** The body will not be read: let it go. */
   discard(): void;
+  /**
+   * Takes the reply the moment the server has it, where a runtime can write it then (the Node listener):
+   * a whole JSON answer leaves before its stream's and endpoint's cleanup runs, not after it and a chain
+   * of promise turns. The returned promise still settles with the same reply. Absent on the Fetch path.
+   */
+  readonly respond?: (reply: Reply) => void;
 }
 
 /** A body the server answers with: text sent whole (JSON), a byte stream (SSE), or none. */

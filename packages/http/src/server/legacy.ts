@@ -72,6 +72,7 @@ export class LegacyServer {
       accepts: acceptsOf(request),
       headers,
       signal: disconnect,
+      respond: request.respond,
     });
     session.endpoint.receive(value, bytes);
     return stream.response;
@@ -166,6 +167,7 @@ export class LegacyServer {
       accepts: acceptsOf(request),
       headers: { ...headers, 'mcp-session-id': sessionId },
       signal: disconnect,
+      respond: request.respond,
       // A failed initialize leaves no session behind.
       onEnd: () => {
         if (session.endpoint.revision === undefined) session.terminate('initialize failed');
@@ -226,6 +228,7 @@ export class LegacyServer {
           accepts: acceptsOf(request),
           headers,
           signal: disconnect,
+      respond: request.respond,
         })
       : undefined;
     session.receiveInto(stream, values, bytes);

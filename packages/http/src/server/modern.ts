@@ -93,6 +93,7 @@ export async function serveModern(
     acceptsJson: accepts.json,
     acceptsSse: accepts.sse,
     headers,
+    respond: request.respond,
     statusOf: modernStatusOf,
     onDisconnect: (why) => {
       if (why === 'slow') stats.slowReaderEnds++;
@@ -150,7 +151,7 @@ export async function serveModern(
     options.listeners?.serve(endpoint);
   } catch (error) {
     options.onError(error);
-    stream.end();
+    stream.drop();
     return errorReply(500, JsonRpcErrorCode.InternalError, 'Internal error: the server could not set up', {
       id,
       headers,
@@ -162,7 +163,7 @@ export async function serveModern(
   const mismatch = declared.length > 0 ? checkParamHeaders(request, c, headers, declared) : undefined;
   if (mismatch) {
     endpoint.close();
-    stream.end();
+    stream.drop();
     return mismatch;
   }
   served = context.stateless.add(endpoint);

@@ -55,6 +55,8 @@ export interface ResponseStreamOptions {
   acceptsSse: boolean;
   /** Extra headers for the response (session id, CORS). */
   headers: Record<string, string>;
+  /** Takes the reply as soon as it exists, before `response` settles (the request's own `respond`). */
+  respond?: ((reply: Reply) => void) | undefined;
   /** Present for legacy streams, which are resumable with `Last-Event-ID`; absent for 2026-07-28 [H25]. */
   eventIds?: StreamEventIds;
   /** HTTP status for a final message sent as JSON. @default 200 */
@@ -104,7 +106,9 @@ export class ResponseStream {
   #options: ResponseStreamOptions;
   /** This stream's number in `options.live`. */
   #liveKey: number | undefined;
-  #resolve!: (response: Reply) => void;
+  #resolved!: (response: Reply) => void;
+  /** Where the reply goes at once (`options.respond`); gone once the request is answered otherwise. */
+  #respond: ((reply: Reply) => void) | undefined;
   #state: 'waiting' | 'sse' | 'ended' = 'waiting';
   #sink: SseSink | undefined;
   /** The sink of the request that opened the stream (a resume attaches another). */
@@ -128,8 +132,9 @@ export class ResponseStream {
 
   constructor(options: ResponseStreamOptions) {
     this.#options = options;
+    this.#respond = options.respond;
     this.response = new Promise((resolve) => {
-      this.#resolve = resolve;
+      this.#resolved = resolve;
     });
     this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
@@ -345,6 +350,12 @@ export class ResponseStream {
     this.#finish(this.#complete ? 'dropped' : 'closed');
   }
 
+  /** Ends a stream whose request was answered otherwise (refused after it opened): none of it is sent. */
+  drop(): void {
+    this.#respond = undefined;
+    this.end();
+  }
+
   /**
    * The connection went away before the final message. A stream without event ids (2026-07-28) is over:
    * the owner treats this as the cancel [CN24]. A legacy stream stays, detached, so the request runs on and
@@ -439,6 +450,12 @@ export class ResponseStream {
     this.#sink = undefined;
     sink?.close();
     this.#quiet.stop();
+  }
+
+  /** Answers the request: its runtime writes the reply now, if it can, and `response` settles with it. */
+  #resolve(reply: Reply): void {
+    this.#respond?.(reply);
+    this.#resolved(reply);
   }
 
   #resolveJson(message: JsonRpcMessage | JsonRpcMessage[]): void {

@@ -16,6 +16,8 @@ export interface OpenStreamOptions {
   headers: Record<string, string>;
   /** The POST's signal: its abort is the client going away. */
   signal?: Disconnect;
+  /** The POST's `respond`, which takes the reply as soon as it exists. */
+  respond?: ((reply: Reply) => void) | undefined;
   onEnd?: () => void;
 }
 
@@ -94,6 +96,7 @@ export class LegacySession {
       acceptsJson: open.accepts.json,
       acceptsSse: open.accepts.sse,
       headers: open.headers,
+      respond: open.respond,
       eventIds: {
         key,
         priming: open.revision === '2025-11-25',
