@@ -228,7 +228,7 @@ export class LegacyServer {
           accepts: acceptsOf(request),
           headers,
           signal: disconnect,
-      respond: request.respond,
+          respond: request.respond,
         })
       : undefined;
     session.receiveInto(stream, values, bytes);
