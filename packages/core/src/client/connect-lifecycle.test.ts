@@ -136,6 +136,12 @@ describe('connectLifecycle', () => {
       /^server\/discover: CANCELLED: .*server\/discover probe: initialize answered first/,
     );
     expect(reasons[0]).not.toContain('CEILING');
+    // On the wire too: the probe's own id is cancelled, after the initialize that superseded it.
+    const probe = sent.find((m) => m.method === 'server/discover') as { id: unknown };
+    const cancels = sent.filter((m) => m.method === 'notifications/cancelled');
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0]).toMatchObject({ params: { requestId: probe.id } });
+    expect(sent.map((m) => m.method).indexOf('initialize')).toBeLessThan(sent.indexOf(cancels[0]!));
   });
 
   it('HTTP: the same after the grace: initialize answered, the probe cancelled as the probe, not CEILING', async () => {
