@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisTaskStore, TASK_OWNER_LOST } from '../../src/index.js';
 import { startExampleServer, startHaproxy, startRedis } from './services.mjs';
 
-// The deployment the deploy guide describes, started from the binaries on PATH: Redis (--appendonly yes),
-// two `examples/server --http --tasks --redis URL --request-state-secret-file F` instances, haproxy round
-// robin in front (nothing sticky). Every process is started here on a free loopback port and stopped
-// here. Needs `pnpm build` first (pnpm test:services does it).
+// The deployment the deploy guide describes, started from the binaries on PATH: Redis (--appendonly yes
+// --appendfsync always), two `examples/server --http --tasks --redis URL --request-state-secret-file F`
+// instances, haproxy round robin in front (nothing sticky). Every process is started here on a free
+// loopback port and stopped here. Needs `pnpm build` first (pnpm test:services does it).
 
 type Instance = Awaited<ReturnType<typeof startExampleServer>>;
 let redis: Awaited<ReturnType<typeof startRedis>>;

@@ -18,7 +18,8 @@ const stores: RedisTaskStore[] = [];
 let prefixes = 0;
 
 beforeAll(async () => {
-  redis = await startRedis();
+  // Never killed, so it needs no fsync per write; the 150 ms leases below must not wait on the disk.
+  redis = await startRedis({ appendfsync: 'everysec' });
 });
 afterAll(async () => {
   await redis?.stop();
@@ -57,10 +58,18 @@ taskStoreContract(
   },
 );
 
-const until = async (read: () => Promise<TaskRecord | undefined>, done: (t: TaskRecord) => boolean) => {
+/** Polls `read` until `done`; after `withinMs` it fails naming what it last read, not at vitest's timeout. */
+const until = async (
+  read: () => Promise<TaskRecord | undefined>,
+  done: (t: TaskRecord) => boolean,
+  withinMs = 20_000,
+) => {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     const task = await read();
     if (task && done(task)) return task;
+    if (Date.now() > deadline)
+      throw new Error(`not there after ${withinMs} ms; last read: ${task ? task.status : 'no task'}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
@@ -176,10 +185,17 @@ describe('RedisTaskStore when Redis goes away', () => {
       expect(error).toMatchObject({ code: -32603, data: { cause: TASK_STORE_UNAVAILABLE } });
       expect((error as Error).message).toMatch(/^the task store is unavailable: /);
       await own.start();
+      let lastError = 'none';
       const back = await until(
-        () => store.getTask(undefined, done.taskId).catch(() => undefined),
+        () =>
+          store.getTask(undefined, done.taskId).catch((error: unknown) => {
+            lastError = String(error);
+            return undefined;
+          }),
         () => true,
-      );
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; the last call's error: ${lastError}`);
+      });
       expect(back).toMatchObject({
         status: 'completed',
         result: { content: [{ type: 'text', text: 'kept' }] },

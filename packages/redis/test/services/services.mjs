@@ -75,8 +75,12 @@ function stopChild(child, signal = 'SIGTERM') {
  * redis-server on a free port with `--appendonly yes` in a fresh directory. `shutdown()` asks it to stop
  * (SHUTDOWN, which writes the AOF), `kill()` sends SIGKILL, `start()` brings it back on the same port and
  * directory, `stop()` ends it and removes the directory.
+ *
+ * `appendfsync` is `always` by default: the tests kill Redis and expect every acknowledged write back.
+ * Under `everysec`, Redis delays its AOF writes for up to 2 s while an fsync is still running, and still
+ * replies; a kill then loses them (seen in CI under disk load: the task was gone after the restart).
  */
-export async function startRedis() {
+export async function startRedis({ appendfsync = 'always' } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-inflight-redis-'));
   const port = await freePort();
   const handle = {
@@ -88,7 +92,10 @@ export async function startRedis() {
       const child = track(
         spawn(
           'redis-server',
-          ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
+          [
+            ...['--port', String(port), '--bind', '127.0.0.1', '--save', ''],
+            ...['--appendonly', 'yes', '--appendfsync', appendfsync, '--dir', dir],
+          ],
           { stdio: ['ignore', 'pipe', 'pipe'] },
         ),
       );
