@@ -141,7 +141,7 @@ describe('connectLifecycle', () => {
     const cancels = sent.filter((m) => m.method === 'notifications/cancelled');
     expect(cancels).toHaveLength(1);
     expect(cancels[0]).toMatchObject({ params: { requestId: probe.id } });
-    expect(sent.map((m) => m.method).indexOf('initialize')).toBeLessThan(sent.indexOf(cancels[0]!));
+    expect(sent.findIndex((m) => m.method === 'initialize')).toBeLessThan(sent.indexOf(cancels[0]!));
   });
 
   it('HTTP: the same after the grace: initialize answered, the probe cancelled as the probe, not CEILING', async () => {
