@@ -28,6 +28,12 @@ export type { TaskContext } from './endpoint/context.js';
 export { batchTooLarge, DEFAULT_MAX_BATCH_ELEMENTS } from './endpoint/endpoint.js';
 export type { Direction, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
+export {
+  jsonPieces,
+  KeptString,
+  parseKeepingStrings,
+  piecesLength,
+} from './endpoint/kept-strings.js';
 export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';
 export {
   type Classified,

@@ -1,5 +1,5 @@
 import { InflightError, type McpClient, type Revision } from '@mcp-inflight/core';
-import type { ServerHandshake } from '@mcp-inflight/core/adapter';
+import { parseKeepingStrings, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
 import type { Publisher } from '@mcp-inflight/core/tools';
 import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
@@ -181,16 +181,29 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
       stderr: 'inherit',
       clientInfo: PROXY_CLIENT_INFO,
       capabilities: PROXY_CAPABILITIES,
+      parseJson: parseRelayed,
     });
   }
   return new HttpClient({
     url: target.url,
     clientInfo: PROXY_CLIENT_INFO,
     capabilities: PROXY_CAPABILITIES,
+    parseJson: parseRelayed,
     ...(options.headers ? { headers: options.headers } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
+}
+
+/**
+ * Result strings of 64 Ki characters and more are relayed as the JSON literals the upstream wrote: the
+ * proxy never decodes or re-serializes a large text or blob (bench/big-proxy.mjs). Shorter ones cost
+ * less to decode than to keep.
+ */
+const KEEP_STRINGS_MIN_CHARS = 64 * 1024;
+
+function parseRelayed(text: string): unknown {
+  return parseKeepingStrings(text, KEEP_STRINGS_MIN_CHARS);
 }
 
 function labelOf(target: UpstreamTarget): string {

@@ -26,6 +26,8 @@ export interface HttpChannelOptions {
   resumeAttempts: number;
   /** The largest SSE event read; a larger one fails its request. */
   maxEventChars: number;
+  /** How a message's text becomes a value (`HttpClientOptions.parseJson`). */
+  parseJson: (text: string) => unknown;
   /** The session's endpoint (set right after construction). */
   endpoint: () => Endpoint;
   /**
@@ -219,6 +221,7 @@ export class HttpChannel implements Channel {
           resumable: legacy,
           resumeAttempts: this.#options.resumeAttempts,
           maxEventChars: this.#options.maxEventChars,
+          parseJson: this.#options.parseJson,
           clock: this.#options.clock,
           signal: controller.signal,
           resume: (lastEventId) =>
@@ -233,7 +236,7 @@ export class HttpChannel implements Channel {
         return;
       }
       if (type === 'application/json') {
-        receive(JSON.parse(await response.text()));
+        receive(this.#options.parseJson(await response.text()));
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }

@@ -61,6 +61,13 @@ export interface HttpClientOptions {
    */
   maxEventChars?: number;
   /**
+   * How a message's text becomes a value; it throws for text that is not JSON. A relay's upstream leg
+   * passes `(text) => parseKeepingStrings(text, 65_536)` (`@mcp-inflight/core/adapter`): long strings in
+   * results stay as their JSON literals and go on to the next peer as they came, neither parsed nor
+   * serialized in between. @default JSON.parse
+   */
+  parseJson?: (text: string) => unknown;
+  /**
    * Receive what the server sends outside any call, with no further set-up. Legacy sessions: the GET
    * stream is kept open (reopened with `Last-Event-ID` after a drop) for server requests and notifications
    * that belong to no request (list changes, pings, `roots/list`) [H19]. 2026-07-28: a

@@ -51,6 +51,7 @@ export class HttpSession implements ClientTransport {
       clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
       maxEventChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
+      parseJson: options.parseJson ?? JSON.parse,
       endpoint: () => this.endpoint,
       renewSession: (stale) => this.#renew(stale),
       onWarning: options.onWarning ?? ((warning) => console.warn(warning.message)),

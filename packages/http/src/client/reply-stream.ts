@@ -11,6 +11,8 @@ export interface ReplyStreamOptions {
   /** Resumes in a row that bring no new event before giving up. */
   resumeAttempts: number;
   maxEventChars: number;
+  /** How an event's data becomes a value. */
+  parseJson: (text: string) => unknown;
   clock: Clock;
   /** The request's own signal: aborted when it is cancelled or the client closes. */
   signal: AbortSignal;
@@ -41,7 +43,7 @@ export async function readReplyStream(
         if (event.type !== 'message' || event.data === '') return;
         let value: unknown;
         try {
-          value = JSON.parse(event.data);
+          value = options.parseJson(event.data);
         } catch {
           return; // a garbled event is skipped; the stream goes on
         }

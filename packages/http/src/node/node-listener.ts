@@ -5,6 +5,7 @@ import {
   type Disconnect,
   type ExchangeServer,
   type InboundRequest,
+  isPieces,
   Reply,
   SERVE_EXCHANGE,
 } from '../server/exchange.js';
@@ -86,13 +87,22 @@ async function serve(
 async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply): Promise<void> {
   const { status, headers, body } = reply;
   if (res.destroyed || disconnect.aborted) {
-    if (body !== null && typeof body !== 'string') await body.cancel().catch(() => {});
+    if (body instanceof ReadableStream) await body.cancel().catch(() => {});
     return;
   }
   if (typeof body === 'string') {
     // A whole answer (JSON) goes out in one write with its length, headers and all.
     res.writeHead(status, withLength(headers, Buffer.byteLength(body)));
     res.end(body);
+    return;
+  }
+  if (isPieces(body)) {
+    // A relayed answer in pieces: each kept string is written as it is, never joined into one copy.
+    let bytes = 0;
+    for (const piece of body) bytes += Buffer.byteLength(piece);
+    res.writeHead(status, withLength(headers, bytes));
+    for (const piece of body) if (piece.length > 0) res.write(piece);
+    res.end();
     return;
   }
   res.writeHead(status, headers);

@@ -19,8 +19,11 @@ export interface InboundRequest {
   readonly respond?: (reply: Reply) => void;
 }
 
-/** A body the server answers with: text sent whole (JSON), a byte stream (SSE), or none. */
-export type ReplyBody = string | ReadableStream<Uint8Array> | null;
+/**
+ * A body the server answers with: text sent whole (JSON; in pieces when it relays kept strings, see
+ * `jsonPieces`), a byte stream (SSE), or none.
+ */
+export type ReplyBody = string | readonly string[] | ReadableStream<Uint8Array> | null;
 
 /**
  * The server's answer to one HTTP request, whatever runtime carries it: {@link toResponse} makes a Fetch
@@ -40,7 +43,17 @@ export class Reply {
 
 /** The Fetch `Response` for a reply. */
 export function toResponse(reply: Reply): Response {
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  const body = reply.body;
+  // A Fetch body is one string: pieces are joined here (the Node listener writes them apart).
+  return new Response(isPieces(body) ? body.join('') : body, {
+    status: reply.status,
+    headers: reply.headers,
+  });
+}
+
+/** Whether a reply's body is JSON text in pieces. */
+export function isPieces(body: ReplyBody): body is readonly string[] {
+  return Array.isArray(body);
 }
 
 /** The server's view of a Fetch `Request`. */

@@ -5,7 +5,14 @@ import {
   type RequestId,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { errorResponse, type JsonRpcMessage, QuietTimer, type TimerQueue } from '@mcp-inflight/core/adapter';
+import {
+  errorResponse,
+  type JsonRpcMessage,
+  jsonPieces,
+  piecesLength,
+  QuietTimer,
+  type TimerQueue,
+} from '@mcp-inflight/core/adapter';
 import type { LiveTable } from '../shared/live-table.js';
 import { type Disconnect, Reply } from './exchange.js';
 import {
@@ -274,7 +281,7 @@ export class ResponseStream {
         : m;
     if (Array.isArray(message)) {
       return message.map((m) => {
-        const size = JSON.stringify(m).length;
+        const size = piecesLength(jsonPieces(m));
         return size > max ? tooLarge(m, size) : m;
       });
     }
@@ -461,10 +468,10 @@ export class ResponseStream {
   #resolveJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
     const status = this.#options.statusOf?.(message) ?? 200;
     const headers = { 'content-type': 'application/json', ...this.#options.headers };
-    let body = JSON.stringify(message);
+    let body = jsonPieces(message);
     // UTF-16 length: at most the UTF-8 size for ASCII JSON, a close bound otherwise.
-    if (body.length > this.#options.maxMessageBytes)
-      body = JSON.stringify(this.#oversize(message, body.length) ?? message);
+    const chars = piecesLength(body);
+    if (chars > this.#options.maxMessageBytes) body = jsonPieces(this.#oversize(message, chars) ?? message);
     this.#resolve(new Reply(status, headers, body));
   }
 

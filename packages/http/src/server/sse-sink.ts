@@ -1,3 +1,5 @@
+import { jsonPieces } from '@mcp-inflight/core/adapter';
+
 // Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
 const encoder = /* @__PURE__ */ new TextEncoder();
 
@@ -22,10 +24,17 @@ export type Frame = Uint8Array | Uint8Array[];
  */
 export function messageFrame(message: unknown, id: string | undefined): Frame {
   // JSON.stringify escapes every newline, so the payload is always a single `data:` line.
-  const json = JSON.stringify(message);
+  const json = jsonPieces(message);
   const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
-  if (json.length < LONG_FRAME_CHARS) return encoder.encode(`${head}${json}\n\n`);
-  return [encoder.encode(head), encoder.encode(json), FRAME_END];
+  if (typeof json === 'string') {
+    if (json.length < LONG_FRAME_CHARS) return encoder.encode(`${head}${json}\n\n`);
+    return [encoder.encode(head), encoder.encode(json), FRAME_END];
+  }
+  // A relayed message's kept strings are pieces of their own (see jsonPieces).
+  const frame = [encoder.encode(head)];
+  for (const piece of json) if (piece.length > 0) frame.push(encoder.encode(piece));
+  frame.push(FRAME_END);
+  return frame;
 }
 
 /** The bytes a {@link Frame} holds. */

@@ -10,6 +10,7 @@ import {
   Admission,
   type Channel,
   type JsonRpcMessage,
+  jsonPieces,
   type Role,
   type SendIntent,
 } from '@mcp-inflight/core/adapter';
@@ -47,6 +48,7 @@ export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } fr
 export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   const { input, output, role, setup, onBadInput } = options;
   const answerBadInput = options.answerBadInput ?? role === 'server';
+  const parseJson = options.parseJson ?? JSON.parse;
   const onError = options.onError ?? ((error: unknown) => process.emitWarning(toError(error)));
   let parseErrors = 0;
   let notMessages = 0;
@@ -83,12 +85,12 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     intent?: SendIntent,
   ): void => {
     if (reason) return;
-    let line: string;
+    let line: string | string[];
     if (intent?.kind === 'request')
       line = intent.text; // serialized once by core, which refused what could not be
     else {
       try {
-        line = JSON.stringify(message);
+        line = jsonPieces(message); // a relayed result's kept strings go out as they came
       } catch (error) {
         // Never throw into the endpoint: a handler's unserializable result becomes an internal error.
         if (intent?.kind !== 'response') return onError(error);
@@ -121,7 +123,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     onLine(line) {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = parseJson(line);
       } catch {
         parseErrors++;
         if (answerBadInput) write(parseErrorResponse(line));

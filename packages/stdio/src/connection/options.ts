@@ -90,6 +90,13 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   endOutputOnClose?: boolean;
   /** Registers handlers before the first line is read. */
   setup?: (endpoint: Endpoint) => void;
+  /**
+   * How a message's text becomes a value; it throws for text that is not JSON. A relay's upstream leg
+   * passes `(text) => parseKeepingStrings(text, 65_536)` (`@mcp-inflight/core/adapter`): long strings in
+   * results stay as their JSON literals and go on to the next peer as they came, neither parsed nor
+   * serialized in between. @default JSON.parse
+   */
+  parseJson?: (text: string) => unknown;
 }
 
 /**

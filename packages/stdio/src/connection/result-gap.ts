@@ -1,5 +1,5 @@
 import type { Clock, RequestId, TimerHandle } from '@mcp-inflight/core';
-import type { LineWriter } from '../framing/line-writer.js';
+import type { Line, LineWriter } from '../framing/line-writer.js';
 
 /**
  * Default gap between a request's last progress line reaching the OS and its response being written:
@@ -26,7 +26,7 @@ interface Mark {
   /** When that write call was taken by the OS; NaN until then. */
   writtenAtMs: number;
   /** The response line, while it waits for the gap to pass. */
-  held: string | undefined;
+  held: Line | undefined;
   timer: TimerHandle | undefined;
 }
 
@@ -86,7 +86,7 @@ export class ResultGap {
    * The response `line` for request `id` is ready. Returns true when it is held (the gap writes it later),
    * false when the caller should write it now. The common case, no progress before it, is one map lookup.
    */
-  hold(id: RequestId, line: string): boolean {
+  hold(id: RequestId, line: Line): boolean {
     if (this.#marks.size === 0) return false;
     const mark = this.#marks.get(id);
     if (mark === undefined || mark.held !== undefined) return false;
@@ -113,7 +113,7 @@ export class ResultGap {
    * Ends the gap: every timer is cleared and every entry dropped. `flush` (a graceful close) is given the
    * held responses, oldest first, to write at once; without it they are dropped with the connection.
    */
-  close(flush?: (line: string) => void): void {
+  close(flush?: (line: Line) => void): void {
     if (this.#closed) return;
     this.#closed = true;
     for (const mark of this.#marks.values()) {

@@ -107,6 +107,25 @@ describe('LineWriter', () => {
     expect(taken).toEqual([1, 2]);
   });
 
+  it('writes a line given in pieces piece by piece, never joined, counted once under backpressure', async () => {
+    const { sink, chunks, release, text } = slowSink(16);
+    const writer = new LineWriter(sink);
+    const literal = `"${'k'.repeat(1_000)}é"`;
+    const pieces = ['{"jsonrpc":"2.0","id":1,"result":{"text":', literal, '}}'];
+    writer.writeLine('{"a":1}');
+    writer.writeLine(pieces);
+    await tick();
+    expect(chunks[0]).toBe('{"a":1}\n'); // the short line before it goes first, on its own
+    writer.writeLine(pieces); // the stream is past its mark: this one is counted while it waits
+    expect(writer.stats.unsentBytes).toBe(Buffer.byteLength(pieces.join('')) + 1);
+    await release();
+    await tick();
+    await release();
+    expect(text()).toBe(`{"a":1}\n${pieces.join('')}\n${pieces.join('')}\n`);
+    expect(chunks.filter((chunk) => chunk === literal)).toHaveLength(2);
+    expect(writer.stats).toMatchObject({ messages: 3, unsentBytes: 0 });
+  });
+
   it('queues in order under backpressure, measures the queue, and resumes on drain', async () => {
     const { sink, release, text } = slowSink(16);
     const writer = new LineWriter(sink);

@@ -41,10 +41,26 @@ const LONG_LINE_CHARS = 64 * 1024;
 const FIRST_WRITE_LINES = 8;
 const LAST_EARLY_WRITE_LINES = 32;
 
-/** Whether any line of a flush is long enough to be written on its own. */
-function hasLongLine(queue: string[]): boolean {
-  for (let i = 0; i < queue.length; i++) if (queue[i]!.length >= LONG_LINE_CHARS) return true;
+/**
+ * One line: its text, or its pieces in order (a relayed message whose kept strings are pieces of their
+ * own, so the line is never joined into one copy).
+ */
+export type Line = string | readonly string[];
+
+/** Whether any line of a flush is long enough to be written on its own (a line in pieces always is). */
+function hasLongLine(queue: Line[]): boolean {
+  for (let i = 0; i < queue.length; i++) {
+    const line = queue[i]!;
+    if (typeof line !== 'string' || line.length >= LONG_LINE_CHARS) return true;
+  }
   return false;
+}
+
+function lineBytes(line: Line): number {
+  if (typeof line === 'string') return Buffer.byteLength(line);
+  let bytes = 0;
+  for (const piece of line) bytes += Buffer.byteLength(piece);
+  return bytes;
 }
 
 /**
@@ -140,7 +156,7 @@ export class LineWriter {
   #lastWritableBytes = 0;
   #onOverflow: ((queuedBytes: number) => void) | undefined;
   /** Lines not yet handed to the stream, in order. */
-  #queue: string[] = [];
+  #queue: Line[] = [];
   #queuedBytes = 0;
   #flushScheduled = false;
   /** How many queued lines make this tick's next write go before the tick ends. */
@@ -180,8 +196,8 @@ export class LineWriter {
     return this.#stopped;
   }
 
-  /** Queues one line (the newline is added). Never blocks, never throws. */
-  writeLine(line: string): void {
+  /** Queues one line, whole or in pieces (the newline is added). Never blocks, never throws. */
+  writeLine(line: Line): void {
     if (this.#stopped) return;
     this.#messages++;
     // A full queue goes now, before this line: the line just queued still rides the next write call.
@@ -196,7 +212,7 @@ export class LineWriter {
     this.#queue.push(line);
     if (this.#waitingForDrain) {
       // Measure only under backpressure, where it matters; the fast path counts nothing.
-      this.#queuedBytes += Buffer.byteLength(line) + 1;
+      this.#queuedBytes += lineBytes(line) + 1;
       if (this.#queuedBytes > this.#peakQueuedBytes) this.#peakQueuedBytes = this.#queuedBytes;
       this.#sampleProgress();
       if (!this.#stall && this.#unsentBytes() > this.maxUnsentBytes) this.#overBudget();
@@ -265,7 +281,7 @@ export class LineWriter {
     let accepted: boolean;
     try {
       if (!hasLongLine(queue)) {
-        const text = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
+        const text = queue.length === 1 ? `${queue[0] as string}\n` : `${queue.join('\n')}\n`;
         accepted = done ? this.output.write(text, done) : this.output.write(text);
       } else accepted = this.#writeLong(queue, done);
     } catch {
@@ -289,14 +305,14 @@ export class LineWriter {
    * second). Not corked: corked, the stream hands the pieces to writev, which profiled slower than two
    * plain writes (about 125 ms against 80 for a 10 MB line).
    */
-  #writeLong(queue: string[], done: (() => void) | undefined): boolean {
+  #writeLong(queue: Line[], done: (() => void) | undefined): boolean {
     const output = this.output;
     let accepted = true;
     let batch: string[] = [];
     for (let i = 0; i < queue.length; i++) {
       const line = queue[i]!;
       const last = i === queue.length - 1;
-      if (line.length < LONG_LINE_CHARS) {
+      if (typeof line === 'string' && line.length < LONG_LINE_CHARS) {
         batch.push(line);
         if (!last) continue;
         batch.push(''); // join then ends with the newline
@@ -309,7 +325,8 @@ export class LineWriter {
         output.write(batch.join('\n'));
         batch = [];
       }
-      output.write(line);
+      if (typeof line === 'string') output.write(line);
+      else for (const piece of line) if (piece.length > 0) output.write(piece);
       accepted = last && done ? output.write('\n', done) : output.write('\n');
     }
     return accepted;
