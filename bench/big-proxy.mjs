@@ -7,7 +7,8 @@
 // HttpClient to its HTTP endpoint), 2025-11-25 both sides; the time is the call's, host side, after one
 // small warm-up call, `calls` times per kind. Prints one JSON line: per leg and kind, for the first call and
 // the median of the later ones, ms and ms / the JSON round trip's ms, and the CPU ms every process of the
-// leg (host, proxy, upstream) spent on the call (Linux /proc; moves less with load).
+// leg (host, proxy, upstream) spent on the call (Linux /proc; moves less with load); for the first call
+// also the minor page faults of each process (`resultFaults`: {host, proxy, upstream}).
 // Needs `pnpm build`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +86,7 @@ async function main() {
     await client.connect({ revision: '2025-11-25' });
     const call = async (kind, n) => {
       let progressChars = 0;
-      const cpu0 = treeCpuMs();
+      const before = treeUsage();
       const t0 = performance.now();
       const result = await client.callTool(
         'big',
@@ -93,10 +94,14 @@ async function main() {
         { idleMs: 120_000, ceilingMs: 240_000, onprogress: (p) => (progressChars = p.message?.length ?? 0) },
       );
       const ms = performance.now() - t0;
-      const cpuMs = treeCpuMs() - cpu0;
+      const after = treeUsage();
+      const cpuMs = after.cpuMs - before.cpuMs;
+      const faults = {};
+      for (const role of ['host', 'proxy', 'upstream'])
+        faults[role] = after.faults[role] - before.faults[role];
       const chars = kind === 'result' ? result.content[0].text.length : progressChars;
       if (chars !== n) throw new Error(`${leg} ${kind}: ${chars} characters arrived, not ${n}`);
-      return { ms, cpuMs };
+      return { ms, cpuMs, faults };
     };
     await call('result', 10);
     await call('progress', 10);
@@ -135,6 +140,7 @@ function figures(kind, rows) {
     [`${kind}Ms`]: round(first.ms, 1),
     [`${kind}OverJson`]: round(first.ms / first.jsonMs, 2),
     [`${kind}CpuMs`]: round(first.cpuMs, 0),
+    [`${kind}Faults`]: first.faults,
     ...(later.length === 0
       ? {}
       : {
@@ -162,18 +168,23 @@ function jsonRoundTripMs(bytes) {
 }
 
 /**
- * CPU ms (user + system) of this process and all its descendants, from /proc (10 ms ticks); NaN where
- * /proc is missing. A descendant that exits between two readings drops out, so read around live calls only.
+ * CPU ms (user + system) of this process and all its descendants, and the minor page faults of each role
+ * (this process is the host; the one running examples/proxy is the proxy; the rest are upstreams), from
+ * /proc (10 ms ticks). A fault is a first touch of a fresh 4 KiB page: a 10 MB copy into new memory is
+ * about 2,441 of them, the cost a process's first large message pays and its later ones mostly do not.
+ * NaN where /proc is missing. A descendant that exits between two readings drops out, so read around
+ * live calls only.
  */
-function treeCpuMs() {
+function treeUsage() {
+  const none = { cpuMs: Number.NaN, faults: { host: Number.NaN, proxy: Number.NaN, upstream: Number.NaN } };
   let entries;
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return Number.NaN;
+    return none;
   }
   const parent = new Map();
-  const ticks = new Map();
+  const stats = new Map();
   for (const pid of entries) {
     let stat;
     try {
@@ -181,16 +192,30 @@ function treeCpuMs() {
     } catch {
       continue; // gone
     }
-    // Fields after the command (which may hold spaces), from its closing parenthesis: state ppid ... utime stime
+    // Fields after the command (which may hold spaces), from its closing parenthesis: state ppid ... minflt
+    // (index 7) ... utime stime (11, 12)
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     parent.set(Number(pid), Number(fields[1]));
-    ticks.set(Number(pid), Number(fields[11]) + Number(fields[12]));
+    stats.set(Number(pid), { ticks: Number(fields[11]) + Number(fields[12]), faults: Number(fields[7]) });
   }
   const inTree = (pid) => {
     for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true;
     return false;
   };
-  let total = 0;
-  for (const [pid, t] of ticks) if (inTree(pid)) total += t;
-  return (total * 1000) / 100; // USER_HZ is 100 on Linux
+  const role = (pid) => {
+    if (pid === process.pid) return 'host';
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(PROXY) ? 'proxy' : 'upstream';
+    } catch {
+      return 'upstream';
+    }
+  };
+  let ticks = 0;
+  const faults = { host: 0, proxy: 0, upstream: 0 };
+  for (const [pid, s] of stats) {
+    if (!inTree(pid)) continue;
+    ticks += s.ticks;
+    faults[role(pid)] += s.faults;
+  }
+  return { cpuMs: (ticks * 1000) / 100, faults }; // USER_HZ is 100 on Linux
 }

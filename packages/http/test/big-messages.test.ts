@@ -16,9 +16,9 @@ beforeAll(async () => {
     (endpoint) => {
       serveLifecycle(endpoint, { serverInfo: { name: 'big', version: '1' }, capabilities: { tools: {} } });
       endpoint.setRequestHandler('tools/call', async (params, ctx) => {
-        const args = params?.arguments as { progressBytes?: number; resultBytes: number };
+        const args = params?.arguments as { progressBytes?: number; resultBytes: number; char?: string };
         if (args.progressBytes !== undefined) ctx.progress(1, 1, 'p'.repeat(args.progressBytes));
-        return { content: [{ type: 'text', text: 'r'.repeat(args.resultBytes) }] };
+        return { content: [{ type: 'text', text: (args.char ?? 'r').repeat(args.resultBytes) }] };
       });
     },
     { port: 0, sseMaxMessageBytes: MAX_MESSAGE_BYTES },
@@ -114,6 +114,37 @@ describe('a client that reads as fast as it can (rule 13)', () => {
       expect((big[0] as { result: { content: { text: string }[] } }).result.content[0]!.text.length).toBe(
         6 * MIB,
       );
+    },
+  );
+});
+
+describe('a long JSON answer, its head written on its own', () => {
+  it.each([
+    ['2026-07-28', true],
+    ['2025-11-25', false],
+  ])(
+    '%s: 70,000 two- and four-byte characters arrive whole, content-length counting bytes',
+    async (_r, modern) => {
+      const args = { resultBytes: 35_000, char: 'é😀' }; // 70,000+ UTF-16 units: over the 64 Ki line
+      let response: Response;
+      if (modern) {
+        const call = modernRequest(1, 'tools/call', { name: 'big', arguments: args });
+        response = await raw.post(call, modernHeaders('tools/call', 'big'));
+      } else {
+        const session = await raw.initialize('2025-11-25');
+        const call = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'big', arguments: args },
+        };
+        response = await raw.post(call, raw.legacy(session, '2025-11-25'));
+      }
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+      const message = JSON.parse(bytes.toString('utf8')) as { result: { content: { text: string }[] } };
+      expect(message.result.content[0]!.text).toBe('é😀'.repeat(35_000));
     },
   );
 });

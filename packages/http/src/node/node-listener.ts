@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import {
   ConnectionGone,
   type Disconnect,
@@ -83,6 +84,9 @@ async function serve(
   await write(res, disconnect, new Reply(response.status, headers, response.body));
 }
 
+/** A JSON body this long is written after its head, not joined to it. */
+const SEPARATE_HEAD_CHARS = 65_536;
+
 /** Writes one reply to its Node response: a whole JSON answer in one write, a stream as it comes. */
 async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply): Promise<void> {
   const { status, headers, body } = reply;
@@ -93,6 +97,9 @@ async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply):
   if (typeof body === 'string') {
     // A whole answer (JSON) goes out in one write with its length, headers and all.
     res.writeHead(status, withLength(headers, Buffer.byteLength(body)));
+    // Node joins the head to a string body's first write: for a long body that is one more full copy,
+    // so its head goes on its own (one more small write, for bodies of 64 Ki characters and up).
+    if (body.length >= SEPARATE_HEAD_CHARS) res.flushHeaders();
     res.end(body);
     return;
   }
@@ -164,7 +171,11 @@ export function readNodeBody(
   gone: Error,
 ): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // A one-chunk body is decoded at its end. A longer one is decoded chunk by chunk as it arrives and
+    // joined once: each chunk is let go at once, where a concat then a decode held it and made two copies.
+    let first: Buffer | undefined;
+    let decoder: StringDecoder | undefined;
+    let pieces: string[] | undefined;
     let size = 0;
     const done = (): void => {
       req.off('data', onData);
@@ -180,11 +191,26 @@ export function readNodeBody(
         resolve(undefined);
         return;
       }
-      chunks.push(chunk);
+      if (first === undefined && decoder === undefined) {
+        first = chunk;
+        return;
+      }
+      if (decoder === undefined || pieces === undefined) {
+        decoder = new StringDecoder('utf8');
+        pieces = [decoder.write(first!)];
+        first = undefined;
+      }
+      pieces.push(decoder.write(chunk));
     };
     const onEnd = (): void => {
       done();
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+      let text: string;
+      if (decoder === undefined || pieces === undefined)
+        text = first === undefined ? '' : first.toString('utf8');
+      else {
+        pieces.push(decoder.end()); // a character cut short becomes U+FFFD, as toString makes it
+        text = pieces.join('');
+      }
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     };
     const onError = (error: Error): void => {
