@@ -1,6 +1,7 @@
 // A large result and a large progress message through examples/proxy, for every host and upstream
 // transport (stdio or HTTP each), against the time of one JSON.parse + JSON.stringify of the message.
 //   node bench/big-proxy.mjs [--mb 10] [--calls 5] [--legs stdio-stdio,stdio-http,http-stdio,http-http]
+//     [--proxy-env NAME=VALUE]
 // Each leg: host → proxy → upstream. The upstream's tool `big {bytes, kind}` sends one progress whose
 // message is `bytes` characters and returns a small result (kind `progress`), or returns one text item of
 // `bytes` characters (kind `result`). The host is our client (spawnStdio on the proxy's stdio, or
@@ -52,6 +53,12 @@ async function main() {
   const bytes = Math.round(Number(option('mb', 10)) * 1_000_000);
   const legs = option('legs', 'stdio-stdio,stdio-http,http-stdio,http-http').split(',');
   const calls = Math.max(1, Number(option('calls', 5)));
+  // --proxy-env NAME=VALUE: one variable for the proxy alone (and the stdio upstream it starts), e.g. a
+  // malloc tunable an operator would set, measured without giving it to the host or an HTTP upstream.
+  const extra = option('proxy-env', '');
+  const proxyEnv = extra
+    ? { ...process.env, [extra.split('=')[0]]: extra.slice(extra.indexOf('=') + 1) }
+    : undefined;
   const { spawnStdio } = await import('@mcp-inflight/stdio');
   const { HttpClient } = await import('@mcp-inflight/http');
   const out = { bytes, jsonRoundTripMs: round(jsonRoundTripMs(bytes), 1), legs: {} };
@@ -69,17 +76,16 @@ async function main() {
     const proxyArgs = [...PROF, PROXY, ...upstreamArgs, '--log', 'quiet', '--progress-interval', '0'];
     let client;
     if (host === 'stdio') {
-      client = spawnStdio({ command: process.execPath, args: proxyArgs }, { stderr: 'inherit' });
+      client = spawnStdio(
+        { command: process.execPath, args: proxyArgs },
+        { stderr: 'inherit', env: proxyEnv },
+      );
     } else {
-      const proxy = startNode(PROXY, [
-        ...upstreamArgs,
-        '--http',
-        '0',
-        '--log',
-        'quiet',
-        '--progress-interval',
-        '0',
-      ]);
+      const proxy = startNode(
+        PROXY,
+        [...upstreamArgs, '--http', '0', '--log', 'quiet', '--progress-interval', '0'],
+        { env: proxyEnv },
+      );
       started.push(proxy);
       client = new HttpClient({ url: await listeningUrl(proxy), listen: false });
     }
