@@ -16,7 +16,7 @@ beforeAll(async () => {
     (endpoint) => {
       serveLifecycle(endpoint, { serverInfo: { name: 'big', version: '1' }, capabilities: { tools: {} } });
       endpoint.setRequestHandler('tools/call', async (params, ctx) => {
-        const args = params?.arguments as { progressBytes?: number; resultBytes: number; char?: string };
+        const args = params?.arguments as BigArgs;
         if (args.progressBytes !== undefined) ctx.progress(1, 1, 'p'.repeat(args.progressBytes));
         return { content: [{ type: 'text', text: (args.char ?? 'r').repeat(args.resultBytes) }] };
       });
@@ -53,25 +53,23 @@ describe('a 2025-03-26 batch over maxBatchElements', () => {
   });
 });
 
-/** One call on either era, read as fast as the client can; every event it carried. */
-async function readCall(
-  modern: boolean,
-  args: { progressBytes?: number; resultBytes: number },
-): Promise<Record<string, unknown>[]> {
-  let response: Response;
-  if (modern) {
-    const call = modernRequest(1, 'tools/call', { name: 'big', arguments: args }, { progressToken: 'p1' });
-    response = await raw.post(call, modernHeaders('tools/call', 'big'));
-  } else {
-    const session = await raw.initialize('2025-06-18');
-    const call = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'big', arguments: args, _meta: { progressToken: 'p1' } },
-    };
-    response = await raw.post(call, raw.legacy(session, '2025-06-18'));
+type BigArgs = { progressBytes?: number; resultBytes: number; char?: string };
+
+/** Posts one `big` call: a 2026-07-28 request, or one on a fresh session of legacy `revision`. */
+async function postCall(revision: string, args: BigArgs, progressToken?: string): Promise<Response> {
+  const meta = progressToken === undefined ? undefined : { progressToken };
+  if (revision === '2026-07-28') {
+    const call = modernRequest(1, 'tools/call', { name: 'big', arguments: args }, meta);
+    return raw.post(call, modernHeaders('tools/call', 'big'));
   }
+  const session = await raw.initialize(revision);
+  const params = { name: 'big', arguments: args, ...(meta && { _meta: meta }) };
+  return raw.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }, raw.legacy(session, revision));
+}
+
+/** One call on either era, read as fast as the client can; every event it carried. */
+async function readCall(modern: boolean, args: BigArgs): Promise<Record<string, unknown>[]> {
+  const response = await postCall(modern ? '2026-07-28' : '2025-06-18', args, 'p1');
   expect(response.status).toBe(200);
   // A call that wrote nothing before its result is answered with JSON.
   if (response.headers.get('content-type')?.startsWith('application/json'))
@@ -126,20 +124,7 @@ describe('a long JSON answer, its head written on its own', () => {
     '%s: 70,000 two- and four-byte characters arrive whole, content-length counting bytes',
     async (_r, modern) => {
       const args = { resultBytes: 35_000, char: 'é😀' }; // 70,000+ UTF-16 units: over the 64 Ki line
-      let response: Response;
-      if (modern) {
-        const call = modernRequest(1, 'tools/call', { name: 'big', arguments: args });
-        response = await raw.post(call, modernHeaders('tools/call', 'big'));
-      } else {
-        const session = await raw.initialize('2025-11-25');
-        const call = {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'big', arguments: args },
-        };
-        response = await raw.post(call, raw.legacy(session, '2025-11-25'));
-      }
+      const response = await postCall(modern ? '2026-07-28' : '2025-11-25', args);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       const bytes = Buffer.from(await response.arrayBuffer());
       expect(Number(response.headers.get('content-length'))).toBe(bytes.length);

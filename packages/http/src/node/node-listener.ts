@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import { Utf8ChunkDecoder } from '../client/utf8-chunks.js';
 import {
   ConnectionGone,
   type Disconnect,
@@ -11,6 +11,7 @@ import {
   SERVE_EXCHANGE,
 } from '../server/exchange.js';
 import type { HttpHandler } from '../server/handler.js';
+import { LONG_MESSAGE_CHARS } from '../server/sse-sink.js';
 
 /**
  * Adapts a Fetch-standard {@link HttpHandler} to `node:http`. The Node response closing before it finished
@@ -84,9 +85,6 @@ async function serve(
   await write(res, disconnect, new Reply(response.status, headers, response.body));
 }
 
-/** A JSON body this long is written after its head, not joined to it. */
-const SEPARATE_HEAD_CHARS = 65_536;
-
 /** Writes one reply to its Node response: a whole JSON answer in one write, a stream as it comes. */
 async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply): Promise<void> {
   const { status, headers, body } = reply;
@@ -99,7 +97,7 @@ async function write(res: ServerResponse, disconnect: Disconnect, reply: Reply):
     res.writeHead(status, withLength(headers, Buffer.byteLength(body)));
     // Node joins the head to a string body's first write: for a long body that is one more full copy,
     // so its head goes on its own (one more small write, for bodies of 64 Ki characters and up).
-    if (body.length >= SEPARATE_HEAD_CHARS) res.flushHeaders();
+    if (body.length >= LONG_MESSAGE_CHARS) res.flushHeaders();
     res.end(body);
     return;
   }
@@ -174,8 +172,7 @@ export function readNodeBody(
     // A one-chunk body is decoded at its end. A longer one is decoded chunk by chunk as it arrives and
     // joined once: each chunk is let go at once, where a concat then a decode held it and made two copies.
     let first: Buffer | undefined;
-    let decoder: StringDecoder | undefined;
-    let pieces: string[] | undefined;
+    let many: { decoder: Utf8ChunkDecoder; pieces: string[] } | undefined;
     let size = 0;
     const done = (): void => {
       req.off('data', onData);
@@ -191,26 +188,26 @@ export function readNodeBody(
         resolve(undefined);
         return;
       }
-      if (first === undefined && decoder === undefined) {
-        first = chunk;
-        return;
-      }
-      if (decoder === undefined || pieces === undefined) {
-        decoder = new StringDecoder('utf8');
-        pieces = [decoder.write(first!)];
+      if (many === undefined) {
+        if (first === undefined) {
+          first = chunk;
+          return;
+        }
+        const decoder = new Utf8ChunkDecoder();
+        many = { decoder, pieces: [decoder.decode(first)] };
         first = undefined;
       }
-      pieces.push(decoder.write(chunk));
+      many.pieces.push(many.decoder.decode(chunk));
     };
     const onEnd = (): void => {
       done();
-      let text: string;
-      if (decoder === undefined || pieces === undefined)
-        text = first === undefined ? '' : first.toString('utf8');
-      else {
-        pieces.push(decoder.end()); // a character cut short becomes U+FFFD, as toString makes it
-        text = pieces.join('');
+      if (many !== undefined) {
+        // The decoder has dropped a leading BOM and ends a character cut short as U+FFFD.
+        many.pieces.push(many.decoder.end());
+        resolve(many.pieces.join(''));
+        return;
       }
+      const text = first === undefined ? '' : first.toString('utf8');
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     };
     const onError = (error: Error): void => {

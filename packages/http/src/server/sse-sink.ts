@@ -10,8 +10,11 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** A message this long (64 Ki chars of JSON) is framed in three pieces. */
-const LONG_FRAME_CHARS = 64 * 1024;
+/**
+ * A message this long (64 Ki chars of JSON) is written apart from its framing (an SSE frame's head and end,
+ * a JSON reply's HTTP head): joined to it, it would be copied whole once more.
+ */
+export const LONG_MESSAGE_CHARS = 64 * 1024;
 const FRAME_END = /* @__PURE__ */ encoder.encode('\n\n');
 
 /** One SSE event's bytes: one piece, or (a long message) its head, its JSON and its end. */
@@ -27,7 +30,7 @@ export function messageFrame(message: unknown, id: string | undefined): Frame {
   const json = jsonPieces(message);
   const head = id === undefined ? 'data: ' : `id: ${id}\ndata: `;
   if (typeof json === 'string') {
-    if (json.length < LONG_FRAME_CHARS) return encoder.encode(`${head}${json}\n\n`);
+    if (json.length < LONG_MESSAGE_CHARS) return encoder.encode(`${head}${json}\n\n`);
     return [encoder.encode(head), encoder.encode(json), FRAME_END];
   }
   // A relayed message's kept strings are pieces of their own (see jsonPieces).
