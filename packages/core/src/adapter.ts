@@ -29,9 +29,11 @@ export { batchTooLarge, DEFAULT_MAX_BATCH_ELEMENTS } from './endpoint/endpoint.j
 export type { Direction, Outcome } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export {
+  type JsonPiece,
   jsonPieces,
+  type KeepStrings,
   KeptString,
-  parseKeepingStrings,
+  keepStrings,
   piecesLength,
 } from './endpoint/kept-strings.js';
 export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';

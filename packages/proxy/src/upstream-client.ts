@@ -1,5 +1,5 @@
 import { InflightError, type McpClient, type Revision } from '@mcp-inflight/core';
-import { parseKeepingStrings, type ServerHandshake } from '@mcp-inflight/core/adapter';
+import { keepStrings, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
 import type { Publisher } from '@mcp-inflight/core/tools';
 import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
@@ -181,14 +181,14 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
       stderr: 'inherit',
       clientInfo: PROXY_CLIENT_INFO,
       capabilities: PROXY_CAPABILITIES,
-      parseJson: parseRelayed,
+      keepStrings: LONG_STRINGS_KEPT,
     });
   }
   return new HttpClient({
     url: target.url,
     clientInfo: PROXY_CLIENT_INFO,
     capabilities: PROXY_CAPABILITIES,
-    parseJson: parseRelayed,
+    keepStrings: LONG_STRINGS_KEPT,
     ...(options.headers ? { headers: options.headers } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
@@ -196,15 +196,11 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
 }
 
 /**
- * Result strings of 64 Ki characters and more are relayed as the JSON literals the upstream wrote: the
- * proxy never decodes or re-serializes a large text or blob (bench/big-proxy.mjs). Shorter ones cost
- * less to decode than to keep.
+ * Result strings of 64 KiB and more are relayed as the JSON literals the upstream wrote, as the bytes
+ * read: the proxy never decodes or re-serializes a large text or blob (bench/big-proxy.mjs). Shorter ones
+ * cost less to decode than to keep.
  */
-const KEEP_STRINGS_MIN_CHARS = 64 * 1024;
-
-function parseRelayed(text: string): unknown {
-  return parseKeepingStrings(text, KEEP_STRINGS_MIN_CHARS);
-}
+const LONG_STRINGS_KEPT = keepStrings(64 * 1024);
 
 function labelOf(target: UpstreamTarget): string {
   return target.kind === 'stdio' ? target.commandLine : target.kind === 'http' ? target.url : 'upstream';

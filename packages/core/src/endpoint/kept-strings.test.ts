@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonPieces, KeptString, parseKeepingStrings, piecesLength } from './kept-strings.js';
+import { jsonPieces, KeptString, keepStrings, parseKeepingStrings, piecesLength } from './kept-strings.js';
 
 /** The text the pieces make, as the next peer reads it. */
 function joined(value: unknown): string {
@@ -206,10 +207,197 @@ describe('parseKeepingStrings and jsonPieces', () => {
     expect(JSON.stringify({ kept })).toBe(JSON.stringify({ kept: 't'.repeat(70) }));
   });
 
-  it('decode everything when minChars is undefined, and leave short messages to JSON.parse', () => {
+  it('leave short messages to JSON.parse', () => {
     const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'z'.repeat(200) } });
-    expect(keptIn(parseKeepingStrings(text, undefined))).toEqual([]);
     expect(keptIn(parseKeepingStrings(text, text.length + 1))).toEqual([]);
     expect(keptIn(parseKeepingStrings(text, 100))).toHaveLength(1);
+  });
+});
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** The bytes the pieces make, as the next peer reads them. */
+function joinedBytes(value: unknown): Uint8Array {
+  const pieces = jsonPieces(value);
+  const parts = (typeof pieces === 'string' ? [pieces] : pieces).map((p) =>
+    typeof p === 'string' ? encoder.encode(p) : p,
+  );
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+describe('parseKeepingStrings on UTF-8 bytes', () => {
+  it('carry any result unchanged, byte for byte: the same JSON, every long literal kept as a view of the bytes', () => {
+    fc.assert(
+      fc.property(value, space, fc.integer({ min: 2, max: 30 }), (result, indent, minBytes) => {
+        const text = JSON.stringify({ jsonrpc: '2.0', id: 7, result }, null, indent);
+        const bytes = encoder.encode(text);
+        const expected = JSON.parse(text);
+        const parsed = keepStrings(minBytes).parse(bytes) as { result: unknown; id: unknown };
+        expect(JSON.parse(decoder.decode(joinedBytes(parsed)))).toEqual(expected);
+        expect(JSON.parse(JSON.stringify(parsed))).toEqual(expected);
+        expect(parsed.id).toBe(7);
+        for (const kept of keptIn(parsed.result)) {
+          expect(kept.literal).toBeInstanceOf(Uint8Array);
+          expect((kept.literal as Uint8Array).byteLength).toBeGreaterThanOrEqual(minBytes);
+          expect((kept.literal as Uint8Array).buffer).toBe(bytes.buffer); // not a copy
+          expect(typeof JSON.parse(kept.json)).toBe('string');
+          expect(text).toContain(kept.json);
+        }
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('keep nothing outside a result, and parse as JSON.parse of the decoded text does', () => {
+    fc.assert(
+      fc.property(value, fc.integer({ min: 2, max: 30 }), (payload, minBytes) => {
+        for (const message of [
+          { jsonrpc: '2.0', method: 'notifications/progress', params: { message: payload } },
+          { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x', data: payload } },
+          [{ jsonrpc: '2.0', id: 1, result: payload }],
+        ]) {
+          const text = JSON.stringify(message);
+          const parsed = parseKeepingStrings(encoder.encode(text), minBytes);
+          expect(keptIn(parsed)).toEqual([]);
+          expect(parsed).toEqual(JSON.parse(text));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('write a kept literal on as the bytes it came as, multi-byte characters and escapes included', () => {
+    const literal = `"${'é😀 a\\"b\\\\'.repeat(20)}\\u00e9\\/"`;
+    const text = `{"jsonrpc":"2.0","id":"r-1","result":{"content":[{"type":"text","text":${literal}}]}}`;
+    const bytes = encoder.encode(text);
+    const parsed = parseKeepingStrings(bytes, 64) as { result: { content: Array<{ text: unknown }> } };
+    const kept = parsed.result.content[0]!.text as KeptString;
+    expect(kept).toBeInstanceOf(KeptString);
+    expect(kept.json).toBe(literal);
+    expect(String(kept)).toBe(JSON.parse(literal));
+    const pieces = jsonPieces({ jsonrpc: '2.0', id: 3, result: parsed.result }) as Array<string | Uint8Array>;
+    expect(pieces).toContain(kept.literal);
+    const out = `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${literal}}]}}`;
+    expect(decoder.decode(joinedBytes({ jsonrpc: '2.0', id: 3, result: parsed.result }))).toBe(out);
+    // Text pieces count UTF-16 units, byte pieces bytes.
+    expect(piecesLength(pieces)).toBe(out.length - literal.length + (kept.literal as Uint8Array).byteLength);
+  });
+
+  it('decode a literal that is not well-formed UTF-8 or not valid JSON the ordinary way, as JSON.parse would', () => {
+    const long = encoder.encode('x'.repeat(100));
+    const head = encoder.encode('{"jsonrpc":"2.0","id":1,"result":{"text":"');
+    const tail = encoder.encode('"}}');
+    const message = (bad: number[]) => new Uint8Array([...head, ...long, ...bad, ...long, ...tail]);
+    // Bad UTF-8: a lone continuation, an overlong, a surrogate, past U+10FFFF, a cut sequence, a bad lead.
+    for (const bad of [
+      [0x80],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+      [0xff],
+    ]) {
+      const bytes = message(bad);
+      const parsed = parseKeepingStrings(bytes, 64);
+      expect(keptIn(parsed)).toEqual([]);
+      expect(parsed).toEqual(JSON.parse(decoder.decode(bytes))); // U+FFFD where the bytes were bad
+    }
+    // Well-formed edges are kept: the lowest and highest of each length.
+    for (const good of [
+      [0xc2, 0x80],
+      [0xe0, 0xa0, 0x80],
+      [0xed, 0x9f, 0xbf],
+      [0xf0, 0x90, 0x80, 0x80],
+      [0xf4, 0x8f, 0xbf, 0xbf],
+    ]) {
+      const parsed = parseKeepingStrings(message(good), 64) as { result: { text: unknown } };
+      expect(parsed.result.text).toBeInstanceOf(KeptString);
+      expect(String(parsed.result.text)).toBe(
+        `${'x'.repeat(100)}${decoder.decode(new Uint8Array(good))}${'x'.repeat(100)}`,
+      );
+    }
+    // Not JSON inside the literal (a raw control, a raw tab, bad escapes): the SyntaxError JSON.parse gives.
+    for (const bad of [
+      [0x01],
+      [0x09],
+      [0x5c, 0x78],
+      [0x5c, 0x75, 0x31, 0x32],
+      [0x5c, 0x75, 0x31, 0x32, 0x67, 0x34],
+    ]) {
+      const bytes = message(bad);
+      expect(() => JSON.parse(decoder.decode(bytes))).toThrow(SyntaxError);
+      expect(() => parseKeepingStrings(bytes, 64)).toThrow(SyntaxError);
+    }
+  });
+
+  it('keep exactly the literals whose bytes are well-formed UTF-8 and valid JSON, at any alignment', () => {
+    // Bytes that break literals: controls, backslashes before good and bad escapes, each UTF-8 lead and
+    // the edges of its continuation ranges, stray continuations and bytes UTF-8 never uses.
+    const hardByte = fc.constantFrom(
+      0x61,
+      0x20,
+      0x7e,
+      0x7f,
+      0x5c,
+      0x75,
+      0x30,
+      0x46,
+      0x6e,
+      0x01,
+      0x09,
+      0x1f,
+      0x80,
+      0x8f,
+      0x90,
+      0x9f,
+      0xa0,
+      0xbf,
+      0xc0,
+      0xc2,
+      0xdf,
+      0xe0,
+      0xed,
+      0xef,
+      0xf0,
+      0xf4,
+      0xf5,
+      0xff,
+    );
+    const head = encoder.encode(`{"jsonrpc":"2.0","id":1,"result":{"text":"${'x'.repeat(70)}`);
+    const tail = encoder.encode('"}}');
+    fc.assert(
+      fc.property(fc.array(hardByte, { maxLength: 40 }), fc.integer({ min: 0, max: 7 }), (inside, shift) => {
+        const whole = new Uint8Array(shift + head.length + inside.length + tail.length);
+        whole.set(head, shift);
+        whole.set(inside, shift + head.length);
+        whole.set(tail, shift + head.length + inside.length);
+        const bytes = whole.subarray(shift);
+        const text = decoder.decode(bytes);
+        let expected: unknown;
+        try {
+          expected = JSON.parse(text);
+        } catch {
+          expect(() => parseKeepingStrings(bytes, 64)).toThrow(SyntaxError);
+          return;
+        }
+        const parsed = parseKeepingStrings(bytes, 64);
+        expect(JSON.parse(JSON.stringify(parsed))).toEqual(expected);
+        const kept = keptIn(parsed);
+        expect(kept).toHaveLength(isUtf8(new Uint8Array(inside)) ? 1 : 0);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuse a minBytes that could keep nothing sensible', () => {
+    expect(() => keepStrings(1)).toThrow(/at least 2/);
+    expect(() => keepStrings(Number.NaN)).toThrow(RangeError);
   });
 });

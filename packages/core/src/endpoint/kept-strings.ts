@@ -20,6 +20,7 @@ const MAX_SHORT_LITERALS = 4096;
 
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const QUOTE = 0x22;
 
 /** Set while {@link jsonPieces} serializes: kept strings then record themselves in `met`, in document order. */
 let collecting = false;
@@ -29,14 +30,22 @@ const met: KeptString[] = [];
 /**
  * A string value kept as the JSON literal it arrived as (quotes and escapes included), never decoded
  * here. `JSON.stringify` reads it as the string it stands for, decoded then; {@link jsonPieces} writes
- * its literal as it is. Only a relay's upstream connection makes them (`keepStringsMinChars`), in results.
+ * its literal as it is. Only a relay's upstream connection makes them ({@link keepStrings}), in results.
  */
 export class KeptString {
-  /** The literal, quotes included, exactly as the peer wrote it (validated JSON). */
-  readonly json: string;
+  /**
+   * The literal exactly as the peer wrote it (validated JSON): its text, or its UTF-8 bytes where the
+   * transport read the message as bytes (then never decoded in this process).
+   */
+  readonly literal: string | Uint8Array;
 
-  constructor(json: string) {
-    this.json = json;
+  constructor(literal: string | Uint8Array) {
+    this.literal = literal;
+  }
+
+  /** The literal as text (decodes it where it is bytes: a full copy). */
+  get json(): string {
+    return typeof this.literal === 'string' ? this.literal : utf8.decode(this.literal);
   }
 
   /** The string it stands for (decodes the literal: a full copy). */
@@ -52,12 +61,15 @@ export class KeptString {
   }
 }
 
+/** A piece of JSON text from {@link jsonPieces}: text, or a kept literal's UTF-8 bytes. */
+export type JsonPiece = string | Uint8Array;
+
 /**
  * Serializes `value` as `JSON.stringify` does, except that each {@link KeptString}'s literal is its own
  * piece, never copied into a larger string: the pieces, written in order, are the JSON text. A value
  * without kept strings is one string, as `JSON.stringify` returns it. Throws what `JSON.stringify` throws.
  */
-export function jsonPieces(value: unknown): string | string[] {
+export function jsonPieces(value: unknown): string | JsonPiece[] {
   if (collecting) return JSON.stringify(value); // called from inside a toJSON: decoded, not pieces
   collecting = true;
   let text: string;
@@ -71,49 +83,108 @@ export function jsonPieces(value: unknown): string | string[] {
   }
   if (met.length === 0) return text;
   const kept = met.splice(0);
-  const pieces: string[] = [];
+  const pieces: JsonPiece[] = [];
   let at = 0;
   for (let i = 0; i < kept.length; i++) {
     const mark = `"${MARK}${i}"`;
     const found = text.indexOf(mark, at);
     if (found === -1) return JSON.stringify(value); // a replacer moved it: decode, correct if slower
-    pieces.push(text.slice(at, found), kept[i]!.json);
+    pieces.push(text.slice(at, found), kept[i]!.literal);
     at = found + mark.length;
   }
   pieces.push(text.slice(at));
   return pieces;
 }
 
-/** The length in UTF-16 units of the text {@link jsonPieces} returned. */
-export function piecesLength(pieces: string | readonly string[]): number {
+/**
+ * The length of the text {@link jsonPieces} returned: UTF-16 units of its text pieces plus the bytes of
+ * its byte pieces (for a size check: at most the UTF-8 size for ASCII JSON, a close bound otherwise).
+ */
+export function piecesLength(pieces: string | readonly JsonPiece[]): number {
   if (typeof pieces === 'string') return pieces.length;
   let length = 0;
-  for (const piece of pieces) length += piece.length;
+  for (const piece of pieces) length += typeof piece === 'string' ? piece.length : piece.byteLength;
   return length;
 }
 
 /**
- * `JSON.parse(text)`, except that in a response's `result`, each string value whose literal is at least
- * `minChars` long becomes a {@link KeptString} (none when `minChars` is undefined): validated, not decoded. Anything else (a request, a
- * notification, an error, a batch) comes back exactly as `JSON.parse` makes it. Throws `SyntaxError` for
- * text that is not JSON, as `JSON.parse` does.
+ * How a relay's upstream leg reads messages, given to a transport (`keepStrings` of `connectStdio`,
+ * `spawnStdio` and `HttpClient`): see {@link keepStrings}.
  */
-export function parseKeepingStrings(text: string, minChars: number | undefined): unknown {
-  if (minChars === undefined || text.length < minChars || !resultFirst(text)) return JSON.parse(text);
-  const spans = longLiterals(text, minChars);
-  if (spans.length === 0) return JSON.parse(text);
+export interface KeepStrings {
+  /** Result strings whose literal is at least this long (bytes, or UTF-16 units of text) are kept. */
+  readonly minBytes: number;
+  /**
+   * A message to its value, as `JSON.parse` makes it except for the kept strings. A transport hands over
+   * a message of at least `minBytes` as the UTF-8 bytes it read, when it has them, so the kept literals
+   * are never decoded at all; shorter ones as text. Throws `SyntaxError` for what is not JSON.
+   */
+  parse(message: string | Uint8Array): unknown;
+}
+
+/**
+ * What a relay gives its upstream transport so that long result strings (a 10 MB text or blob) pass
+ * through as the literals the upstream wrote: each string value in a response's `result` whose literal is
+ * at least `minBytes` long becomes a {@link KeptString}, validated but not decoded, and
+ * {@link jsonPieces} writes it on as it came (its bytes, where it was read as bytes). Everything else (a
+ * request, a notification, an error, a batch) parses exactly as `JSON.parse` makes it.
+ */
+export function keepStrings(minBytes: number): KeepStrings {
+  if (!(minBytes >= 2))
+    throw new RangeError(`minBytes must be at least 2 (a literal's quotes), got ${minBytes}`);
+  return { minBytes, parse: (message) => parseKeepingStrings(message, minBytes) };
+}
+
+/**
+ * `JSON.parse` of the message (text, or UTF-8 bytes), except that in a response's `result`, each string
+ * value whose literal is at least `minLength` long (UTF-16 units of text, bytes of bytes) becomes a
+ * {@link KeptString}. Throws `SyntaxError` for what is not JSON, as `JSON.parse` does.
+ */
+export function parseKeepingStrings(message: string | Uint8Array, minLength: number): unknown {
+  if (typeof message !== 'string') return parseBytesKeepingStrings(message, minLength);
+  if (message.length < minLength || !resultFirst(message)) return JSON.parse(message);
+  const spans = longLiterals(message, minLength);
+  if (spans.length === 0) return JSON.parse(message);
   const kept: KeptString[] = [];
   let reduced = '';
   let at = 0;
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i]!;
     const end = spans[i + 1]!;
-    reduced += `${text.slice(at, start)}"${MARK}${kept.length}"`;
-    kept.push(new KeptString(text.slice(start, end)));
+    reduced += `${message.slice(at, start)}"${MARK}${kept.length}"`;
+    kept.push(new KeptString(message.slice(start, end)));
     at = end;
   }
-  reduced += text.slice(at);
-  const value: unknown = JSON.parse(reduced);
+  reduced += message.slice(at);
+  return placeKept(JSON.parse(reduced), kept);
+}
+
+/**
+ * The bytes form: the same literals found in the bytes, kept as views of them; only the rest of the
+ * message (its small structure) is decoded and parsed.
+ */
+function parseBytesKeepingStrings(bytes: Uint8Array, minBytes: number): unknown {
+  if (bytes.length < minBytes || !resultFirst(utf8.decode(bytes.subarray(0, HEAD_CHARS))))
+    return JSON.parse(utf8.decode(bytes));
+  const spans = longLiteralBytes(bytes, minBytes);
+  if (spans.length === 0) return JSON.parse(utf8.decode(bytes));
+  const kept: KeptString[] = [];
+  let reduced = '';
+  let at = 0;
+  for (let i = 0; i < spans.length; i += 2) {
+    const start = spans[i]!;
+    const end = spans[i + 1]!;
+    // A span starts and ends at a quote byte, so no UTF-8 character is cut between the parts.
+    reduced += `${utf8.decode(bytes.subarray(at, start))}"${MARK}${kept.length}"`;
+    kept.push(new KeptString(bytes.subarray(start, end)));
+    at = end;
+  }
+  reduced += utf8.decode(bytes.subarray(at));
+  return placeKept(JSON.parse(reduced), kept);
+}
+
+/** Puts the kept strings back where their placeholders were parsed: as themselves in a result, else decoded. */
+function placeKept(value: unknown, kept: KeptString[]): unknown {
   const m = value as { result?: unknown; method?: unknown } | null;
   let left = kept.length;
   if (typeof m === 'object' && m !== null && !Array.isArray(m) && m.method === undefined && 'result' in m) {
@@ -127,6 +198,12 @@ export function parseKeepingStrings(text: string, minChars: number | undefined):
   if (left > 0) restore(value, kept, left, false);
   return value;
 }
+
+/**
+ * Decodes as `Buffer#toString` does: a byte order mark is kept (it is not JSON whitespace, so the parse
+ * refuses it), bad bytes become U+FFFD. Pure: a bundle that never keeps strings leaves it out.
+ */
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** How far into a message {@link resultFirst} looks. */
 const HEAD_CHARS = 1024;
@@ -168,6 +245,26 @@ function longLiterals(text: string, minChars: number): number[] {
   }
 }
 
+/** {@link longLiterals} over UTF-8 bytes. */
+function longLiteralBytes(bytes: Uint8Array, minBytes: number): number[] {
+  const spans: number[] = [];
+  let short = 0;
+  let at = 0;
+  for (;;) {
+    const open = bytes.indexOf(QUOTE, at);
+    if (open === -1) return spans;
+    const close = closingQuoteByte(bytes, open + 1);
+    if (close === -1) return spans;
+    at = close + 1;
+    if (at - open < minBytes) {
+      if (++short > MAX_SHORT_LITERALS) return spans;
+      continue;
+    }
+    if (isKeyByte(bytes, at) || !validContentBytes(bytes, open + 1, close)) continue;
+    spans.push(open, at);
+  }
+}
+
 /** The index of the quote that ends the literal whose contents start at `from`, or -1. */
 function closingQuote(text: string, from: number): number {
   for (let at = from; ; ) {
@@ -181,11 +278,29 @@ function closingQuote(text: string, from: number): number {
   }
 }
 
+/** {@link closingQuote} over bytes (a quote or backslash byte is never inside a UTF-8 character). */
+function closingQuoteByte(bytes: Uint8Array, from: number): number {
+  for (let at = from; ; ) {
+    const quote = bytes.indexOf(QUOTE, at);
+    if (quote === -1) return -1;
+    let before = quote - 1;
+    while (before >= 0 && bytes[before] === BACKSLASH) before--;
+    if ((quote - 1 - before) % 2 === 0) return quote;
+    at = quote + 1;
+  }
+}
+
 /** Whether the literal ending before `at` is an object key (a colon follows it). */
 function isKey(text: string, at: number): boolean {
   let i = at;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return text.charCodeAt(i) === COLON;
+}
+
+function isKeyByte(bytes: Uint8Array, at: number): boolean {
+  let i = at;
+  while (i < bytes.length && isSpace(bytes[i]!)) i++;
+  return bytes[i] === COLON;
 }
 
 function isSpace(c: number): boolean {
@@ -206,6 +321,80 @@ function validContents(text: string, from: number, to: number): boolean {
     if (!ESCAPE.test(inside)) return false;
   }
   return true;
+}
+
+/**
+ * Whether `bytes[from, to)`, the inside of a literal, is what a JSON string may hold, in well-formed
+ * UTF-8 [RFC 8259 §7, §8.1; RFC 3629 §4]: a literal with a bad byte is decoded the ordinary way instead
+ * (bad bytes become U+FFFD), so the next peer never reads bytes that are not UTF-8.
+ */
+function validContentBytes(bytes: Uint8Array, from: number, to: number): boolean {
+  // Four bytes at a time where they are aligned: a word of printable ASCII without a backslash, the bulk
+  // of a long text, is passed in one test; any other word is read byte by byte below.
+  const offset = bytes.byteOffset;
+  const words = new Int32Array(bytes.buffer, 0, (offset + to) >>> 2);
+  let i = from;
+  while (i < to) {
+    if (((offset + i) & 3) === 0) {
+      let k = (offset + i) >>> 2;
+      while (k < words.length && plainWord(words[k]!)) k++;
+      i = k * 4 - offset;
+      if (i >= to) break;
+    }
+    const c = bytes[i]!;
+    if (c >= 0x20 && c < 0x80 && c !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (c < 0x20) return false;
+    if (c === BACKSLASH) {
+      const e = bytes[i + 1];
+      if (e === 0x75 /* u */) {
+        if (i + 6 > to) return false;
+        for (let k = i + 2; k < i + 6; k++) if (!isHex(bytes[k]!)) return false;
+        i += 6;
+      } else if (i + 2 <= to && e !== undefined && SIMPLE_ESCAPES.includes(e)) i += 2;
+      else return false;
+      continue;
+    }
+    // A lead byte: how many continuation bytes follow, and the range of the first (no overlong forms,
+    // no surrogates, nothing past U+10FFFF).
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + n >= to) return false;
+    const first = bytes[i + 1]!;
+    if (first < lo || first > hi) return false;
+    for (let k = i + 2; k <= i + n; k++) if ((bytes[k]! & 0xc0) !== 0x80) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/**
+ * Whether all four bytes of `w` are in 0x20-0x7f and none is a backslash. Each term sets a byte's high bit
+ * for the lowest byte that breaks it (0x80 and up; below 0x20, by the borrow; 0x5c, by its XOR's borrow),
+ * and none does when no byte breaks one: no false verdict either way.
+ */
+function plainWord(w: number): boolean {
+  return ((w | (w - 0x20202020) | ((w ^ 0x5c5c5c5c) - 0x01010101)) & 0x80808080) === 0;
+}
+
+/** The bytes after a backslash that make a two-byte escape: `" \ / b f n r t`. */
+const SIMPLE_ESCAPES: readonly number[] = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74];
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
 /**

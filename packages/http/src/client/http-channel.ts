@@ -6,11 +6,17 @@ import {
   type RequestId,
   type Revision,
 } from '@mcp-inflight/core';
-import type { Channel, JsonRpcErrorObject, JsonRpcMessage, SendIntent } from '@mcp-inflight/core/adapter';
+import type {
+  Channel,
+  JsonRpcErrorObject,
+  JsonRpcMessage,
+  KeepStrings,
+  SendIntent,
+} from '@mcp-inflight/core/adapter';
 import { IdTable, MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { LiveTable } from '../shared/live-table.js';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
-import { mediaTypeOf, settleWithin } from './read-body.js';
+import { mediaTypeOf, readBytes, settleWithin } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { isOk, type Requester, type WireRequest, type WireResponse } from './requester.js';
 import { refusalError, requestHeaders } from './wire.js';
@@ -26,8 +32,8 @@ export interface HttpChannelOptions {
   resumeAttempts: number;
   /** The largest SSE event read; a larger one fails its request. */
   maxEventChars: number;
-  /** How a message's text becomes a value (`HttpClientOptions.parseJson`). */
-  parseJson: (text: string) => unknown;
+  /** How a relay reads its upstream's messages (`HttpClientOptions.keepStrings`); else `JSON.parse`. */
+  keepStrings?: KeepStrings;
   /** The session's endpoint (set right after construction). */
   endpoint: () => Endpoint;
   /**
@@ -221,7 +227,7 @@ export class HttpChannel implements Channel {
           resumable: legacy,
           resumeAttempts: this.#options.resumeAttempts,
           maxEventChars: this.#options.maxEventChars,
-          parseJson: this.#options.parseJson,
+          parseJson: this.#options.keepStrings?.parse ?? JSON.parse,
           clock: this.#options.clock,
           signal: controller.signal,
           resume: (lastEventId) =>
@@ -236,7 +242,9 @@ export class HttpChannel implements Channel {
         return;
       }
       if (type === 'application/json') {
-        receive(this.#options.parseJson(await response.text()));
+        const keep = this.#options.keepStrings;
+        // A relay reads the body as bytes: its long literals are then never decoded (see keepStrings).
+        receive(keep ? keep.parse(await readBytes(response)) : JSON.parse(await response.text()));
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }

@@ -1,5 +1,5 @@
 import type { Clock, ConnectOptions, ProgressRelay, Revision } from '@mcp-inflight/core';
-import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
+import { type KeepStrings, LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
 import { HttpSession } from './http-session.js';
 import type { HttpClientWarning } from './param-headers.js';
 import type { Requester } from './requester.js';
@@ -61,12 +61,12 @@ export interface HttpClientOptions {
    */
   maxEventChars?: number;
   /**
-   * How a message's text becomes a value; it throws for text that is not JSON. A relay's upstream leg
-   * passes `(text) => parseKeepingStrings(text, 65_536)` (`@mcp-inflight/core/adapter`): long strings in
-   * results stay as their JSON literals and go on to the next peer as they came, neither parsed nor
-   * serialized in between. @default JSON.parse
+   * For a relay's upstream leg: `keepStrings(65_536)` (`@mcp-inflight/core/adapter`) keeps long strings in
+   * results as the JSON literals they arrived as; a JSON reply that long is read as bytes and never
+   * decoded, so the literal goes on to the next peer as the bytes read. Without it, messages are
+   * `JSON.parse`d.
    */
-  parseJson?: (text: string) => unknown;
+  keepStrings?: KeepStrings;
   /**
    * Receive what the server sends outside any call, with no further set-up. Legacy sessions: the GET
    * stream is kept open (reopened with `Last-Event-ID` after a drop) for server requests and notifications

@@ -51,7 +51,7 @@ export class HttpSession implements ClientTransport {
       clock: options.clock ?? systemClock,
       resumeAttempts: options.resumeAttempts ?? 2,
       maxEventChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
-      parseJson: options.parseJson ?? JSON.parse,
+      ...(options.keepStrings ? { keepStrings: options.keepStrings } : {}),
       endpoint: () => this.endpoint,
       renewSession: (stale) => this.#renew(stale),
       onWarning: options.onWarning ?? ((warning) => console.warn(warning.message)),

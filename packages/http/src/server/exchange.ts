@@ -1,3 +1,5 @@
+import type { JsonPiece } from '@mcp-inflight/core/adapter';
+
 /**
  * What the server reads of one HTTP request. A Fetch `Request` is turned into one by {@link fromRequest};
  * the Node listener makes one straight from `IncomingMessage`, so a Node call builds no Fetch `Request`,
@@ -23,7 +25,7 @@ export interface InboundRequest {
  * A body the server answers with: text sent whole (JSON; in pieces when it relays kept strings, see
  * `jsonPieces`), a byte stream (SSE), or none.
  */
-export type ReplyBody = string | readonly string[] | ReadableStream<Uint8Array> | null;
+export type ReplyBody = string | readonly JsonPiece[] | ReadableStream<Uint8Array> | null;
 
 /**
  * The server's answer to one HTTP request, whatever runtime carries it: {@link toResponse} makes a Fetch
@@ -44,15 +46,16 @@ export class Reply {
 /** The Fetch `Response` for a reply. */
 export function toResponse(reply: Reply): Response {
   const body = reply.body;
-  // A Fetch body is one string: pieces are joined here (the Node listener writes them apart).
-  return new Response(isPieces(body) ? body.join('') : body, {
+  // A Fetch body is one value: pieces (text, or a kept literal's bytes) are joined here in a Blob (the
+  // Node listener writes them apart).
+  return new Response(isPieces(body) ? new Blob(body as BlobPart[]) : body, {
     status: reply.status,
     headers: reply.headers,
   });
 }
 
 /** Whether a reply's body is JSON text in pieces. */
-export function isPieces(body: ReplyBody): body is readonly string[] {
+export function isPieces(body: ReplyBody): body is readonly JsonPiece[] {
   return Array.isArray(body);
 }
 

@@ -34,8 +34,9 @@ export function messageFrame(message: unknown, id: string | undefined): Frame {
     return [encoder.encode(head), encoder.encode(json), FRAME_END];
   }
   // A relayed message's kept strings are pieces of their own (see jsonPieces).
-  const frame = [encoder.encode(head)];
-  for (const piece of json) if (piece.length > 0) frame.push(encoder.encode(piece));
+  const frame: Uint8Array[] = [encoder.encode(head)];
+  for (const piece of json)
+    if (piece.length > 0) frame.push(typeof piece === 'string' ? encoder.encode(piece) : piece);
   frame.push(FRAME_END);
   return frame;
 }

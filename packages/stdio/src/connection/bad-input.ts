@@ -57,9 +57,9 @@ export function isMessageShaped(value: unknown): boolean {
 }
 
 /** The -32700 a server sends for a line that is not JSON; the id is unreadable, so null [J6]. */
-export function parseErrorResponse(line: string): JsonRpcMessage {
+export function parseErrorResponse(lineBytes: number): JsonRpcMessage {
   return errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the line is not valid JSON', {
-    lineBytes: Buffer.byteLength(line),
+    lineBytes,
   });
 }
 

@@ -9,6 +9,7 @@ import {
 import {
   Admission,
   type Channel,
+  type JsonPiece,
   type JsonRpcMessage,
   jsonPieces,
   type Role,
@@ -48,7 +49,7 @@ export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } fr
 export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   const { input, output, role, setup, onBadInput } = options;
   const answerBadInput = options.answerBadInput ?? role === 'server';
-  const parseJson = options.parseJson ?? JSON.parse;
+  const keep = options.keepStrings;
   const onError = options.onError ?? ((error: unknown) => process.emitWarning(toError(error)));
   let parseErrors = 0;
   let notMessages = 0;
@@ -85,7 +86,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
     intent?: SendIntent,
   ): void => {
     if (reason) return;
-    let line: string | string[];
+    let line: string | JsonPiece[];
     if (intent?.kind === 'request')
       line = intent.text; // serialized once by core, which refused what could not be
     else {
@@ -118,36 +119,41 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
   });
 
   const report = (event: BadInput): void => onBadInput?.(event);
+  /** One line to the endpoint: text, or (a relay's long line) the bytes it was read as. */
+  const take = (line: string | Buffer): void => {
+    let value: unknown;
+    try {
+      value = keep ? keep.parse(line) : JSON.parse(line as string);
+    } catch {
+      parseErrors++;
+      const bytes = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+      if (answerBadInput) write(parseErrorResponse(bytes));
+      return report({
+        kind: 'parse-error',
+        detail: 'the line is not valid JSON',
+        bytes,
+        answered: answerBadInput,
+      });
+    }
+    if (!answerBadInput && !isMessageShaped(value)) {
+      // A client answers only what its server sent as a message: `null`, `42` or a JSON log record on
+      // the server's stdout is a stray line, not a request (and a 2026-07-28 client writes no
+      // responses [S5]).
+      notMessages++;
+      return report({
+        kind: 'not-a-message',
+        detail: 'the line is JSON but not a JSON-RPC message (no method, result or error)',
+        bytes: typeof line === 'string' ? Buffer.byteLength(line) : line.length,
+        answered: false,
+      });
+    }
+    // The line sizes a request that waits for admission.
+    endpoint.receive(value, typeof line === 'string' ? line : line.length);
+  };
   const framer = new LineFramer({
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-    onLine(line) {
-      let value: unknown;
-      try {
-        value = parseJson(line);
-      } catch {
-        parseErrors++;
-        if (answerBadInput) write(parseErrorResponse(line));
-        return report({
-          kind: 'parse-error',
-          detail: 'the line is not valid JSON',
-          bytes: Buffer.byteLength(line),
-          answered: answerBadInput,
-        });
-      }
-      if (!answerBadInput && !isMessageShaped(value)) {
-        // A client answers only what its server sent as a message: `null`, `42` or a JSON log record on
-        // the server's stdout is a stray line, not a request (and a 2026-07-28 client writes no
-        // responses [S5]).
-        notMessages++;
-        return report({
-          kind: 'not-a-message',
-          detail: 'the line is JSON but not a JSON-RPC message (no method, result or error)',
-          bytes: Buffer.byteLength(line),
-          answered: false,
-        });
-      }
-      endpoint.receive(value, line); // the line sizes a request that waits for admission
-    },
+    onLine: take,
+    ...(keep ? { onLongLine: take, longLineBytes: keep.minBytes } : {}),
     onOverlong(lineBytes) {
       if (answerBadInput) write(overlongLineResponse(lineBytes, framer.maxLineBytes));
       report({

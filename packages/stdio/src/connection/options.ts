@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Endpoint, EndpointOptions, InflightError } from '@mcp-inflight/core';
-import type { AdmissionStats, Role } from '@mcp-inflight/core/adapter';
+import type { AdmissionStats, KeepStrings, Role } from '@mcp-inflight/core/adapter';
 import type { LineFramerStats } from '../framing/line-framer.js';
 import type { LineWriterStats } from '../framing/line-writer.js';
 import type { BadInput } from './bad-input.js';
@@ -91,12 +91,12 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   /** Registers handlers before the first line is read. */
   setup?: (endpoint: Endpoint) => void;
   /**
-   * How a message's text becomes a value; it throws for text that is not JSON. A relay's upstream leg
-   * passes `(text) => parseKeepingStrings(text, 65_536)` (`@mcp-inflight/core/adapter`): long strings in
-   * results stay as their JSON literals and go on to the next peer as they came, neither parsed nor
-   * serialized in between. @default JSON.parse
+   * For a relay's upstream leg: `keepStrings(65_536)` (`@mcp-inflight/core/adapter`) keeps long strings in
+   * results as the JSON literals they arrived as, and a line that long is handed over as its bytes, so the
+   * literal goes on to the next peer as the bytes read, never decoded, parsed or serialized in between.
+   * Without it, every line is decoded and `JSON.parse`d.
    */
-  parseJson?: (text: string) => unknown;
+  keepStrings?: KeepStrings;
 }
 
 /**

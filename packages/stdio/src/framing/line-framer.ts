@@ -12,6 +12,9 @@ import { StringDecoder } from 'node:string_decoder';
  */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/** Default shortest line a {@link LineFramer} hands to `onLongLine` as bytes: 64 KiB. */
+const DEFAULT_LONG_LINE_BYTES = 64 * 1024;
+
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 13;
 
@@ -41,6 +44,15 @@ export interface LineFramerOptions {
   onOverlong?: (lineBytes: number) => void;
   /** The longest line accepted, in bytes without the newline. @default 16 MiB */
   maxLineBytes?: number;
+  /**
+   * Receives, instead of `onLine`, each line of at least `longLineBytes` as its bytes: joined once, never
+   * decoded (a relay that writes it on as it came). Given this, the framer holds a line's chunks as they
+   * arrived until its newline, so a caller pushing its own buffers must not reuse them (a stream's
+   * chunks are never reused).
+   */
+  onLongLine?: (line: Buffer) => void;
+  /** The shortest line `onLongLine` receives, in bytes without the newline. @default 64 KiB */
+  longLineBytes?: number;
 }
 
 /**
@@ -96,9 +108,12 @@ export class LineFramer {
   #onOverlong: ((lineBytes: number) => void) | undefined;
   /**
    * The current line's earlier chunks, decoded as they arrived: a long line then costs one join at its end,
-   * not a concat and a decode of all of it (each a full copy) after the transfer.
+   * not a concat and a decode of all of it (each a full copy) after the transfer. With `onLongLine`, the
+   * chunks themselves (one concat at the end, and a long line is never decoded).
    */
-  #pending: string[] = [];
+  #pending: Array<string | Buffer> = [];
+  #onLongLine: ((line: Buffer) => void) | undefined;
+  #longLineBytes: number;
   /** Bytes of the current line held so far (the limit is in bytes, whatever the text decodes to). */
   #pendingBytes = 0;
   /** Carries a UTF-8 character split across chunks; made on the first line that spans chunks. */
@@ -120,6 +135,8 @@ export class LineFramer {
       throw new RangeError(`maxLineBytes must be at least 1, got ${this.maxLineBytes}`);
     this.#onLine = options.onLine;
     this.#onOverlong = options.onOverlong;
+    this.#onLongLine = options.onLongLine;
+    this.#longLineBytes = options.longLineBytes ?? DEFAULT_LONG_LINE_BYTES;
   }
 
   /** A snapshot of the framer's counters. */
@@ -182,8 +199,10 @@ export class LineFramer {
       this.#skippedBytes = skipped;
       return;
     }
+    const rest = start === 0 ? buffer : buffer.subarray(start);
+    if (this.#onLongLine) return void this.#pending.push(rest);
     this.#decoder ??= new StringDecoder('utf8');
-    this.#pending.push(this.#decoder.write(start === 0 ? buffer : buffer.subarray(start)));
+    this.#pending.push(this.#decoder.write(rest));
   }
 
   #completeLine(buffer: Buffer, start: number, newline: number): void {
@@ -197,6 +216,7 @@ export class LineFramer {
       this.#reset();
       return this.#overlong(lineBytes);
     }
+    if (this.#onLongLine) return this.#completeRaw(buffer, start, newline, lineBytes);
     let end = newline;
     let text: string;
     if (this.#pending.length === 0) {
@@ -218,6 +238,27 @@ export class LineFramer {
     this.#onLine(text);
   }
 
+  /** A line whose earlier chunks were held as bytes: one concat, then bytes or text by its length. */
+  #completeRaw(buffer: Buffer, start: number, newline: number, lineBytes: number): void {
+    let line: Buffer;
+    if (this.#pending.length === 0) line = buffer.subarray(start, newline);
+    else {
+      this.#pending.push(buffer.subarray(start, newline));
+      line = Buffer.concat(this.#pending as Buffer[], lineBytes);
+      this.#reset();
+    }
+    if (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, -1);
+    if (line.length < this.#longLineBytes) {
+      const text = line.toString('utf8');
+      if (isBlank(text)) return void this.#blankLines++;
+      this.#lines++;
+      return this.#onLine(text);
+    }
+    if (isBlankBytes(line)) return void this.#blankLines++;
+    this.#lines++;
+    this.#onLongLine!(line);
+  }
+
   #overlong(lineBytes: number): void {
     this.#overlongLines++;
     this.#onOverlong?.(lineBytes);
@@ -225,7 +266,7 @@ export class LineFramer {
 
   #reset(): void {
     // A line given up on must not leave half a character to prefix the next one.
-    if (this.#pending.length > 0) this.#decoder?.end();
+    if (this.#pending.length > 0 && !this.#onLongLine) this.#decoder?.end();
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#skipping = false;
@@ -245,6 +286,15 @@ function toBuffer(chunk: Uint8Array): Buffer {
 function isBlank(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CARRIAGE_RETURN) return false;
+  }
+  return true;
+}
+
+/** {@link isBlank} on bytes: it stops at the first byte that is not SP, HT or CR. */
+function isBlankBytes(line: Buffer): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== CARRIAGE_RETURN) return false;
   }
   return true;

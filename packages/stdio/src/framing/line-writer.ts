@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
+import type { JsonPiece } from '@mcp-inflight/core/adapter';
 
 /**
  * Default write budget: bytes written but not yet taken by the peer (ours plus the stream's own buffer),
@@ -43,9 +44,9 @@ const LAST_EARLY_WRITE_LINES = 32;
 
 /**
  * One line: its text, or its pieces in order (a relayed message whose kept strings are pieces of their
- * own, so the line is never joined into one copy).
+ * own, text or the bytes they were read as, so the line is never joined into one copy).
  */
-export type Line = string | readonly string[];
+export type Line = string | readonly JsonPiece[];
 
 /** Whether any line of a flush is long enough to be written on its own (a line in pieces always is). */
 function hasLongLine(queue: Line[]): boolean {
