@@ -46,8 +46,10 @@ const entries = [
     // call off the stdio and HTTP paths, added 0.19 KB: 13.33 KB, so 13.4 KB, in that same pass. IdTable
     // for the request tables and copyWith for the envelopes (a Map churned once per call cost 18-26% of
     // each side's CPU in GC on V8 11; stdio with 32 in flight went from 1.63x its floor to 1.07x) added
-    // 0.34 KB: 13.70 KB, so 13.75 KB.
-    budget: 13.75 * KB,
+    // 0.34 KB: 13.70 KB, so 13.75 KB. The ProgressRelay's check that lets a relay's kept progress message
+    // through (a registered-symbol brand, so the kept-strings module itself stays out) added 0.03 KB:
+    // 13.78 KB, so 13.8 KB.
+    budget: 13.8 * KB,
   },
   // Entries beyond the request lifecycle, each with a budget of its own (a user pays only for what they import).
   {
@@ -98,7 +100,9 @@ const entries = [
     platform: 'browser',
     // design.md's goal is 20 KB: 19.93 KB until IdTable and copyWith (see the Endpoint) added 0.33 KB.
     // Module constants now marked pure (server and core) stay out of this bundle: 20.15 KB, so 20.2 KB.
-    budget: 20.2 * KB,
+    // Reading a relay's JSON reply as bytes (`keepStrings`) and the relay's kept-message check added
+    // 0.13 KB: 20.31 KB, so 20.35 KB.
+    budget: 20.35 * KB,
   },
   {
     name: 'official SDK v1 Client (browser, comparison)',

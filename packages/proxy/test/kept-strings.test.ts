@@ -1,6 +1,6 @@
 // Long result strings through the built proxy, read on the host's wire: the literal arrives exactly as
 // the upstream wrote it (escapes JSON.stringify would rewrite included), so the proxy neither decoded nor
-// re-serialized it; the value is the same string; a long progress message (decoded on the way) too.
+// re-serialized it; the value is the same string; a long progress message too.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +56,7 @@ function stdioProxy(upstreamArgs: string[]) {
 }
 
 describe.each(['stdio', 'http'] as const)('a long result string from a %s upstream', (upstream) => {
-  it('reaches a stdio host as the literal the upstream wrote, and a long progress message as its string', async () => {
+  it('reaches a stdio host as the literal the upstream wrote, and so does a long progress message', async () => {
     const w = stdioProxy(upstreams[upstream]());
     w.send({
       jsonrpc: '2.0',
@@ -91,6 +91,7 @@ describe.each(['stdio', 'http'] as const)('a long result string from a %s upstre
       params: { name: 'progress', arguments: { chars: CHARS }, _meta: { progressToken: 'tok' } },
     });
     await w.next('p');
+    expect(w.lines.filter((l) => l.includes('notifications/progress') && l.includes(LITERAL))).toHaveLength(1);
     const progress = w.lines
       .map(
         (l) => JSON.parse(l) as { method?: string; params?: { message?: string; progressToken?: unknown } },
@@ -125,6 +126,8 @@ describe.each(['stdio', 'http'] as const)('a long result string from a %s upstre
         let message: string | undefined;
         await client.callTool('progress', { chars: CHARS }, { onprogress: (p) => (message = p.message) });
         expect(message).toBe(TEXT);
+        // The progress message too went on as the upstream wrote it, in the SSE body the host read.
+        expect((await Promise.all(bodies)).filter((body) => body.includes(LITERAL))).toHaveLength(2);
       } finally {
         await client.close();
       }

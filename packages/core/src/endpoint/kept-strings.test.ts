@@ -6,7 +6,8 @@ import { jsonPieces, KeptString, keepStrings, parseKeepingStrings, piecesLength 
 /** The text the pieces make, as the next peer reads it. */
 function joined(value: unknown): string {
   const pieces = jsonPieces(value);
-  return typeof pieces === 'string' ? pieces : pieces.join('');
+  if (typeof pieces === 'string') return pieces;
+  return pieces.map((p) => (typeof p === 'string' ? p : new TextDecoder().decode(p))).join('');
 }
 
 function keptIn(value: unknown, found: KeptString[] = []): KeptString[] {
@@ -71,11 +72,16 @@ describe('parseKeepingStrings and jsonPieces', () => {
     );
   });
 
-  it('keep nothing outside a result: requests, notifications, errors and batches parse as JSON.parse does', () => {
+  it('keep nothing outside a result and a progress message: requests, other notifications, errors and batches parse as JSON.parse does', () => {
     fc.assert(
       fc.property(value, fc.integer({ min: 2, max: 30 }), (payload, minChars) => {
         const messages = [
-          { jsonrpc: '2.0', method: 'notifications/progress', params: { message: payload } },
+          { jsonrpc: '2.0', method: 'notifications/message', params: { data: payload } },
+          {
+            jsonrpc: '2.0',
+            method: 'notifications/progress',
+            params: { progressToken: 1, progress: 1, total: payload },
+          },
           { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: payload } },
           { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x', data: payload } },
           [{ jsonrpc: '2.0', id: 1, result: payload }],
@@ -88,6 +94,38 @@ describe('parseKeepingStrings and jsonPieces', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('keep a progress message and only it, from text and from bytes, and write it back as it came', () => {
+    fc.assert(
+      fc.property(value, hardString, fc.integer({ min: 2, max: 30 }), (meta, text, minChars) => {
+        const message = {
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: {
+            progressToken: 'a-long-progress-token',
+            progress: 1,
+            total: 2,
+            message: text,
+            _meta: { x: meta },
+          },
+        };
+        const json = JSON.stringify(message);
+        const literal = JSON.stringify(text);
+        // The length is the literal's in what was parsed: UTF-16 units of text, bytes of bytes.
+        for (const [parsed, length] of [
+          [parseKeepingStrings(json, minChars), literal.length],
+          [parseKeepingStrings(encoder.encode(json), minChars), encoder.encode(literal).length],
+        ] as const) {
+          const kept = keptIn(parsed);
+          const long = length >= minChars;
+          expect(kept).toEqual(long ? [(parsed as typeof message).params.message] : []);
+          expect(JSON.parse(joined(parsed))).toEqual(message);
+          expect((parsed as typeof message).params.progressToken).toBe('a-long-progress-token');
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 
@@ -259,7 +297,7 @@ describe('parseKeepingStrings on UTF-8 bytes', () => {
     fc.assert(
       fc.property(value, fc.integer({ min: 2, max: 30 }), (payload, minBytes) => {
         for (const message of [
-          { jsonrpc: '2.0', method: 'notifications/progress', params: { message: payload } },
+          { jsonrpc: '2.0', method: 'notifications/message', params: { data: payload } },
           { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x', data: payload } },
           [{ jsonrpc: '2.0', id: 1, result: payload }],
         ]) {

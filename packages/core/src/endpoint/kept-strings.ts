@@ -1,3 +1,5 @@
+import { KEPT_BRAND } from './kept-brand.js';
+
 /**
  * Long strings a relay carries without decoding them: a result's 10 MB text is read as the JSON literal it
  * arrived as and written out as those same characters, so the relay neither parses nor re-serializes it
@@ -30,7 +32,8 @@ const met: KeptString[] = [];
 /**
  * A string value kept as the JSON literal it arrived as (quotes and escapes included), never decoded
  * here. `JSON.stringify` reads it as the string it stands for, decoded then; {@link jsonPieces} writes
- * its literal as it is. Only a relay's upstream connection makes them ({@link keepStrings}), in results.
+ * its literal as it is. Only a relay's upstream connection makes them ({@link keepStrings}), in results
+ * and in a progress notification's `message`.
  */
 export class KeptString {
   /**
@@ -41,6 +44,9 @@ export class KeptString {
 
   constructor(literal: string | Uint8Array) {
     this.literal = literal;
+    // Read by `isKept`, for code that must not import this class. Set here, not as a class field with a
+    // computed key, which would keep the class in every bundle that never makes one.
+    (this as { [KEPT_BRAND]?: true })[KEPT_BRAND] = true;
   }
 
   /** The literal as text (decodes it where it is bytes: a full copy). */
@@ -112,7 +118,7 @@ export function piecesLength(pieces: string | readonly JsonPiece[]): number {
  * `spawnStdio` and `HttpClient`): see {@link keepStrings}.
  */
 export interface KeepStrings {
-  /** Result strings whose literal is at least this long (bytes, or UTF-16 units of text) are kept. */
+  /** Result strings and progress messages whose literal is at least this long (bytes, or UTF-16 units of text) are kept. */
   readonly minBytes: number;
   /**
    * A message to its value, as `JSON.parse` makes it except for the kept strings. A transport hands over
@@ -125,9 +131,12 @@ export interface KeepStrings {
 /**
  * What a relay gives its upstream transport so that long result strings (a 10 MB text or blob) pass
  * through as the literals the upstream wrote: each string value in a response's `result` whose literal is
- * at least `minBytes` long becomes a {@link KeptString}, validated but not decoded, and
- * {@link jsonPieces} writes it on as it came (its bytes, where it was read as bytes). Everything else (a
- * request, a notification, an error, a batch) parses exactly as `JSON.parse` makes it.
+ * at least `minBytes` long becomes a {@link KeptString}, validated but not decoded, and so does a long
+ * `message` of a progress notification; {@link jsonPieces} writes each on as it came (its bytes, where it
+ * was read as bytes). Everything else (a request, another notification, an error, a batch) parses exactly
+ * as `JSON.parse` makes it. A kept progress message reaches `onprogress` and the endpoint's events as the
+ * `KeptString`, typed as the string it stands for: `String(message)` decodes it, and it serializes as
+ * that string; only a relay, which passes it on, should ask for this.
  */
 export function keepStrings(minBytes: number): KeepStrings {
   if (!(minBytes >= 2))
@@ -142,7 +151,8 @@ export function keepStrings(minBytes: number): KeepStrings {
  */
 export function parseKeepingStrings(message: string | Uint8Array, minLength: number): unknown {
   if (typeof message !== 'string') return parseBytesKeepingStrings(message, minLength);
-  if (message.length < minLength || !resultFirst(message)) return JSON.parse(message);
+  const kind = message.length < minLength ? undefined : keptKind(message);
+  if (kind === undefined) return JSON.parse(message);
   const spans = longLiterals(message, minLength);
   if (spans.length === 0) return JSON.parse(message);
   const kept: KeptString[] = [];
@@ -156,7 +166,7 @@ export function parseKeepingStrings(message: string | Uint8Array, minLength: num
     at = end;
   }
   reduced += message.slice(at);
-  return placeKept(JSON.parse(reduced), kept);
+  return placeKept(JSON.parse(reduced), kept, kind);
 }
 
 /**
@@ -164,8 +174,8 @@ export function parseKeepingStrings(message: string | Uint8Array, minLength: num
  * message (its small structure) is decoded and parsed.
  */
 function parseBytesKeepingStrings(bytes: Uint8Array, minBytes: number): unknown {
-  if (bytes.length < minBytes || !resultFirst(utf8.decode(bytes.subarray(0, HEAD_CHARS))))
-    return JSON.parse(utf8.decode(bytes));
+  const kind = bytes.length < minBytes ? undefined : keptKind(utf8.decode(bytes.subarray(0, HEAD_CHARS)));
+  if (kind === undefined) return JSON.parse(utf8.decode(bytes));
   const spans = longLiteralBytes(bytes, minBytes);
   if (spans.length === 0) return JSON.parse(utf8.decode(bytes));
   const kept: KeptString[] = [];
@@ -180,23 +190,46 @@ function parseBytesKeepingStrings(bytes: Uint8Array, minBytes: number): unknown 
     at = end;
   }
   reduced += utf8.decode(bytes.subarray(at));
-  return placeKept(JSON.parse(reduced), kept);
+  return placeKept(JSON.parse(reduced), kept, kind);
 }
 
-/** Puts the kept strings back where their placeholders were parsed: as themselves in a result, else decoded. */
-function placeKept(value: unknown, kept: KeptString[]): unknown {
-  const m = value as { result?: unknown; method?: unknown } | null;
+/**
+ * Puts the kept strings back where their placeholders were parsed: as themselves in a result, or in a
+ * progress notification's `message`; decoded anywhere else.
+ */
+function placeKept(value: unknown, kept: KeptString[], kind: KeptKind): unknown {
+  const m = value as { result?: unknown; method?: unknown; params?: unknown } | null;
   let left = kept.length;
-  if (typeof m === 'object' && m !== null && !Array.isArray(m) && m.method === undefined && 'result' in m) {
+  const message = typeof m === 'object' && m !== null && !Array.isArray(m) ? m : undefined;
+  if (kind === 'result' && message && message.method === undefined && 'result' in message) {
     // Only a result's strings are kept: the id and everything else are read by code that wants strings.
-    const index = typeof m.result === 'string' ? placeholderIndex(m.result, kept.length) : -1;
+    const index = typeof message.result === 'string' ? placeholderIndex(message.result, kept.length) : -1;
     if (index !== -1) {
-      m.result = kept[index];
+      message.result = kept[index];
       left--;
-    } else left = restore(m.result, kept, left, true);
+    } else left = restore(message.result, kept, left, true);
+  } else if (kind === 'progress' && message && isProgressMethod(message.method, kept)) {
+    // Of a progress notification only `message`: the relay reads the token, the value and the total.
+    const params = message.params as { message?: unknown } | null;
+    const index =
+      typeof params === 'object' && params !== null && typeof params.message === 'string'
+        ? placeholderIndex(params.message, kept.length)
+        : -1;
+    if (index !== -1) {
+      params!.message = kept[index];
+      left--;
+    }
   }
   if (left > 0) restore(value, kept, left, false);
   return value;
+}
+
+/** Whether `method` is `notifications/progress`, itself a placeholder or not (a `minBytes` that small). */
+function isProgressMethod(method: unknown, kept: KeptString[]): boolean {
+  if (method === 'notifications/progress') return true;
+  if (typeof method !== 'string') return false;
+  const index = placeholderIndex(method, kept.length);
+  return index !== -1 && kept[index]!.toString() === 'notifications/progress';
 }
 
 /**
@@ -205,20 +238,24 @@ function placeKept(value: unknown, kept: KeptString[]): unknown {
  */
 const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** How far into a message {@link resultFirst} looks. */
+/** How far into a message {@link keptKind} looks. */
 const HEAD_CHARS = 1024;
 
+/** What a message may keep: a response's result strings, or a progress notification's message. */
+type KeptKind = 'result' | 'progress';
+
 /**
- * Whether the message's head names `"result"` before any `"method"`: a response, as every writer orders
- * one. A request or notification (a 10 MB progress message) is parsed at once, with no scan; a response
- * this misses is parsed the ordinary way too, so the guess costs speed at worst, never correctness.
+ * What the message's head says it is: a response when it names `"result"` before any `"method"`, as every
+ * writer orders one; a progress notification when its method is `notifications/progress`. Anything else
+ * (a request, an error) is parsed at once, with no scan; a message this misreads is parsed the ordinary
+ * way or its strings are restored decoded, so the guess costs speed at worst, never correctness.
  */
-function resultFirst(text: string): boolean {
+function keptKind(text: string): KeptKind | undefined {
   const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
   const result = head.indexOf('"result"');
-  if (result === -1) return false;
   const method = head.indexOf('"method"');
-  return method === -1 || result < method;
+  if (result !== -1 && (method === -1 || result < method)) return 'result';
+  return method !== -1 && head.includes('"notifications/progress"') ? 'progress' : undefined;
 }
 
 /**

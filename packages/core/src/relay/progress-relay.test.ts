@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import type { Revision } from '../eras/eras.js';
 import type { ProgressParams } from '../schemas/types.js';
+import { KeptString } from '../endpoint/kept-strings.js';
 import { DEFAULT_MIN_INTERVAL_MS, ProgressRelay } from './progress-relay.js';
 
 function setup(options: { revision?: Revision; minIntervalMs?: number; relayIntervalMs?: number } = {}) {
@@ -92,6 +93,18 @@ describe('ProgressRoute: what passes', () => {
     expect(route.push(1, undefined, 42)).toBe(false);
     expect(values()).toEqual([]);
     expect(reasons).toEqual(['bad-message']);
+  });
+
+  it("passes a relay's kept message on as it is, coalesced like any other, and still drops other objects", () => {
+    const { route, sent, clock } = setup({ revision: '2025-11-25', minIntervalMs: 50 });
+    const first = new KeptString('"first"');
+    const latest = new KeptString('"\\u00e9"');
+    expect(route.push(1, 3, first)).toBe(true);
+    route.push(2, 3, new KeptString('"dropped by coalescing"'));
+    route.push(2.5, 3, latest);
+    clock.advance(50);
+    expect(sent.map((p) => p.message)).toEqual([first, latest]); // the objects themselves: never decoded
+    expect(route.push(3, 3, { json: '"look-alike"' })).toBe(false);
   });
 
   it('omits total and message when the update has none', () => {

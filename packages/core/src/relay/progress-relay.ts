@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
+import { isKept } from '../endpoint/kept-brand.js';
 import { hasTask } from '../endpoint/messages.js';
 import { hasProgressMessage, type Revision } from '../eras/eras.js';
 import type { ProgressParams, ProgressToken } from '../schemas/types.js';
@@ -123,7 +124,9 @@ export class ProgressRoute {
     }
     // `message` matters only where the downstream revision has it; elsewhere it is stripped, not fatal.
     const text = this.#withMessage ? message : undefined;
-    if (text !== undefined && typeof text !== 'string') return this.#drop('bad-message', progress);
+    // A relay's long message may be a KeptString (see keepStrings): the string it stands for, passed on as is.
+    if (text !== undefined && typeof text !== 'string' && !isKept(text))
+      return this.#drop('bad-message', progress);
     this.#last = progress;
     // Without coalescing nothing is ever pending and no clock is read: straight out (the hot path of an
     // in-process delivery and of a relay with coalescing off).
@@ -135,7 +138,7 @@ export class ProgressRoute {
     this.#hasPending = true;
     this.#pendingProgress = progress;
     this.#pendingTotal = total;
-    this.#pendingMessage = text;
+    this.#pendingMessage = text as string | undefined; // a KeptString stands for its string
     const now = relay.clock.now();
     if (now - this.#lastSentAt >= this.#minIntervalMs) {
       this.#sendPending(now);
