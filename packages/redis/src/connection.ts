@@ -38,6 +38,53 @@ export async function connectPair(options: {
   return { client, subscriber };
 }
 
+/** How long `close()` lets work in flight and the connections' own goodbye take before it drops them. */
+const CLOSE_GRACE_MS = 2_000;
+
+/** What {@link closePair} needs of a client. */
+export interface Closable {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  close(): Promise<unknown>;
+  destroy(): void;
+}
+
+/**
+ * Closes a store's or a directory's two connections once `pending` work has settled: gracefully while
+ * Redis answers; a connection that is away (reconnecting) is dropped at once, and past the grace
+ * everything is, so `close()` returns when Redis is gone mid-command as well.
+ */
+export async function closePair(
+  clients: readonly Closable[],
+  pending: Iterable<Promise<unknown>>,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const graceOver = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS);
+    timer.unref?.();
+  });
+  const graceful = Promise.allSettled([...pending]).then(async () => {
+    await Promise.allSettled(clients.map(closeOne));
+    return true;
+  });
+  const done = await Promise.race([graceful, graceOver]);
+  clearTimeout(timer);
+  if (done) return;
+  for (const client of clients) {
+    try {
+      if (client.isOpen) client.destroy();
+    } catch {
+      // closed meanwhile
+    }
+  }
+}
+
+async function closeOne(client: Closable): Promise<void> {
+  if (!client.isOpen) return;
+  if (client.isReady) await client.close();
+  else client.destroy();
+}
+
 /** The URL's host and port, never its password. */
 export function where(url: string): string {
   try {

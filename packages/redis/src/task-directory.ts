@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JsonRpcError } from '@mcp-inflight/core';
-import { connectPair, noop, pause } from './connection.js';
+import { type Closable, closePair, connectPair, noop, pause } from './connection.js';
 import { guard, TASK_OWNER_LOST } from './task-store.js';
 
 /**
@@ -38,12 +38,10 @@ interface Claim {
   answer?: Record<string, unknown>;
 }
 
-interface Conn {
+interface Conn extends Closable {
   sendCommand(args: readonly string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   on(event: 'ready', listener: () => void): unknown;
-  close(): Promise<void>;
-  destroy(): void;
 }
 
 /**
@@ -218,7 +216,7 @@ export class RedisTaskDirectory {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#lease);
-    await Promise.allSettled([this.#subscriber.close(), this.#client.close()]);
+    await closePair([this.#subscriber, this.#client], []);
   }
 
   #heard(message: string): void {

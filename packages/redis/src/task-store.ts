@@ -8,7 +8,7 @@ import {
   type TaskRecord,
   taskSteps,
 } from '@mcp-inflight/core/tasks';
-import { connectPair, messageOf, noop, pause } from './connection.js';
+import { type Closable, closePair, connectPair, messageOf, noop, pause } from './connection.js';
 
 /**
  * The `data.cause` of the -32603 a store call fails with while Redis cannot be reached.
@@ -82,13 +82,11 @@ export interface RedisTaskStoreOptions {
 }
 
 /** What the store uses of a node-redis connection. */
-interface Client {
+interface Client extends Closable {
   sendCommand(args: readonly string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   unsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
   on(event: 'ready', listener: () => void): unknown;
-  close(): Promise<void>;
-  destroy(): void;
 }
 
 interface Stored {
@@ -393,8 +391,7 @@ export class RedisTaskStore implements SharedTaskStore {
     this.#closed = true;
     this.#lease?.clear();
     for (const [taskId, watch] of [...this.#watches]) this.#drop(taskId, watch);
-    await Promise.allSettled([...this.#pending]);
-    await Promise.allSettled([this.#subscriber.close(), this.#client.close()]);
+    await closePair([this.#subscriber, this.#client], this.#pending);
   }
 
   /** Drops both connections at once, as a crash would (the lease is left to pass): for tests of failover. */

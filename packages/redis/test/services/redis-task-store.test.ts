@@ -211,4 +211,18 @@ describe('RedisTaskStore when Redis goes away', () => {
       await own.stop();
     }
   });
+
+  it('close() returns while Redis is away: the reconnecting connections are dropped, not waited on', async () => {
+    const own = await startRedis();
+    const store = await RedisTaskStore.connect({ url: own.url, prefix: 'gone:', leaseMs: 60_000 });
+    try {
+      await own.stop();
+      // Once a call has failed, both connections are reconnecting for ever (at most 1 s apart).
+      await expect(store.getTask(undefined, 'nope')).rejects.toMatchObject({ code: -32603 });
+      await store.close();
+      await store.close(); // and again: a no-op
+    } finally {
+      await own.stop();
+    }
+  });
 });

@@ -138,3 +138,73 @@ describe('LineFramer', () => {
     );
   });
 });
+
+describe('LineFramer with onLongLine', () => {
+  function collectBoth(longLineBytes: number, maxLineBytes?: number) {
+    const events: Array<{ text: string } | { bytes: Buffer }> = [];
+    const overlong: number[] = [];
+    const framer = new LineFramer({
+      onLine: (text) => events.push({ text }),
+      onLongLine: (bytes) => events.push({ bytes: Buffer.from(bytes) }), // a copy: the view may be reused
+      onOverlong: (bytes) => overlong.push(bytes),
+      longLineBytes,
+      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+    });
+    return { framer, events, overlong };
+  }
+
+  it('gives every line, cut anywhere, as the framer without it would: long ones as their bytes, short ones as text', () => {
+    const line = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 30 }).map((s) => s.replace(/\n/g, ' ')),
+      fc.constantFrom('', ' \t', '\r', 'é✓😀\r', '   '),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.integer({ min: 1, max: 40 }),
+        (lines, cuts, longLineBytes) => {
+          const input = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+          const plain = collect();
+          const both = collectBoth(longLineBytes);
+          const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+          let at = 0;
+          for (const point of [...points, input.length]) {
+            plain.framer.push(input.subarray(at, point));
+            both.framer.push(input.subarray(at, point));
+            at = point;
+          }
+          // The same lines in the same order; a long one's bytes decode to the text the plain framer gave.
+          expect(both.events.map((e) => ('text' in e ? e.text : e.bytes.toString('utf8')))).toEqual(
+            plain.lines,
+          );
+          for (const e of both.events) {
+            const bytes = 'text' in e ? Buffer.byteLength(e.text) : e.bytes.length;
+            expect('bytes' in e).toBe(bytes >= longLineBytes);
+          }
+          expect(both.framer.stats).toEqual(plain.framer.stats);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hands a long line over byte for byte, a character cut between chunks included, without its CR', () => {
+    const { framer, events } = collectBoth(8);
+    const text = '{"t":"é✓😀 and more"}';
+    const bytes = Buffer.from(`${text}\r\n`, 'utf8');
+    const cut = bytes.indexOf(Buffer.from('😀')) + 2; // inside the 4-byte character
+    framer.push(bytes.subarray(0, cut));
+    framer.push(bytes.subarray(cut, bytes.length - 1)); // the CR ends this chunk
+    framer.push(bytes.subarray(bytes.length - 1));
+    expect(events).toEqual([{ bytes: Buffer.from(text, 'utf8') }]);
+  });
+
+  it('still discards a line over maxLineBytes and reads the next one', () => {
+    const { framer, events, overlong } = collectBoth(4, 10);
+    framer.push('0123456789');
+    framer.push('abc\nshort-ok\n');
+    expect(overlong).toEqual([13]);
+    expect(events).toEqual([{ bytes: Buffer.from('short-ok') }]);
+  });
+});
