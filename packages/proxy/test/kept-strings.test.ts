@@ -91,7 +91,9 @@ describe.each(['stdio', 'http'] as const)('a long result string from a %s upstre
       params: { name: 'progress', arguments: { chars: CHARS }, _meta: { progressToken: 'tok' } },
     });
     await w.next('p');
-    expect(w.lines.filter((l) => l.includes('notifications/progress') && l.includes(LITERAL))).toHaveLength(1);
+    expect(w.lines.filter((l) => l.includes('notifications/progress') && l.includes(LITERAL))).toHaveLength(
+      1,
+    );
     const progress = w.lines
       .map(
         (l) => JSON.parse(l) as { method?: string; params?: { message?: string; progressToken?: unknown } },
