@@ -150,47 +150,68 @@ export function keepStrings(minBytes: number): KeepStrings {
  * {@link KeptString}. Throws `SyntaxError` for what is not JSON, as `JSON.parse` does.
  */
 export function parseKeepingStrings(message: string | Uint8Array, minLength: number): unknown {
-  if (typeof message !== 'string') return parseBytesKeepingStrings(message, minLength);
-  const kind = message.length < minLength ? undefined : keptKind(message);
-  if (kind === undefined) return JSON.parse(message);
-  const spans = longLiterals(message, minLength);
-  if (spans.length === 0) return JSON.parse(message);
+  const text = typeof message === 'string';
+  const kind =
+    message.length < minLength
+      ? undefined
+      : keptKind(text ? message : utf8.decode(message.subarray(0, HEAD_CHARS)));
+  if (kind === undefined) return JSON.parse(text ? message : utf8.decode(message));
+  const source = text ? textSource(message) : bytesSource(message);
+  const spans = longLiterals(source, minLength);
+  if (spans.length === 0) return JSON.parse(source.part(0, message.length));
   const kept: KeptString[] = [];
   let reduced = '';
   let at = 0;
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i]!;
     const end = spans[i + 1]!;
-    reduced += `${message.slice(at, start)}"${MARK}${kept.length}"`;
-    kept.push(new KeptString(message.slice(start, end)));
+    reduced += `${source.part(at, start)}"${MARK}${kept.length}"`;
+    kept.push(new KeptString(source.literal(start, end)));
     at = end;
   }
-  reduced += message.slice(at);
+  reduced += source.part(at, message.length);
   return placeKept(JSON.parse(reduced), kept, kind);
 }
 
 /**
- * The bytes form: the same literals found in the bytes, kept as views of them; only the rest of the
- * message (its small structure) is decoded and parsed.
+ * What the scan reads of a message, its text or its UTF-8 bytes: in both a quote, a backslash, a colon
+ * and JSON whitespace are one unit of the same value, and never part of a longer character.
  */
-function parseBytesKeepingStrings(bytes: Uint8Array, minBytes: number): unknown {
-  const kind = bytes.length < minBytes ? undefined : keptKind(utf8.decode(bytes.subarray(0, HEAD_CHARS)));
-  if (kind === undefined) return JSON.parse(utf8.decode(bytes));
-  const spans = longLiteralBytes(bytes, minBytes);
-  if (spans.length === 0) return JSON.parse(utf8.decode(bytes));
-  const kept: KeptString[] = [];
-  let reduced = '';
-  let at = 0;
-  for (let i = 0; i < spans.length; i += 2) {
-    const start = spans[i]!;
-    const end = spans[i + 1]!;
-    // A span starts and ends at a quote byte, so no UTF-8 character is cut between the parts.
-    reduced += `${utf8.decode(bytes.subarray(at, start))}"${MARK}${kept.length}"`;
-    kept.push(new KeptString(bytes.subarray(start, end)));
-    at = end;
-  }
-  reduced += utf8.decode(bytes.subarray(at));
-  return placeKept(JSON.parse(reduced), kept, kind);
+interface Source {
+  readonly length: number;
+  /** The code unit or byte at `i`; not a number, or undefined, past either end. */
+  at(i: number): number | undefined;
+  /** The index of the next quote from `from`, or -1. */
+  quote(from: number): number;
+  /** `[from, to)` as text (decoded, for bytes: a part starts and ends at a quote, so no character is cut). */
+  part(from: number, to: number): string;
+  /** The literal `[from, to)` as a {@link KeptString} holds it: a slice of the text, a view of the bytes. */
+  literal(from: number, to: number): string | Uint8Array;
+  /** Whether `[from, to)`, the inside of a literal, is what a JSON string may hold. */
+  valid(from: number, to: number): boolean;
+}
+
+function textSource(text: string): Source {
+  const slice = (from: number, to: number) => text.slice(from, to);
+  return {
+    length: text.length,
+    at: (i) => text.charCodeAt(i),
+    quote: (from) => text.indexOf('"', from),
+    part: slice,
+    literal: slice,
+    valid: (from, to) => validContents(text, from, to),
+  };
+}
+
+function bytesSource(bytes: Uint8Array): Source {
+  return {
+    length: bytes.length,
+    at: (i) => bytes[i],
+    quote: (from) => bytes.indexOf(QUOTE, from),
+    part: (from, to) => utf8.decode(bytes.subarray(from, to)),
+    literal: (from, to) => bytes.subarray(from, to),
+    valid: (from, to) => validContentBytes(bytes, from, to),
+  };
 }
 
 /**
@@ -259,88 +280,50 @@ function keptKind(text: string): KeptKind | undefined {
 }
 
 /**
- * Start and end offsets (pairs, in order) of the string literals in value position at least `minChars`
+ * Start and end offsets (pairs, in order) of the string literals in value position at least `minLength`
  * long whose contents are valid JSON. Stops looking after {@link MAX_SHORT_LITERALS} short ones: what it
  * found by then is kept, the rest is parsed as usual.
  */
-function longLiterals(text: string, minChars: number): number[] {
+function longLiterals(source: Source, minLength: number): number[] {
   const spans: number[] = [];
   let short = 0;
   let at = 0;
   for (;;) {
-    const open = text.indexOf('"', at);
+    const open = source.quote(at);
     if (open === -1) return spans;
-    const close = closingQuote(text, open + 1);
+    const close = closingQuote(source, open + 1);
     if (close === -1) return spans; // unterminated: JSON.parse reports it
     at = close + 1;
-    if (at - open < minChars) {
+    if (at - open < minLength) {
       if (++short > MAX_SHORT_LITERALS) return spans;
       continue;
     }
-    if (isKey(text, at) || !validContents(text, open + 1, close)) continue;
-    spans.push(open, at);
-  }
-}
-
-/** {@link longLiterals} over UTF-8 bytes. */
-function longLiteralBytes(bytes: Uint8Array, minBytes: number): number[] {
-  const spans: number[] = [];
-  let short = 0;
-  let at = 0;
-  for (;;) {
-    const open = bytes.indexOf(QUOTE, at);
-    if (open === -1) return spans;
-    const close = closingQuoteByte(bytes, open + 1);
-    if (close === -1) return spans;
-    at = close + 1;
-    if (at - open < minBytes) {
-      if (++short > MAX_SHORT_LITERALS) return spans;
-      continue;
-    }
-    if (isKeyByte(bytes, at) || !validContentBytes(bytes, open + 1, close)) continue;
+    if (isKey(source, at) || !source.valid(open + 1, close)) continue;
     spans.push(open, at);
   }
 }
 
 /** The index of the quote that ends the literal whose contents start at `from`, or -1. */
-function closingQuote(text: string, from: number): number {
+function closingQuote(source: Source, from: number): number {
   for (let at = from; ; ) {
-    const quote = text.indexOf('"', at);
+    const quote = source.quote(at);
     if (quote === -1) return -1;
     // Escaped when an odd run of backslashes precedes it.
     let before = quote - 1;
-    while (text.charCodeAt(before) === BACKSLASH) before--;
-    if ((quote - 1 - before) % 2 === 0) return quote;
-    at = quote + 1;
-  }
-}
-
-/** {@link closingQuote} over bytes (a quote or backslash byte is never inside a UTF-8 character). */
-function closingQuoteByte(bytes: Uint8Array, from: number): number {
-  for (let at = from; ; ) {
-    const quote = bytes.indexOf(QUOTE, at);
-    if (quote === -1) return -1;
-    let before = quote - 1;
-    while (before >= 0 && bytes[before] === BACKSLASH) before--;
+    while (source.at(before) === BACKSLASH) before--;
     if ((quote - 1 - before) % 2 === 0) return quote;
     at = quote + 1;
   }
 }
 
 /** Whether the literal ending before `at` is an object key (a colon follows it). */
-function isKey(text: string, at: number): boolean {
+function isKey(source: Source, at: number): boolean {
   let i = at;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-  return text.charCodeAt(i) === COLON;
+  while (i < source.length && isSpace(source.at(i))) i++;
+  return source.at(i) === COLON;
 }
 
-function isKeyByte(bytes: Uint8Array, at: number): boolean {
-  let i = at;
-  while (i < bytes.length && isSpace(bytes[i]!)) i++;
-  return bytes[i] === COLON;
-}
-
-function isSpace(c: number): boolean {
+function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 

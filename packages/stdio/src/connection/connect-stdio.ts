@@ -126,7 +126,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       value = keep ? keep.parse(line) : JSON.parse(line as string);
     } catch {
       parseErrors++;
-      const bytes = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+      const bytes = Buffer.byteLength(line); // a Buffer's length, or the text's UTF-8 size
       if (answerBadInput) write(parseErrorResponse(bytes));
       return report({
         kind: 'parse-error',
@@ -143,7 +143,7 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
       return report({
         kind: 'not-a-message',
         detail: 'the line is JSON but not a JSON-RPC message (no method, result or error)',
-        bytes: typeof line === 'string' ? Buffer.byteLength(line) : line.length,
+        bytes: Buffer.byteLength(line),
         answered: false,
       });
     }

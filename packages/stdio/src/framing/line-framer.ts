@@ -230,6 +230,11 @@ export class LineFramer {
       // A CR byte always decodes to a CR char, and a CR char comes only from one: the same test as bytes.
       text = joined.charCodeAt(joined.length - 1) === CARRIAGE_RETURN ? joined.slice(0, -1) : joined;
     }
+    this.#deliver(text);
+  }
+
+  /** A complete line of text to `onLine`, or counted as blank. */
+  #deliver(text: string): void {
     if (isBlank(text)) {
       this.#blankLines++;
       return;
@@ -248,12 +253,7 @@ export class LineFramer {
       this.#reset();
     }
     if (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, -1);
-    if (line.length < this.#longLineBytes) {
-      const text = line.toString('utf8');
-      if (isBlank(text)) return void this.#blankLines++;
-      this.#lines++;
-      return this.#onLine(text);
-    }
+    if (line.length < this.#longLineBytes) return this.#deliver(line.toString('utf8'));
     if (isBlankBytes(line)) return void this.#blankLines++;
     this.#lines++;
     this.#onLongLine!(line);
