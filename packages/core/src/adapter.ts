@@ -22,7 +22,7 @@ export { type ClientTransport, LifecycleClient } from './client/client.js';
 export type { LifecycleHooks } from './client/connect-lifecycle.js';
 export type { ServerHandshake } from './client/handshake.js';
 export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
-export { pause } from './clock/pause.js';
+export { pause, settleWithin } from './clock/pause.js';
 export type { Channel, SendIntent } from './endpoint/channel.js';
 export type { TaskContext } from './endpoint/context.js';
 export { batchTooLarge, DEFAULT_MAX_BATCH_ELEMENTS } from './endpoint/endpoint.js';

@@ -138,6 +138,7 @@ const REVIEWED: Record<string, string[]> = {
     'servedParamHeaders',
     'SERVER_INFO_META_KEY',
     'type ServerHandshake',
+    'settleWithin',
     'type TaskContext',
     'type TaskRouteHooks',
     'taskStateOf',

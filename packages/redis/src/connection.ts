@@ -1,4 +1,6 @@
 // The store's and the directory's connections to Redis, and what they say of its failures.
+import { systemClock } from '@mcp-inflight/core';
+import { settleWithin } from '@mcp-inflight/core/adapter';
 import { createClient } from '@redis/client';
 
 /**
@@ -58,18 +60,14 @@ export async function closePair(
   clients: readonly Closable[],
   pending: Iterable<Promise<unknown>>,
 ): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const graceOver = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS);
-    timer.unref?.();
-  });
-  const graceful = Promise.allSettled([...pending]).then(async () => {
-    await Promise.allSettled(clients.map(closeOne));
-    return true;
-  });
-  const done = await Promise.race([graceful, graceOver]);
-  clearTimeout(timer);
-  if (done) return;
+  let closed = false;
+  const graceful = Promise.allSettled([...pending])
+    .then(() => Promise.allSettled(clients.map(closeOne)))
+    .then(() => {
+      closed = true;
+    });
+  await settleWithin(graceful, CLOSE_GRACE_MS, systemClock);
+  if (closed) return;
   for (const client of clients) {
     try {
       if (client.isOpen) client.destroy();

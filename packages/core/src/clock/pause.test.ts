@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './manual-clock.js';
-import { nap, pause } from './pause.js';
+import { nap, pause, settleWithin } from './pause.js';
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -44,5 +44,22 @@ describe('nap', () => {
     await cut.slept;
     expect(clock.pendingTimers).toBe(0);
     cut.wake(); // a no-op once ended
+  });
+});
+
+describe('settleWithin', () => {
+  it('settles with the work, or at the bound, and never rejects', async () => {
+    const clock = new ManualClock();
+    await settleWithin(Promise.reject(new Error('refused')), 1_000, clock);
+    expect(clock.pendingTimers).toBe(0);
+    let settled = false;
+    const bounded = settleWithin(new Promise(() => {}), 1_000, clock).then(() => {
+      settled = true;
+    });
+    clock.advance(999);
+    await flush();
+    expect(settled).toBe(false);
+    clock.advance(1);
+    await bounded;
   });
 });

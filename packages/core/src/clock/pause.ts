@@ -19,6 +19,21 @@ export function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<vo
   });
 }
 
+/**
+ * Settles when `work` does, or after `ms` on `clock`, whichever comes first; never rejects. For a close
+ * that waits for what is in flight, but not for ever.
+ */
+export function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimer(resolve, ms);
+    const settle = (): void => {
+      timer.clear();
+      resolve();
+    };
+    void work.then(settle, settle);
+  });
+}
+
 /** A wait on a clock that its owner can end early: `wake()` resolves `slept` at once. */
 export interface Nap {
   /** Resolves when the time is up or `wake()` was called. */

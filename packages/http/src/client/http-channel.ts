@@ -13,10 +13,10 @@ import type {
   KeepStrings,
   SendIntent,
 } from '@mcp-inflight/core/adapter';
-import { IdTable, MODERN_REVISION } from '@mcp-inflight/core/adapter';
+import { IdTable, MODERN_REVISION, settleWithin } from '@mcp-inflight/core/adapter';
 import { LiveTable } from '../shared/live-table.js';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
-import { mediaTypeOf, readBytes, settleWithin } from './read-body.js';
+import { mediaTypeOf, readBytes } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { isOk, type Requester, type WireRequest, type WireResponse } from './requester.js';
 import { refusalError, requestHeaders } from './wire.js';

@@ -1,4 +1,3 @@
-import type { Clock } from '@mcp-inflight/core';
 import type { WireResponse } from './requester.js';
 import type { SseParser } from './sse-parser.js';
 
@@ -40,21 +39,4 @@ export async function readBytes(response: WireResponse): Promise<Uint8Array> {
 /** The media type of a response without parameters, lower-cased (`text/event-stream; charset=utf-8` → `text/event-stream`). */
 export function mediaTypeOf(response: WireResponse): string {
   return (response.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** Settles when `work` does, or after `ms` on `clock`, whichever comes first; never rejects. */
-export function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = clock.setTimer(resolve, ms);
-    void work.then(
-      () => {
-        timer.clear();
-        resolve();
-      },
-      () => {
-        timer.clear();
-        resolve();
-      },
-    );
-  });
 }
