@@ -1,7 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonPieces, KeptString, keepStrings, parseKeepingStrings, piecesLength } from './kept-strings.js';
+import {
+  type JsonPiece,
+  jsonPieces,
+  KeptString,
+  keepStrings,
+  parseKeepingStrings,
+  piecesLength,
+} from './kept-strings.js';
 
 /** The text the pieces make, as the next peer reads it. */
 function joined(value: unknown): string {
@@ -437,5 +444,76 @@ describe('parseKeepingStrings on UTF-8 bytes', () => {
   it('refuse a minBytes that could keep nothing sensible', () => {
     expect(() => keepStrings(1)).toThrow(/at least 2/);
     expect(() => keepStrings(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('jsonPieces with long plain strings', () => {
+  const LONG = 64 * 1024;
+  // A long string made of a run and some hard characters: plain when none needs an escape.
+  const longString = fc
+    .tuple(fc.constantFrom('a', 'é', '😀', ' '), fc.array(hardChar, { maxLength: 6 }), fc.nat(LONG))
+    .map(([unit, hard, cut]) => {
+      const run = unit.repeat(Math.ceil(LONG / unit.length) + 1);
+      return run.slice(0, cut) + hard.join('') + run.slice(cut);
+    });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these control characters.
+  const needsEscape = (s: string) => /["\\\u0000-\u001f]/.test(s) || !s.isWellFormed();
+  /** The pieces with each long string named by its place in `longs` (so a failure prints no 64 Ki). */
+  const shape = (pieces: string | JsonPiece[], longs: string[]) =>
+    typeof pieces === 'string'
+      ? pieces.length
+      : pieces.map((p) => (typeof p === 'string' && p.length >= LONG ? `<long ${longs.indexOf(p)}>` : p));
+
+  it('write the same JSON, with each long string that needs no escape as a piece of its own (the same string)', () => {
+    fc.assert(
+      fc.property(value, longString, longString, (other, a, b) => {
+        const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: a }], other, b } };
+        expect(joined(message) === JSON.stringify(message)).toBe(true);
+        const pieces = jsonPieces(message);
+        // Pieces that are the very strings given (not copies), in order; one needing an escape is text.
+        const own = typeof pieces === 'string' ? [] : pieces.filter((p) => p === a || p === b);
+        const plain = [a, b].filter((s) => !needsEscape(s));
+        expect(own.length).toBe(plain.length);
+        for (const [i, s] of plain.entries()) expect(own[i] === s).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('write a long string at the root, or beside a kept string, in document order', () => {
+    const long = 'r'.repeat(LONG);
+    expect(shape(jsonPieces(long), [long])).toEqual(['"', '<long 0>', '"']);
+    const kept = new KeptString(`"${'k'.repeat(70)}"`);
+    const pieces = jsonPieces({ first: kept, second: long, third: [kept] });
+    expect(shape(pieces, [long])).toEqual([
+      '{"first":',
+      kept.json,
+      ',"second":"',
+      '<long 0>',
+      '","third":[',
+      kept.json,
+      ']}',
+    ]);
+  });
+
+  it('look only into the first 16 objects: a long string past them is serialized in place', () => {
+    const long = 'd'.repeat(LONG);
+    const late = { items: Array.from({ length: 20 }, (_, i) => ({ i })), long };
+    expect(jsonPieces(late) === JSON.stringify(late)).toBe(true);
+    const early = { long, items: Array.from({ length: 20 }, (_, i) => ({ i })) };
+    expect(shape(jsonPieces(early), [long])).toEqual([
+      '{"long":"',
+      '<long 0>',
+      `","items":${JSON.stringify(early.items)}}`,
+    ]);
+  });
+
+  it('leave a long string in place where it needs an escape, or is what a toJSON returns', () => {
+    for (const s of [`${'q'.repeat(LONG)}"`, `\n${'q'.repeat(LONG)}`, `${'q'.repeat(LONG)}\ud800`]) {
+      const message = { text: s };
+      expect(jsonPieces(message) === JSON.stringify(message)).toBe(true);
+    }
+    const wrapped = { toJSON: () => 'w'.repeat(LONG) };
+    expect(jsonPieces({ wrapped }) === JSON.stringify({ wrapped })).toBe(true);
   });
 });

@@ -26,8 +26,21 @@ const QUOTE = 0x22;
 
 /** Set while {@link jsonPieces} serializes: kept strings then record themselves in `met`, in document order. */
 let collecting = false;
-/** Reused, so a message without kept strings costs no allocation. */
-const met: KeptString[] = [];
+/**
+ * Reused, so a message without kept strings costs no allocation: the kept strings met, and the long plain
+ * strings the serializer left out of its text (written as pieces of their own), in document order.
+ */
+const met: Array<KeptString | string> = [];
+
+/**
+ * A string this long (UTF-16 units) is a piece of its own in {@link jsonPieces}: copied into the message's
+ * text, it cost three full copies of fresh memory (the serializer's parts, their join, the encode), as a
+ * piece only the encode.
+ */
+const LONG_STRING_CHARS = 64 * 1024;
+/** Objects and arrays looked into for a long string before a message is serialized whole (bounds the look). */
+const LOOK_OBJECTS = 16;
+let lookLeft = 0;
 
 /**
  * A string value kept as the JSON literal it arrived as (quotes and escapes included), never decoded
@@ -72,15 +85,18 @@ export type JsonPiece = string | Uint8Array;
 
 /**
  * Serializes `value` as `JSON.stringify` does, except that each {@link KeptString}'s literal is its own
- * piece, never copied into a larger string: the pieces, written in order, are the JSON text. A value
- * without kept strings is one string, as `JSON.stringify` returns it. Throws what `JSON.stringify` throws.
+ * piece, and so is each long string that needs no escape (64 Ki characters or more; looked for in the
+ * message's first 16 objects and arrays, then taken wherever it is): neither is copied into a larger
+ * string. The pieces, written in order, are the JSON text. A value without either is one string, as
+ * `JSON.stringify` returns it. Throws what `JSON.stringify` throws.
  */
 export function jsonPieces(value: unknown): string | JsonPiece[] {
   if (collecting) return JSON.stringify(value); // called from inside a toJSON: decoded, not pieces
   collecting = true;
   let text: string;
   try {
-    text = JSON.stringify(value);
+    lookLeft = LOOK_OBJECTS;
+    text = hasLongString(value) ? JSON.stringify(value, leaveOutLong) : JSON.stringify(value);
   } catch (error) {
     met.length = 0;
     throw error;
@@ -95,12 +111,61 @@ export function jsonPieces(value: unknown): string | JsonPiece[] {
     const mark = `"${MARK}${i}"`;
     const found = text.indexOf(mark, at);
     if (found === -1) return JSON.stringify(value); // a replacer moved it: decode, correct if slower
-    pieces.push(text.slice(at, found), kept[i]!.literal);
-    at = found + mark.length;
+    const piece = kept[i]!;
+    if (typeof piece === 'string') {
+      // A plain string: the text keeps the placeholder's quotes around it.
+      pieces.push(text.slice(at, found + 1), piece);
+      at = found + mark.length - 1;
+    } else {
+      pieces.push(text.slice(at, found), piece.literal);
+      at = found + mark.length;
+    }
   }
   pieces.push(text.slice(at));
   return pieces;
 }
+
+/**
+ * Whether a long string is among the values of the first {@link LOOK_OBJECTS} objects and arrays (depth
+ * first, as serialized). A value with a `toJSON` is not looked into: it serializes as what that returns.
+ */
+function hasLongString(value: unknown): boolean {
+  if (lookLeft <= 0) return false;
+  if (typeof value === 'string') return value.length >= LONG_STRING_CHARS;
+  if (typeof value !== 'object' || value === null) return false;
+  lookLeft--;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasLongString(value[i])) return true;
+    return false;
+  }
+  for (const key in value) if (hasLongString((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/**
+ * The serializer's replacer where a message has a long string: one that needs no escape is left out of
+ * the text, its placeholder there instead. One that needs escapes (a quote, a backslash, a control
+ * character, a lone surrogate) is serialized in place, as before.
+ */
+function leaveOutLong(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || value.length < LONG_STRING_CHARS || NEEDS_ESCAPE.test(value)) return value;
+  if (!isWellFormed(value)) return value;
+  met.push(value);
+  return `${MARK}${met.length - 1}`;
+}
+
+/** What `JSON.stringify` escapes, but for lone surrogates ({@link isWellFormed}). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these control characters.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/** No lone surrogate (those `JSON.stringify` writes as `\u` escapes). */
+function isWellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * The length of the text {@link jsonPieces} returned: UTF-16 units of its text pieces plus the bytes of

@@ -16,7 +16,7 @@ import type {
 import { IdTable, MODERN_REVISION, settleWithin } from '@mcp-inflight/core/adapter';
 import { LiveTable } from '../shared/live-table.js';
 import { type HttpClientWarning, ParamHeaderTable } from './param-headers.js';
-import { mediaTypeOf, readBytes } from './read-body.js';
+import { mediaTypeOf } from './read-body.js';
 import { readReplyStream } from './reply-stream.js';
 import { isOk, type Requester, type WireRequest, type WireResponse } from './requester.js';
 import { refusalError, requestHeaders } from './wire.js';
@@ -244,7 +244,7 @@ export class HttpChannel implements Channel {
       if (type === 'application/json') {
         const keep = this.#options.keepStrings;
         // A relay reads the body as bytes: its long literals are then never decoded (see keepStrings).
-        receive(keep ? keep.parse(await readBytes(response)) : JSON.parse(await response.text()));
+        receive(keep ? keep.parse(await response.bytes()) : JSON.parse(await response.text()));
         this.#fail(id, exchange, 'the JSON reply did not carry the response'); // unless it did
         return;
       }

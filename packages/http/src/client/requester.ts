@@ -17,6 +17,8 @@ export interface WireResponse {
   chunks(): AsyncIterable<Uint8Array>;
   /** The whole body as UTF-8 text. Read once. */
   text(): Promise<string>;
+  /** The whole body as bytes, not decoded (a relay's JSON reply, see `keepStrings`). Read once. */
+  bytes(): Promise<Uint8Array>;
   /** Lets the unread body go: drained when it is short and known to end, else its connection is closed. */
   discard(): Promise<void>;
 }
@@ -49,6 +51,7 @@ function fromFetch(response: Response): WireResponse {
     header: (name) => response.headers.get(name),
     chunks: () => bodyChunks(response.body),
     text: () => response.text(),
+    bytes: () => response.arrayBuffer().then((buffer) => new Uint8Array(buffer)),
     discard: () => response.body?.cancel().catch(() => {}) ?? Promise.resolve(),
   };
 }

@@ -7,7 +7,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { Requester, WireResponse } from '../client/requester.js';
-import { readNodeBody } from './node-listener.js';
+import { readNodeBody, readNodeBytes } from './node-listener.js';
 
 /** A body this short with a known length is read to its end on discard, so its keep-alive connection is reused. */
 const DRAIN_MAX_BYTES = 64 * 1024;
@@ -70,6 +70,7 @@ function fromIncoming(response: IncomingMessage): WireResponse {
     },
     chunks: () => response,
     text: () => readNodeBody(response, Number.POSITIVE_INFINITY, SERVER_GONE).then((text) => text ?? ''),
+    bytes: () => readNodeBytes(response, Number.POSITIVE_INFINITY, SERVER_GONE).then((bytes) => bytes!),
     discard: () => {
       if (response.readableEnded || response.destroyed) return Promise.resolve();
       const short = response.complete || Number(response.headers['content-length']) <= DRAIN_MAX_BYTES;
