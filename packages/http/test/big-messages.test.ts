@@ -132,4 +132,26 @@ describe('a long JSON answer, its head written on its own', () => {
       expect(message.result.content[0]!.text).toBe('é😀'.repeat(35_000));
     },
   );
+
+  it.each([
+    ['2026-07-28', true],
+    ['2025-11-25', false],
+  ])(
+    '%s: a long string is the same text whether it needs escapes or not, on JSON and on SSE',
+    async (_r, modern) => {
+      for (const char of ['é😀a', 'a"\\\n\u0001😀']) {
+        const text = char.repeat(25_000); // over 64 Ki UTF-16 units: written as a piece when plain
+        const answer = await readCall(modern, { resultBytes: 25_000, char });
+        expect(
+          (answer[0] as { result: { content: { text: string }[] } }).result.content[0]!.text === text,
+        ).toBe(true);
+        // A progress first makes the answer an SSE stream: the result is then an event's data.
+        const streamed = await readCall(modern, { progressBytes: 10, resultBytes: 25_000, char });
+        expect(streamed.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'result']);
+        expect(
+          (streamed[1] as { result: { content: { text: string }[] } }).result.content[0]!.text === text,
+        ).toBe(true);
+      }
+    },
+  );
 });

@@ -155,3 +155,23 @@ describe('a request the application ends with no response (Channel.suppressed)',
     expect(handler.stats.statelessInFlight).toBe(0);
   });
 });
+
+describe('a long string through the Fetch reply', () => {
+  it('arrives as the same text, its pieces joined in the Blob, content and all', async () => {
+    const text = 'é😀a'.repeat(25_000); // over 64 Ki UTF-16 units and no escape: a piece of its own
+    const handler = createHttpHandler((endpoint) => {
+      serveLifecycle(endpoint, { serverInfo: { name: 'long', version: '1' }, capabilities: { tools: {} } });
+      endpoint.setRequestHandler('tools/call', async () => ({ content: [{ type: 'text', text }] }));
+    });
+    const session = (await initialize(handler)).headers.get('mcp-session-id')!;
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'long', arguments: {} } };
+    const response = await post(handler, call, {
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const message = (await response.json()) as { result: { content: { text: string }[] } };
+    expect(message.result.content[0]!.text === text).toBe(true);
+    await handler.close();
+  });
+});
