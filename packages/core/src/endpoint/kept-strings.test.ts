@@ -513,6 +513,23 @@ describe('jsonPieces with long plain strings', () => {
       const message = { text: s };
       expect(jsonPieces(message) === JSON.stringify(message)).toBe(true);
     }
+    // Where a runtime has no String#isWellFormed, lone surrogates are found without it.
+    const native = Object.getOwnPropertyDescriptor(String.prototype, 'isWellFormed')!;
+    delete (String.prototype as { isWellFormed?: unknown }).isWellFormed;
+    try {
+      for (const s of [
+        `${'q'.repeat(LONG)}\udc00`,
+        `\ud800${'q'.repeat(LONG)}`,
+        `${'q'.repeat(LONG)}\ud800\ud800\udc00`,
+      ]) {
+        const message = { text: s };
+        expect(jsonPieces(message) === JSON.stringify(message)).toBe(true);
+      }
+      const paired = `${'q'.repeat(LONG)}😀`;
+      expect(shape(jsonPieces({ paired }), [paired])).toEqual(['{"paired":"', '<long 0>', '"}']);
+    } finally {
+      Object.defineProperty(String.prototype, 'isWellFormed', native);
+    }
     const wrapped = { toJSON: () => 'w'.repeat(LONG) };
     expect(jsonPieces({ wrapped }) === JSON.stringify({ wrapped })).toBe(true);
   });
