@@ -198,7 +198,9 @@ function readNode<T>(
   finish: (body: Buffer) => T,
 ): Promise<T | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // A one-chunk body (nearly every request) is held as it is, with no list to allocate.
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
     let size = 0;
     const done = (): void => {
       message.off('data', onData);
@@ -210,16 +212,18 @@ function readNode<T>(
       size += chunk.length;
       if (size > maxBytes) {
         done();
-        chunks.length = 0;
+        first = chunks = undefined;
         message.resume();
         resolve(undefined);
         return;
       }
-      chunks.push(chunk);
+      if (first === undefined) first = chunk;
+      else (chunks ??= [first]).push(chunk);
     };
     const onEnd = (): void => {
       done();
-      resolve(finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+      resolve(finish(chunks ? Buffer.concat(chunks, size) : (first ?? EMPTY)));
+      first = chunks = undefined;
     };
     const onError = (error: Error): void => {
       done();
@@ -235,6 +239,8 @@ function readNode<T>(
     message.on('close', onClose);
   });
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** One reason for every disconnect: it carries no per-exchange detail, so no stack is captured per drop. */
 const CLIENT_GONE = new Error('the client closed the connection');
