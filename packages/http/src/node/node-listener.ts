@@ -218,7 +218,8 @@ function readNode<T>(
         return;
       }
       if (first === undefined) first = chunk;
-      else (chunks ??= [first]).push(chunk);
+      else if (chunks === undefined) chunks = [first, chunk];
+      else chunks.push(chunk);
     };
     const onEnd = (): void => {
       done();
