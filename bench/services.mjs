@@ -7,8 +7,9 @@
 // Usage: node bench/services.mjs [--gets N] [--calls N] [--rounds N] [--json FILE]
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { callTask, withTasksExtension } from '@mcp-inflight/core/tasks';
+import { callTask } from '@mcp-inflight/client/tasks';
 import { HttpClient } from '@mcp-inflight/http';
+import { withTasksExtension } from '@mcp-inflight/server/tasks';
 import { RedisTaskStore } from '../packages/redis/dist/index.js';
 import { startExampleServer, startHaproxy, startRedis } from '../packages/redis/test/services/services.mjs';
 
@@ -117,7 +118,7 @@ try {
   );
 
   const [inMemoryGets, redisGets] = await taskGets([memory.url, onRedis.url], GETS);
-  const { TaskStore } = await import('@mcp-inflight/core/tasks');
+  const { TaskStore } = await import('@mcp-inflight/server/tasks');
   const storeMemory = await storeGets(new TaskStore(), GETS);
   const store = await RedisTaskStore.connect({ url: redis.url, prefix: 'bench:' });
   const storeRedis = await storeGets(store, GETS);

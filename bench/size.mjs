@@ -53,7 +53,7 @@ const entries = [
   },
   // Entries beyond the request lifecycle, each with a budget of its own (a user pays only for what they import).
   {
-    name: 'tool layer (@mcp-inflight/core/tools: defineTool, serveTools)',
+    name: 'tool layer (@mcp-inflight/server: defineTool, serveTools)',
     code: `export { defineTool, serveTools } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
     // 12 KB until defineTool gained the x-mcp-header checker (about 1 KB; 12.09 KB with the shared
@@ -63,14 +63,14 @@ const entries = [
   },
   {
     // One call for a whole server: lifecycle, tools, prompts, resources, completions.
-    name: 'createServer (@mcp-inflight/core/tools: tools, prompts, resources)',
+    name: 'createServer (@mcp-inflight/server: tools, prompts, resources)',
     code: `export { createServer, definePrompt, defineResource, defineResourceTemplate, defineTool } from ${JSON.stringify(join(packages, 'core/dist/tools.js'))};`,
     platform: 'neutral',
     // 14.01 KB alone; 15.11 KB with the x-mcp-header checker and the argument checks: 15.5 KB, to trim.
     budget: 15.5 * KB,
   },
   {
-    name: 'listen streams, server side (@mcp-inflight/core/listen: Listeners)',
+    name: 'listen streams, server side (@mcp-inflight/server/listen: Listeners)',
     code: `export { Listeners } from ${JSON.stringify(join(packages, 'core/dist/listen.js'))};`,
     platform: 'neutral',
     budget: 4 * KB,

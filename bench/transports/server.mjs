@@ -23,7 +23,7 @@ else throw new Error(`unknown impl ${impl}`);
 
 async function inflight() {
   const { ProgressRelay, serveLifecycle } = await import('@mcp-inflight/core');
-  const { defineTool, serveTools } = await import('@mcp-inflight/core/tools');
+  const { defineTool, serveTools } = await import('@mcp-inflight/server');
   const tools = [
     defineTool({
       name: 'flood',

@@ -1,4 +1,4 @@
-import type { McpClient } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/client';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { HostOptions } from './args.js';

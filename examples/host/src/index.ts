@@ -1,7 +1,8 @@
 // The host CLI: calls tools through any MCP server or proxy, draws live progress bars, cancels on Ctrl-C
 // and says why each call ended. See README.md.
 import { writeFileSync } from 'node:fs';
-import { type McpClient, systemClock } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/client';
+import { systemClock } from '@mcp-inflight/core';
 import { type HostOptions, parseHostArgs, USAGE } from './args.js';
 import { connectHost, targetLabel } from './connect.js';
 import { Display } from './display.js';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from '@mcp-inflight/core';
+import { defineTool, type Tool, type ToolOutput } from '@mcp-inflight/server';
 import {
   bindingOf,
   clientSupports,
@@ -7,8 +8,7 @@ import {
   inputRequired,
   inputRetryOf,
   type RequestStateSigner,
-} from '@mcp-inflight/core/mrtr';
-import { defineTool, type Tool, type ToolOutput } from '@mcp-inflight/core/tools';
+} from '@mcp-inflight/server/input';
 import * as z from 'zod';
 
 const confirmInput = z.object({
@@ -34,7 +34,7 @@ interface Asked {
  *
  * @example
  * ```ts
- * import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
+ * import { RequestStateSigner } from '@mcp-inflight/server/input';
  * import { confirmTool } from './confirm.js';
  * const tool = confirmTool(new RequestStateSigner({ ttlMs: 300_000 }));
  * ```

@@ -2,15 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, JsonRpcError, type RequestContext, type Revision } from '@mcp-inflight/core';
 import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import {
-  bindingOf,
-  elicit,
-  type InputRequest,
-  type InputRequests,
-  inputRequired,
-  inputRetryOf,
-  RequestStateSigner,
-} from '@mcp-inflight/core/mrtr';
-import {
   definePrompt,
   defineResource,
   defineResourceTemplate,
@@ -21,7 +12,15 @@ import {
   ResourceList,
   type ServedTools,
   type Tool,
-} from '@mcp-inflight/core/tools';
+} from '@mcp-inflight/server';
+import type { InputRequest, InputRequests } from '@mcp-inflight/server/input';
+import {
+  bindingOf,
+  elicit,
+  inputRequired,
+  inputRetryOf,
+  RequestStateSigner,
+} from '@mcp-inflight/server/input';
 import * as z from 'zod';
 
 // The rest of the conformance suite's server fixtures (`--conformance`), on the tool layer's prompts and

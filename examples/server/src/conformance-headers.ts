@@ -1,4 +1,4 @@
-import { defineTool, type Tool } from '@mcp-inflight/core/tools';
+import { defineTool, type Tool } from '@mcp-inflight/server';
 import * as z from 'zod';
 
 // The fixture of the conformance suite's http-custom-header-server-validation scenario (2026-07-28,

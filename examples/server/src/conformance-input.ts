@@ -1,12 +1,12 @@
+import { defineTool, type Tool } from '@mcp-inflight/server';
+import type { InputRequest } from '@mcp-inflight/server/input';
 import {
   bindingOf,
   elicit,
-  type InputRequest,
   inputRequired,
   inputRetryOf,
   RequestStateSigner,
-} from '@mcp-inflight/core/mrtr';
-import { defineTool, type Tool } from '@mcp-inflight/core/tools';
+} from '@mcp-inflight/server/input';
 import * as z from 'zod';
 
 // The tools the conformance suite's 2026-07-28 input-required-result scenarios call by name: each asks

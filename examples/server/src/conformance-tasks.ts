@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonRpcError, type RequestContext } from '@mcp-inflight/core';
-import { elicit, inputRequired, inputRetryOf } from '@mcp-inflight/core/mrtr';
-import { defineTool, type Tool } from '@mcp-inflight/core/tools';
+import { defineTool, type Tool } from '@mcp-inflight/server';
+import { elicit, inputRequired, inputRetryOf } from '@mcp-inflight/server/input';
 import * as z from 'zod';
 
 // The tools the conformance suite's tasks-extension scenarios call by name (`--conformance --tasks`):

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Endpoint, TransportKind } from '@mcp-inflight/core';
+import { createServer, defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/server';
 import {
   type ServeTasksOptions,
   type SharedTaskStore,
   serveTasks,
   taskCapabilities,
-} from '@mcp-inflight/core/tasks';
-import { createServer, defineTool, type Publisher, type Tool, ToolList } from '@mcp-inflight/core/tools';
+} from '@mcp-inflight/server/tasks';
 import * as z from 'zod';
 import {
   conformancePrompts,

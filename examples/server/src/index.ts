@@ -2,11 +2,11 @@
 // README.md.
 import { readFileSync } from 'node:fs';
 import type { Endpoint } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/core/listen';
-import { LiveEndpoints, serveStats } from '@mcp-inflight/core/stats';
-import type { SharedTaskStore } from '@mcp-inflight/core/tasks';
 import { serveHttp } from '@mcp-inflight/http';
 import type { RedisTaskStore } from '@mcp-inflight/redis';
+import { Listeners } from '@mcp-inflight/server/listen';
+import { LiveEndpoints, serveStats } from '@mcp-inflight/server/stats';
+import type { SharedTaskStore } from '@mcp-inflight/server/tasks';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { parseServerArgs, type ServerOptions, USAGE } from './args.js';
 import { conformanceServer } from './conformance.js';

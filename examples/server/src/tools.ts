@@ -7,15 +7,15 @@ import {
   serveLifecycle,
   type TransportKind,
 } from '@mcp-inflight/core';
-import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
+import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/server';
+import { RequestStateSigner } from '@mcp-inflight/server/input';
 import {
   type ServeTasksOptions,
   type SharedTaskStore,
   serveTasks,
   TaskStore,
   taskCapabilities,
-} from '@mcp-inflight/core/tasks';
-import { defineTool, serveTools, type Tool, ToolList } from '@mcp-inflight/core/tools';
+} from '@mcp-inflight/server/tasks';
 import * as z from 'zod';
 import { confirmTool } from './confirm.js';
 

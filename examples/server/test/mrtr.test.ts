@@ -2,8 +2,9 @@
 // server's `confirm` tool (stdio child and loopback HTTP), the official SDK v2 client against it, and the
 // library's client against an SDK v2 server. Deadlines here run on real time (small values).
 import { fileURLToPath } from 'node:url';
-import { InflightError, JsonRpcError, type McpClient } from '@mcp-inflight/core';
-import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/core/mrtr';
+import type { McpClient } from '@mcp-inflight/client';
+import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/client/input';
+import { InflightError, JsonRpcError } from '@mcp-inflight/core';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';

@@ -1,7 +1,8 @@
 // The same host code, written once against the library's client interface (McpClient), driven over stdio
 // and over Streamable HTTP, on a legacy revision and on 2026-07-28, against examples/server with a handler
 // ceiling of its own. One `catch` reads a local limit, a user's cancel and the server's limit alike.
-import { type CallToolResult, InflightError, type McpClient, type Revision } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/client';
+import { type CallToolResult, InflightError, type Revision } from '@mcp-inflight/core';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

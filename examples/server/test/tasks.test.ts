@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { callTask, type TaskState } from '@mcp-inflight/client/tasks';
 import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
-import { callTask, type TaskState } from '@mcp-inflight/core/tasks';
 import { HttpClient } from '@mcp-inflight/http';
 import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -9,24 +9,18 @@
 
 export {
   Admission,
-  type AdmissionOptions,
-  type AdmissionState,
   type AdmissionStats,
-  type AdmissionTicket,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_QUEUED_BYTES,
-  OVERLOADED_MESSAGE,
   QUEUED_REQUEST_OVERHEAD_BYTES,
 } from './admission/admission.js';
-export { type ClientTransport, LifecycleClient } from './client/client.js';
-export type { LifecycleHooks } from './client/connect-lifecycle.js';
-export type { ServerHandshake } from './client/handshake.js';
-export { MAX_TIMER_MS, timersOf } from './clock/clock.js';
-export { pause, settleWithin } from './clock/pause.js';
+export { MAX_TIMER_MS } from './clock/clock.js';
+export { type Nap, nap, pause, settleWithin } from './clock/pause.js';
+export { checkContent, type EmbeddedBlob, type EmbeddedText } from './content/content.js';
+export { linkSignal } from './deadline/link-signal.js';
 export type { Channel, SendIntent } from './endpoint/channel.js';
-export type { TaskContext } from './endpoint/context.js';
-export { batchTooLarge, DEFAULT_MAX_BATCH_ELEMENTS } from './endpoint/endpoint.js';
-export type { Direction, Outcome } from './endpoint/events.js';
+export { batchTooLarge } from './endpoint/endpoint.js';
+export type { Direction } from './endpoint/events.js';
 export { errorResponseFor } from './endpoint/inbound.js';
 export {
   type JsonPiece,
@@ -36,24 +30,56 @@ export {
   keepStrings,
   piecesLength,
 } from './endpoint/kept-strings.js';
-export { SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';
+export { expectCapability, SERVER_INFO_META_KEY } from './endpoint/lifecycle.js';
 export {
-  type Classified,
   classify,
   errorResponse,
   hasTask,
   type JsonRpcMessage,
-  metaOf,
   relayedParams,
   resultResponse,
 } from './endpoint/messages.js';
 export type { TaskRouteHooks } from './endpoint/outbound.js';
+export { CANCEL_CODES, JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
+export { inflightErrorFromJsonRpc, type JsonRpcErrorObject } from './errors/inflight-error.js';
+export {
+  declareParamHeaders,
+  type ParamHeader,
+  paramHeaderMismatch,
+  paramHeadersOf,
+  paramHeaderValue,
+  servedParamHeaders,
+  X_MCP_HEADER,
+} from './headers/param-headers.js';
+export {
+  checkInputRequired,
+  INPUT_METHODS,
+  INPUT_REQUIRED_METHODS,
+  type InputMethod,
+  type InputRequest,
+  type InputRequests,
+  type InputRequiredResult,
+  type InputResponses,
+  isInputRequired,
+} from './input/types.js';
+export {
+  filterFor,
+  filterWants,
+  isEmptyFilter,
+  LIST_CHANGED,
+  LISTEN_ACK_METHOD,
+  LISTEN_METHOD,
+  type ListenFilter,
+  offeredBy,
+  RESOURCE_UPDATED,
+  SUBSCRIPTION_ID_META_KEY,
+} from './listen/filter.js';
+export type { Role } from './policy/era-cancel-policy.js';
+export type { ProgressRoute } from './relay/progress-relay.js';
 export {
   allowsBatches,
   CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   DEFAULT_HTTP_REVISION,
-  hasProgressMessage,
   hasStreamableHttp,
   isLegacy,
   LATEST_LEGACY_REVISION,
@@ -61,35 +87,22 @@ export {
   metaVersionOf,
   negotiateLegacy,
   PROTOCOL_VERSION_META_KEY,
-  revisionOfHeader,
-} from './eras/eras.js';
-export { CANCEL_CODES, JSONRPC_CODE_BY_CAUSE } from './errors/causes.js';
-export { inflightErrorFromJsonRpc, type JsonRpcErrorObject } from './errors/inflight-error.js';
-export type { OutboundRequest, PolicyAnswer, Role } from './policy/era-cancel-policy.js';
+} from './revisions/revisions.js';
+export { isTokenOrId } from './schemas/guards.js';
+export type { ProgressParams } from './schemas/types.js';
 export {
-  DEFAULT_MIN_INTERVAL_MS,
-  type DropReason,
-  type ProgressRelayEvents,
-  type ProgressRelayStats,
-  type ProgressRoute,
-  type RouteOptions,
-} from './relay/progress-relay.js';
-export { isCancelledParams, isProgressParams, isTokenOrId } from './schemas/guards.js';
-export type { CancelledParams, ProgressParams } from './schemas/types.js';
-export { IdleWindow } from './tasks/idle-window.js';
-export { createdTaskOf, taskStateOf } from './tasks/task-state.js';
+  createdTaskOf,
+  declaresTasksExtension,
+  isTerminalStatus,
+  RELATED_TASK_META_KEY,
+  TASKS_EXTENSION,
+  type TaskFields,
+  type TaskState,
+  type TaskStatus,
+  taskStateOf,
+  withTasksExtension,
+} from './tasks/task-state.js';
 export { QuietTimer } from './timers/quiet-timer.js';
-export { type QueuedTimer, TimerQueue } from './timers/timer-queue.js';
-export {
-  declareParamHeaders,
-  type ParamHeader,
-  type ParamHeaders,
-  paramHeaderMismatch,
-  paramHeadersOf,
-  paramHeaderValue,
-  servedParamHeaders,
-  X_MCP_HEADER,
-} from './tools/param-headers.js';
+export { TimerQueue } from './timers/timer-queue.js';
 export { BoundedSet } from './util/bounded-set.js';
-export { copyWith } from './util/copy-with.js';
 export { IdTable } from './util/id-table.js';

@@ -4,9 +4,3 @@
  * @module @mcp-inflight/core/testing
  */
 export { ManualClock } from './clock/manual-clock.js';
-export {
-  type ContractRunner,
-  type TaskStoreContractOptions,
-  type TaskStoreSettings,
-  taskStoreContract,
-} from './tasks/task-store-contract.js';

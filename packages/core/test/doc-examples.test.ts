@@ -13,13 +13,11 @@ describe('TSDoc examples', () => {
   const examples = examplesOf(coreDir);
 
   it('finds the examples: at least one per export', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(85);
+    expect(examples.length).toBeGreaterThanOrEqual(75);
   });
 
   it('every export of the entry points has TSDoc with an @example', () => {
-    const entries = ['index.ts', 'testing.ts', 'schemas.ts', 'tasks.ts', 'mrtr.ts'].map((file) =>
-      join(coreDir, 'src', file),
-    );
+    const entries = ['index.ts', 'testing.ts', 'schemas.ts'].map((file) => join(coreDir, 'src', file));
     expect(
       exportsWithoutExamples(coreDir, entries),
       'exports without TSDoc, or without a ```ts @example',

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -8,18 +8,17 @@ import { describe, expect, it } from 'vitest';
  * values at runtime). `type X` is a type-only export.
  */
 const REVIEWED: Record<string, string[]> = {
-  index: [
+  'core/index': [
+    'type AudioContent',
     'type CallToolResult',
     'type CancelCode',
     'type CancelMethod',
-    'type ClientIdentity',
     'type Clock',
-    'connectLifecycle',
-    'type ConnectOptions',
     'type ContentBlock',
     'DeadlineController',
     'type DeadlineOptions',
     'DuplicateTokenError',
+    'type EmbeddedResource',
     'Endpoint',
     'type EndpointEvents',
     'type EndpointOptions',
@@ -27,14 +26,13 @@ const REVIEWED: Record<string, string[]> = {
     'EraCancelPolicy',
     'eraCancelPolicy',
     'type HandlerLimits',
+    'type ImageContent',
     'InflightError',
     'type InflightErrorDetails',
     'isCancel',
     'isRevision',
     'JsonRpcError',
     'JsonRpcErrorCode',
-    'type McpClient',
-    'NegotiationError',
     'type NotificationHandler',
     'ProgressRelay',
     'type ProgressToken',
@@ -42,12 +40,14 @@ const REVIEWED: Record<string, string[]> = {
     'type RequestHandler',
     'type RequestId',
     'type RequestOptions',
+    'type ResourceLink',
     'type Revision',
     'revisionOf',
     'REVISIONS',
     'serveLifecycle',
     'type ServerIdentity',
     'systemClock',
+    'type TextContent',
     'type TimerHandle',
     'TokenRegistry',
     'type TransportKind',
@@ -55,44 +55,47 @@ const REVIEWED: Record<string, string[]> = {
     'withTimeout',
     'type WithTimeoutOptions',
   ],
-  adapter: [
+  'core/adapter': [
     'Admission',
-    'type AdmissionOptions',
-    'type AdmissionState',
     'type AdmissionStats',
-    'type AdmissionTicket',
     'allowsBatches',
     'batchTooLarge',
     'BoundedSet',
     'CANCEL_CODES',
-    'type CancelledParams',
     'type Channel',
-    'type Classified',
+    'checkContent',
+    'checkInputRequired',
     'classify',
     'CLIENT_CAPABILITIES_META_KEY',
-    'CLIENT_INFO_META_KEY',
-    'type ClientTransport',
-    'copyWith',
     'createdTaskOf',
     'declareParamHeaders',
+    'declaresTasksExtension',
     'DEFAULT_HTTP_REVISION',
-    'DEFAULT_MAX_BATCH_ELEMENTS',
     'DEFAULT_MAX_IN_FLIGHT',
     'DEFAULT_MAX_QUEUED_BYTES',
-    'DEFAULT_MIN_INTERVAL_MS',
     'type Direction',
-    'type DropReason',
+    'type EmbeddedBlob',
+    'type EmbeddedText',
     'errorResponse',
     'errorResponseFor',
-    'hasProgressMessage',
+    'expectCapability',
+    'filterFor',
+    'filterWants',
     'hasStreamableHttp',
     'hasTask',
-    'IdleWindow',
     'IdTable',
     'inflightErrorFromJsonRpc',
-    'isCancelledParams',
+    'INPUT_METHODS',
+    'INPUT_REQUIRED_METHODS',
+    'type InputMethod',
+    'type InputRequest',
+    'type InputRequests',
+    'type InputRequiredResult',
+    'type InputResponses',
+    'isEmptyFilter',
+    'isInputRequired',
     'isLegacy',
-    'isProgressParams',
+    'isTerminalStatus',
     'isTokenOrId',
     'type JsonPiece',
     'jsonPieces',
@@ -103,67 +106,51 @@ const REVIEWED: Record<string, string[]> = {
     'keepStrings',
     'KeptString',
     'LATEST_LEGACY_REVISION',
-    'LifecycleClient',
-    'type LifecycleHooks',
+    'linkSignal',
+    'LIST_CHANGED',
+    'LISTEN_ACK_METHOD',
+    'LISTEN_METHOD',
+    'type ListenFilter',
     'MAX_TIMER_MS',
-    'metaOf',
     'metaVersionOf',
     'MODERN_REVISION',
+    'type Nap',
+    'nap',
     'negotiateLegacy',
-    'type OutboundRequest',
-    'type Outcome',
-    'OVERLOADED_MESSAGE',
+    'offeredBy',
     'type ParamHeader',
     'paramHeaderMismatch',
-    'type ParamHeaders',
     'paramHeadersOf',
     'paramHeaderValue',
     'pause',
     'piecesLength',
-    'type PolicyAnswer',
     'type ProgressParams',
-    'type ProgressRelayEvents',
-    'type ProgressRelayStats',
     'type ProgressRoute',
     'PROTOCOL_VERSION_META_KEY',
     'QUEUED_REQUEST_OVERHEAD_BYTES',
-    'type QueuedTimer',
     'QuietTimer',
+    'RELATED_TASK_META_KEY',
     'relayedParams',
+    'RESOURCE_UPDATED',
     'resultResponse',
-    'revisionOfHeader',
     'type Role',
-    'type RouteOptions',
     'type SendIntent',
     'servedParamHeaders',
     'SERVER_INFO_META_KEY',
-    'type ServerHandshake',
     'settleWithin',
-    'type TaskContext',
+    'SUBSCRIPTION_ID_META_KEY',
+    'type TaskFields',
     'type TaskRouteHooks',
+    'TASKS_EXTENSION',
+    'type TaskState',
     'taskStateOf',
+    'type TaskStatus',
     'TimerQueue',
-    'timersOf',
+    'withTasksExtension',
     'X_MCP_HEADER',
   ],
-  stats: [
-    'type EndpointTables',
-    'LiveEndpoints',
-    'type ProcessStats',
-    'processStats',
-    'serveStats',
-    'STATS_METHOD',
-    'tablesOf',
-    'wantsGc',
-  ],
-  testing: [
-    'type ContractRunner',
-    'ManualClock',
-    'taskStoreContract',
-    'type TaskStoreContractOptions',
-    'type TaskStoreSettings',
-  ],
-  schemas: [
+  'core/testing': ['ManualClock'],
+  'core/schemas': [
     'cancelledNotificationSchema',
     'type CancelledParams',
     'cancelledParamsSchema',
@@ -175,8 +162,41 @@ const REVIEWED: Record<string, string[]> = {
     'type RequestId',
     'requestIdSchema',
   ],
-  tools: [
-    'type AudioContent',
+  'client/index': [
+    'type ClientIdentity',
+    'type ClientTransport',
+    'connectLifecycle',
+    'type ConnectOptions',
+    'LifecycleClient',
+    'type LifecycleHooks',
+    'type McpClient',
+    'NegotiationError',
+    'type ServerHandshake',
+  ],
+  'client/tasks': [
+    'callTask',
+    'IdleWindow',
+    'isTerminalStatus',
+    'type TaskCallOptions',
+    'type TaskErrorDetails',
+    'type TaskState',
+    'type TaskStatus',
+  ],
+  'client/input': [
+    'callToolWithInput',
+    'INPUT_ROUNDS_EXCEEDED',
+    'type InputCapableClient',
+    'type InputHandler',
+    'type InputRequest',
+    'type InputRequestOptions',
+    'type InputRequests',
+    'type InputRequiredResult',
+    'type InputResponses',
+    'type InputRound',
+    'isInputRequired',
+    'requestWithInput',
+  ],
+  'server/index': [
     'type CacheHints',
     'type Completer',
     'createServer',
@@ -185,9 +205,7 @@ const REVIEWED: Record<string, string[]> = {
     'defineResource',
     'defineResourceTemplate',
     'defineTool',
-    'type EmbeddedResource',
     'type GetPromptResult',
-    'type ImageContent',
     'type McpServer',
     'type Prompt',
     'type PromptDefinition',
@@ -198,7 +216,6 @@ const REVIEWED: Record<string, string[]> = {
     'type Resource',
     'type ResourceContents',
     'type ResourceDefinition',
-    'type ResourceLink',
     'ResourceList',
     'type ResourceOutput',
     'type ResourceTemplate',
@@ -210,33 +227,20 @@ const REVIEWED: Record<string, string[]> = {
     'type ServeResourcesOptions',
     'serveTools',
     'type ServeToolsOptions',
-    'type TextContent',
     'type Tool',
     'type ToolDefinition',
     'ToolList',
     'type ToolOutput',
   ],
-  listen: [
-    'LISTEN_ACK_METHOD',
-    'LISTEN_METHOD',
-    'Listeners',
-    'type ListenersOptions',
-    'type ListenersStats',
-    'type ListenFilter',
-    'SUBSCRIPTION_ID_META_KEY',
-  ],
-  tasks: [
-    'callTask',
+  'server/tasks': [
     'declaresTasksExtension',
     'isTerminalStatus',
     'RELATED_TASK_META_KEY',
     'serveTasks',
     'type ServeTasksOptions',
     'type SharedTaskStore',
-    'type TaskCallOptions',
     'taskCapabilities',
     'type TaskChange',
-    'type TaskErrorDetails',
     'type TaskOutcome',
     'type TaskRecord',
     'TASKS_EXTENSION',
@@ -247,39 +251,55 @@ const REVIEWED: Record<string, string[]> = {
     'type TaskStoreOptions',
     'withTasksExtension',
   ],
-  mrtr: [
+  'server/input': [
     'bindingOf',
-    'callToolWithInput',
     'checkInputRequired',
     'clientSupports',
     'elicit',
     'INPUT_METHODS',
     'INPUT_REQUIRED_METHODS',
-    'INPUT_ROUNDS_EXCEEDED',
-    'type InputCapableClient',
-    'type InputHandler',
     'type InputMethod',
     'type InputRequest',
-    'type InputRequestOptions',
     'type InputRequests',
     'inputRequired',
     'type InputRequiredResult',
     'type InputResponses',
     'type InputRetry',
     'inputRetryOf',
-    'type InputRound',
     'isInputRequired',
     'MAX_REQUEST_STATE_CHARS',
     'RequestStateSigner',
     'type RequestStateSignerOptions',
-    'requestWithInput',
     'type StateBinding',
+  ],
+  'server/listen': ['Listeners', 'type ListenersOptions', 'type ListenersStats'],
+  'server/stats': [
+    'type EndpointTables',
+    'LiveEndpoints',
+    'type ProcessStats',
+    'processStats',
+    'serveStats',
+    'STATS_METHOD',
+    'tablesOf',
+    'wantsGc',
+  ],
+  'server/testing': [
+    'type ContractRunner',
+    'taskStoreContract',
+    'type TaskStoreContractOptions',
+    'type TaskStoreSettings',
   ],
 };
 
+/** `core/adapter` -> the entry's source file, relative to this test. */
+function fileOf(entry: string): string {
+  const [pkg, name] = entry.split('/');
+  return `../../${pkg}/src/${name}.ts`;
+}
+
 /** The names an entry file exports, read from its source (types included, which runtime keys miss). */
 function exportsOf(entry: string): string[] {
-  const source = readFileSync(new URL(`../src/${entry}.ts`, import.meta.url), 'utf8');
+  const source = readFileSync(new URL(fileOf(entry), import.meta.url), 'utf8');
   const names: string[] = [];
   for (const match of source.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
     for (const raw of (match[2] ?? '').split(',')) {
@@ -304,20 +324,52 @@ describe('entry exports', () => {
   for (const [entry, reviewed] of Object.entries(REVIEWED)) {
     it(`${entry} exports exactly its reviewed names`, async () => {
       expect(exportsOf(entry)).toEqual(reviewed);
-      const runtime = Object.keys(await import(`../src/${entry}.ts`)).sort();
+      const runtime = Object.keys(await import(fileOf(entry))).sort();
       const values = reviewed.filter((name) => !name.startsWith('type ')).sort();
       expect(runtime).toEqual(values);
     });
   }
 
   it('the root keeps to what users call: at most 35 values, about 40 names with the types', () => {
-    const root = REVIEWED.index ?? [];
+    const root = REVIEWED['core/index'] ?? [];
     expect(root.filter((name) => !name.startsWith('type ')).length).toBeLessThanOrEqual(35);
     expect(root.length).toBeLessThanOrEqual(45);
   });
 
   it('no name is on both the root and /adapter', () => {
-    const root = new Set((REVIEWED.index ?? []).map((name) => name.replace('type ', '')));
-    expect((REVIEWED.adapter ?? []).filter((name) => root.has(name.replace('type ', '')))).toEqual([]);
+    const root = new Set((REVIEWED['core/index'] ?? []).map((name) => name.replace('type ', '')));
+    expect((REVIEWED['core/adapter'] ?? []).filter((name) => root.has(name.replace('type ', '')))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('core/adapter', () => {
+  it('exports only what a package outside core imports (its src or its tests)', () => {
+    const root = new URL('../../', import.meta.url);
+    const used = new Set<string>();
+    const walk = (dir: URL): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+        const url = new URL(`${entry.name}${entry.isDirectory() ? '/' : ''}`, dir);
+        if (entry.isDirectory()) walk(url);
+        else if (/\.(ts|mjs)$/.test(entry.name)) {
+          const text = readFileSync(url, 'utf8');
+          for (const m of text.matchAll(
+            /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'@mcp-inflight\/core\/adapter'/g,
+          ))
+            for (const raw of (m[1] ?? '').split(','))
+              used.add(
+                raw
+                  .trim()
+                  .replace(/^type\s+/, '')
+                  .split(' as ')[0] ?? '',
+              );
+        }
+      }
+    };
+    for (const pkg of readdirSync(root)) if (pkg !== 'core') walk(new URL(`${pkg}/`, root));
+    const names = (REVIEWED['core/adapter'] ?? []).map((name) => name.replace('type ', ''));
+    expect(names.filter((name) => !used.has(name))).toEqual([]);
   });
 });

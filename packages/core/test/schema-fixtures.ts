@@ -6,7 +6,7 @@
  * Each fixture is JSON text, because that is what arrives on the wire: `1e400` parses to `Infinity`, and
  * NaN cannot be written at all.
  */
-import { REVISIONS, type Revision } from '../src/eras/eras.js';
+import { REVISIONS, type Revision } from '../src/revisions/revisions.js';
 
 export interface ParamsFixture {
   readonly kind: 'progress' | 'cancelled';

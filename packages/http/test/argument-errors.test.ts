@@ -1,7 +1,7 @@
 // Set-up mistakes in the public entry points throw where they are made, as a TypeError or RangeError that
 // names the accepted forms, instead of failing later (or never) with a message about something else.
 import { serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+import { defineTool, serveTools } from '@mcp-inflight/server';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createHttpHandler, HttpClient, type HttpServerOptions } from '../src/index.js';

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveLifecycle } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/core/listen';
+import { Listeners } from '@mcp-inflight/server/listen';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,

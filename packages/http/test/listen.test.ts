@@ -4,7 +4,7 @@
 // response then `notifications/cancelled`. A default client (no flag) gets what belongs to no call.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clock, type Endpoint, serveLifecycle, systemClock } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/core/listen';
+import { Listeners } from '@mcp-inflight/server/listen';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, serveHttp } from '../src/index.js';
 import { BOTH_CLIENTS } from './fixtures/clients.js';

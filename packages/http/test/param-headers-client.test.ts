@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JsonRpcError, serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+import { defineTool, serveTools } from '@mcp-inflight/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { HttpClient, type HttpClientWarning, type RunningHttpServer, serveHttp } from '../src/index.js';

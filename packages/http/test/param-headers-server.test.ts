@@ -3,7 +3,7 @@
 // tools/call whose Mcp-Param-* headers are missing, malformed or disagree with the body, with 400 and
 // -32020, before the tool runs. Real loopback sockets, raw fetch.
 import { serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+import { defineTool, serveTools } from '@mcp-inflight/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { encodeHeaderValue, type RunningHttpServer, serveHttp } from '../src/index.js';

@@ -2,8 +2,8 @@
 // (on stdio, or over HTTP). README.md lists every flag; `--help` prints them with their defaults.
 import { withTimeout } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
-import { RequestStateSigner } from '@mcp-inflight/core/mrtr';
 import type { RedisTaskDirectory } from '@mcp-inflight/redis';
+import { RequestStateSigner } from '@mcp-inflight/server/input';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import type { Listener } from './listeners.js';

@@ -8,7 +8,7 @@ import {
   type RequestContext,
   type Revision,
 } from '@mcp-inflight/core';
-import { bindingOf, inputRetryOf, RequestStateSigner } from '@mcp-inflight/core/mrtr';
+import { bindingOf, inputRetryOf, RequestStateSigner } from '@mcp-inflight/server/input';
 import { InputFlow, type Round, type UpstreamSend } from './input-flow.js';
 
 /** The server-to-client requests a legacy upstream may send during a call that the proxy carries to a host. */

@@ -8,16 +8,15 @@ import {
   type Revision,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { isLegacy } from '@mcp-inflight/core/adapter';
 import {
   checkInputRequired,
-  clientSupports,
   type InputMethod,
   type InputRequests,
   type InputRequiredResult,
-  inputRequired,
   isInputRequired,
-} from '@mcp-inflight/core/mrtr';
+  isLegacy,
+} from '@mcp-inflight/core/adapter';
+import { clientSupports, inputRequired } from '@mcp-inflight/server/input';
 import type { InputBroker } from './input-broker.js';
 
 /** One host request driving an upstream call: where its progress goes, who may be asked for input. */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Endpoint, ProgressRelay } from '@mcp-inflight/core';
 import type { Admission } from '@mcp-inflight/core/adapter';
-import type { Listeners } from '@mcp-inflight/core/listen';
 import { type HttpSetupInfo, type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
+import type { Listeners } from '@mcp-inflight/server/listen';
 import { serveStdio } from '@mcp-inflight/stdio';
 import { ClientSessions, clientOf, DEFAULT_MAX_CLIENT_SESSIONS, mayOpenSession } from './fair-shares.js';
 import { hostLabel } from './host-label.js';

@@ -59,7 +59,7 @@ export interface ProxyOptions {
   inputHoldMs: number;
   /**
    * `--progress-interval MS`: at most one progress update per MS per call to a host, the latest kept; `0`
-   * passes every accepted value. Absent: the relay's default (`DEFAULT_MIN_INTERVAL_MS`, 50 ms).
+   * passes every accepted value. Absent: the relay's default (50 ms).
    */
   minIntervalMs?: number;
   /** `--header "Name: value"` and `--header-from-env "Name: ENV_VAR"`: sent on every upstream request. */

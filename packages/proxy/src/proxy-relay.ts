@@ -11,13 +11,13 @@ import {
 import {
   declareParamHeaders,
   IdTable,
+  isInputRequired,
   isLegacy,
   type ParamHeader,
   paramHeadersOf,
   relayedParams,
 } from '@mcp-inflight/core/adapter';
-import { isInputRequired } from '@mcp-inflight/core/mrtr';
-import type { CacheHints } from '@mcp-inflight/core/tools';
+import type { CacheHints } from '@mcp-inflight/server';
 import {
   argumentsForLog,
   type CallEvent,

@@ -1,8 +1,9 @@
-import { type Endpoint, type McpClient, ProgressRelay } from '@mcp-inflight/core';
+import type { McpClient } from '@mcp-inflight/client';
+import { type Endpoint, ProgressRelay } from '@mcp-inflight/core';
 import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
-import { Listeners } from '@mcp-inflight/core/listen';
-import { LiveEndpoints } from '@mcp-inflight/core/stats';
 import { createHttpHandler, type HttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
+import { Listeners } from '@mcp-inflight/server/listen';
+import { LiveEndpoints } from '@mcp-inflight/server/stats';
 import { logEndpointEvents } from './endpoint-log.js';
 import type { ProxyEvent } from './events.js';
 import { DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';

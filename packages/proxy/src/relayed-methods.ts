@@ -1,7 +1,6 @@
 import type { Revision } from '@mcp-inflight/core';
-import { isLegacy } from '@mcp-inflight/core/adapter';
-import { TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
-import type { CacheHints } from '@mcp-inflight/core/tools';
+import { isLegacy, TASKS_EXTENSION } from '@mcp-inflight/core/adapter';
+import type { CacheHints } from '@mcp-inflight/server';
 
 /**
  * The request methods a host may send that the proxy passes upstream. Lifecycle (`initialize`,

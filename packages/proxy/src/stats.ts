@@ -1,9 +1,9 @@
 import type { Endpoint } from '@mcp-inflight/core';
-import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/core/stats';
+import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/server/stats';
 import type { ProxyRelay } from './proxy-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
-// The counting itself (process, heap, timers, endpoint tables) is @mcp-inflight/core/stats, so the
+// The counting itself (process, heap, timers, endpoint tables) is @mcp-inflight/server/stats, so the
 // soak reads every process alike; the proxy adds its relay's map and its upstream leg.
 
 /** What the proxy's stats request reads; filled in as the proxy starts. */

@@ -2,9 +2,14 @@
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
 import { type Clock, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
-import { pause } from '@mcp-inflight/core/adapter';
-import { checkInputRequired, type InputRequest } from '@mcp-inflight/core/mrtr';
-import { isTerminalStatus, RELATED_TASK_META_KEY, type TaskStatus } from '@mcp-inflight/core/tasks';
+import {
+  checkInputRequired,
+  type InputRequest,
+  isTerminalStatus,
+  pause,
+  RELATED_TASK_META_KEY,
+  type TaskStatus,
+} from '@mcp-inflight/core/adapter';
 
 /** A bridged task's outcome, once the upstream showed it (or the host cancelled it). */
 export interface BridgedOutcome {

@@ -1,5 +1,5 @@
 // The task messages' shapes as the proxy reads and rewrites them: ids and TTLs.
-import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/tasks';
+import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/adapter';
 
 /** The upstream's task id in a CreateTaskResult of either shape, if it made a task. */
 export function upstreamTaskIdOf(result: unknown, modern: boolean): string | undefined {

@@ -7,16 +7,18 @@ import {
   systemClock,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import { hasTask, isLegacy, type TaskRouteHooks } from '@mcp-inflight/core/adapter';
-import type { InputRequest } from '@mcp-inflight/core/mrtr';
+import type { InputRequest } from '@mcp-inflight/core/adapter';
 import {
   declaresTasksExtension,
+  hasTask,
+  isLegacy,
   isTerminalStatus,
   RELATED_TASK_META_KEY,
   TASKS_EXTENSION,
+  type TaskRouteHooks,
   type TaskStatus,
   withTasksExtension,
-} from '@mcp-inflight/core/tasks';
+} from '@mcp-inflight/core/adapter';
 import {
   answerForLegacyHost,
   type BridgedOutcome,

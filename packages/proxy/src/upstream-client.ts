@@ -1,8 +1,8 @@
-import { InflightError, type McpClient, type Revision } from '@mcp-inflight/core';
-import { keepStrings, type ServerHandshake } from '@mcp-inflight/core/adapter';
-import { SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/listen';
-import type { Publisher } from '@mcp-inflight/core/tools';
+import type { McpClient, ServerHandshake } from '@mcp-inflight/client';
+import { InflightError, type Revision } from '@mcp-inflight/core';
+import { keepStrings, SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/adapter';
 import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
+import type { Publisher } from '@mcp-inflight/server';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
 

@@ -1,6 +1,8 @@
 // The proxy carrying a legacy upstream's server-to-client requests (elicitation, sampling) to its hosts:
 // a 2026-07-28 host gets an input_required result and its retry answers the upstream's pending request;
 // a legacy host gets the request itself. Real core endpoints joined in memory, on a ManualClock.
+
+import { type InputRequiredResult, requestWithInput } from '@mcp-inflight/client/input';
 import {
   type Endpoint,
   InflightError,
@@ -9,7 +11,6 @@ import {
   serveLifecycle,
 } from '@mcp-inflight/core';
 import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
-import { type InputRequiredResult, requestWithInput } from '@mcp-inflight/core/mrtr';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ProxyRelay } from '../src/proxy-relay.js';

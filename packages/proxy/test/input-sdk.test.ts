@@ -4,8 +4,9 @@
 // host (2025-06-18) gets the upstream's requests as requests. And an SDK v2 upstream answering input_required:
 // a legacy host gets its input requests as requests (the proxy retries upstream), a 2026-07-28 host as is.
 import { fileURLToPath } from 'node:url';
-import { JsonRpcError, type McpClient } from '@mcp-inflight/core';
-import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/core/mrtr';
+import type { McpClient } from '@mcp-inflight/client';
+import { callToolWithInput, type InputRequiredResult } from '@mcp-inflight/client/input';
+import { JsonRpcError } from '@mcp-inflight/core';
 import { HttpClient } from '@mcp-inflight/http';
 import { spawnStdio } from '@mcp-inflight/stdio';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

@@ -4,8 +4,8 @@
 // the headers the upstream's schemas name, whatever the host's revision. Real loopback sockets: an
 // mcp-inflight upstream that validates the headers itself, and the proxy in process.
 import { serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools } from '@mcp-inflight/core/tools';
 import { HttpClient, type RunningHttpServer, serveHttp } from '@mcp-inflight/http';
+import { defineTool, serveTools } from '@mcp-inflight/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createProxy, type Listener, type McpProxy } from '../src/index.js';

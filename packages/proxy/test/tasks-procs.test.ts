@@ -1,8 +1,9 @@
 // Tasks through the built proxy, end to end with real processes and sockets: the proxy in front of
 // the package's fixture upstream `fixtures/tool-server.mjs --tasks` (run `pnpm build` first). A host on stdio gets the task's
 // progress after the CreateTaskResult; two HTTP hosts are isolated from each other's tasks.
+
+import { callTask, type TaskState } from '@mcp-inflight/client/tasks';
 import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
-import { callTask, type TaskState } from '@mcp-inflight/core/tasks';
 import { HttpClient } from '@mcp-inflight/http';
 import { type StdioClient, spawnStdio } from '@mcp-inflight/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

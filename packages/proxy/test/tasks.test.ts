@@ -1,10 +1,13 @@
 // Task-augmented calls through the relay, in memory on a manual clock: two hosts on one proxy in front of
 // one upstream that serves tasks (core's serveTasks). Each host sees, lists and cancels only its own
 // tasks under ids the proxy minted; progress and status reach the owning host; the table expires.
+
+import { LifecycleClient } from '@mcp-inflight/client';
+import { callTask } from '@mcp-inflight/client/tasks';
 import { JsonRpcError, type RequestContext } from '@mcp-inflight/core';
-import { type JsonRpcMessage, LifecycleClient } from '@mcp-inflight/core/adapter';
-import { callTask, serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/core/tasks';
+import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
+import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/server/tasks';
 import { describe, expect, it } from 'vitest';
 import { ProxyRelay } from '../src/proxy-relay.js';
 import { capabilitiesForHosts } from '../src/relayed-methods.js';

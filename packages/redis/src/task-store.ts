@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Clock, JsonRpcError, systemClock, type TimerHandle } from '@mcp-inflight/core';
+import { isTerminalStatus } from '@mcp-inflight/core/adapter';
 import {
-  isTerminalStatus,
   type SharedTaskStore,
   type TaskChange,
   type TaskOutcome,
   type TaskRecord,
   taskSteps,
-} from '@mcp-inflight/core/tasks';
+} from '@mcp-inflight/server/tasks';
 import { type Closable, closePair, connectPair, messageOf, noop, pause } from './connection.js';
 
 /**
@@ -155,7 +155,7 @@ const SHA = Object.fromEntries(
  *
  * @example
  * ```ts
- * import { serveTasks } from '@mcp-inflight/core/tasks';
+ * import { serveTasks } from '@mcp-inflight/server/tasks';
  * import { RedisTaskStore } from '@mcp-inflight/redis';
  * const store = await RedisTaskStore.connect({ url: 'redis://127.0.0.1:6379', leaseMs: 5_000 });
  * // serveTasks(endpoint, store, call) on every instance, then at shutdown:

@@ -3,7 +3,7 @@
 // check, `run: () => 42` went out as {"result": 42} and the v2 Client dropped the answer and never settled.
 
 import { Endpoint, serveLifecycle } from '@mcp-inflight/core';
-import { defineTool, serveTools } from '@mcp-inflight/core/tools';
+import { defineTool, serveTools } from '@mcp-inflight/server';
 import { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';

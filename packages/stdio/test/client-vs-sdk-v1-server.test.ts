@@ -1,5 +1,5 @@
 import { InflightError } from '@mcp-inflight/core';
-import type { ProgressParams } from '@mcp-inflight/core/adapter';
+import type { ProgressParams } from '@mcp-inflight/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StdioClient } from '../src/index.js';
 import { since, spawnFixture, textOf } from './helpers.js';

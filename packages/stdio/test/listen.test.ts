@@ -4,7 +4,7 @@
 // notifications/cancelled, before the output ends.
 import { PassThrough } from 'node:stream';
 import { serveLifecycle } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/core/listen';
+import { Listeners } from '@mcp-inflight/server/listen';
 import { expect, it } from 'vitest';
 import { serveStdio } from '../src/index.js';
 

@@ -1,5 +1,5 @@
+import { callTask, type TaskErrorDetails, type TaskState } from '@mcp-inflight/client/tasks';
 import { InflightError } from '@mcp-inflight/core';
-import { callTask, type TaskErrorDetails, type TaskState } from '@mcp-inflight/core/tasks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StdioClient } from '../src/index.js';
 import { spawnFixture, textOf } from './helpers.js';

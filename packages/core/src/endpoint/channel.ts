@@ -1,4 +1,4 @@
-import type { Revision } from '../eras/eras.js';
+import type { Revision } from '../revisions/revisions.js';
 import type { RequestId } from '../schemas/types.js';
 import type { JsonRpcMessage } from './messages.js';
 

@@ -1,5 +1,5 @@
 import type { DeadlineController } from '../deadline/deadline-controller.js';
-import type { Revision } from '../eras/eras.js';
+import type { Revision } from '../revisions/revisions.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
-import { LATEST_LEGACY_REVISION } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
+import { LATEST_LEGACY_REVISION } from '../revisions/revisions.js';
 import type { Channel } from './channel.js';
 import { Endpoint } from './endpoint.js';
 import type { EndpointEvents } from './events.js';

@@ -1,6 +1,10 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { Admission } from '../admission/admission.js';
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
+import { JsonRpcErrorCode } from '../errors/causes.js';
+import { InflightError } from '../errors/inflight-error.js';
+import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
+import { ProgressRelay } from '../relay/progress-relay.js';
 import {
   allowsBatches,
   isLegacy,
@@ -12,11 +16,7 @@ import {
   REVISIONS,
   type Revision,
   revisionOf,
-} from '../eras/eras.js';
-import { JsonRpcErrorCode } from '../errors/causes.js';
-import { InflightError } from '../errors/inflight-error.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
-import { ProgressRelay } from '../relay/progress-relay.js';
+} from '../revisions/revisions.js';
 import { isCancelledParams, isProgressParams } from '../schemas/guards.js';
 import type { RequestId } from '../schemas/types.js';
 import { BatchCollector } from './batch.js';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
-import type { Revision } from '../eras/eras.js';
 import type { InflightError } from '../errors/inflight-error.js';
 import type { DropReason } from '../relay/progress-relay.js';
+import type { Revision } from '../revisions/revisions.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { Admission, AdmissionTicket } from '../admission/admission.js';
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
-import { isLegacy, type Revision } from '../eras/eras.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+import { isLegacy, type Revision } from '../revisions/revisions.js';
 import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';

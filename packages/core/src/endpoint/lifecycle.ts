@@ -1,4 +1,9 @@
-import { LATEST_LEGACY_REVISION, MODERN_REVISION, negotiateLegacy, REVISIONS } from '../eras/eras.js';
+import {
+  LATEST_LEGACY_REVISION,
+  MODERN_REVISION,
+  negotiateLegacy,
+  REVISIONS,
+} from '../revisions/revisions.js';
 import type { Endpoint } from './endpoint.js';
 import { featureSlot, setFeatureSlot } from './feature-slots.js';
 

@@ -1,17 +1,17 @@
 import type { Clock } from '../clock/clock.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import { linkSignal } from '../deadline/link-signal.js';
+import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
+import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
+import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
+import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isLegacy,
   PROTOCOL_VERSION_META_KEY,
   type Revision,
-} from '../eras/eras.js';
-import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
-import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
-import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+} from '../revisions/revisions.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import { copyWith } from '../util/copy-with.js';

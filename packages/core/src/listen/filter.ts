@@ -13,7 +13,7 @@ export const LISTEN_ACK_METHOD = 'notifications/subscriptions/acknowledged';
  *
  * @example
  * ```ts
- * import type { ListenFilter } from '@mcp-inflight/core/listen';
+ * import type { ListenFilter } from '@mcp-inflight/core/adapter';
  * const filter: ListenFilter = { toolsListChanged: true, resourceSubscriptions: ['file:///notes.md'] };
  * ```
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REVISIONS, type Revision } from '../eras/eras.js';
+import { REVISIONS, type Revision } from '../revisions/revisions.js';
 import {
   type CancelMethod,
   EraCancelPolicy,

@@ -1,4 +1,4 @@
-import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../eras/eras.js';
+import { hasStreamableHttp, isLegacy, REVISIONS, type Revision } from '../revisions/revisions.js';
 
 /**
  * The two transports. 2024-11-05's HTTP+SSE is out of scope; its clients reach us over stdio.

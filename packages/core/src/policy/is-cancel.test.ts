@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
+import type { Revision } from '../revisions/revisions.js';
 import type { TransportKind } from './era-cancel-policy.js';
 import { isCancel } from './is-cancel.js';
 

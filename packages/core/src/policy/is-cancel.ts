@@ -1,5 +1,5 @@
-import type { Revision } from '../eras/eras.js';
 import { InflightError } from '../errors/inflight-error.js';
+import type { Revision } from '../revisions/revisions.js';
 import { eraCancelPolicy, type TransportKind } from './era-cancel-policy.js';
 
 /**

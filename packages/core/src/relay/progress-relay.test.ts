@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import { KeptString } from '../endpoint/kept-strings.js';
-import type { Revision } from '../eras/eras.js';
+import type { Revision } from '../revisions/revisions.js';
 import type { ProgressParams } from '../schemas/types.js';
 import { DEFAULT_MIN_INTERVAL_MS, ProgressRelay } from './progress-relay.js';
 

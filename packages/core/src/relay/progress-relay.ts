@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { isKept } from '../endpoint/kept-brand.js';
 import { hasTask } from '../endpoint/messages.js';
-import { hasProgressMessage, type Revision } from '../eras/eras.js';
+import { hasProgressMessage, type Revision } from '../revisions/revisions.js';
 import type { ProgressParams, ProgressToken } from '../schemas/types.js';
 import { type QueuedTimer, TimerQueue } from '../timers/timer-queue.js';
 

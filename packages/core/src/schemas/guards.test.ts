@@ -8,7 +8,7 @@ import {
   PROGRESS_FIXTURES,
   paramsOf,
 } from '../../test/schema-fixtures.js';
-import { hasProgressMessage, REVISIONS, type Revision } from '../eras/eras.js';
+import { hasProgressMessage, REVISIONS, type Revision } from '../revisions/revisions.js';
 import { isCancelledParams, isProgressParams, isTokenOrId } from './guards.js';
 import {
   cancelledNotificationSchema,

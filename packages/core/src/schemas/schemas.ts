@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hasProgressMessage, type Revision } from '../eras/eras.js';
+import { hasProgressMessage, type Revision } from '../revisions/revisions.js';
 import type { CancelledParams, ProgressParams, ProgressToken, RequestId } from './types.js';
 
 // The plain types on the main entry must stay what these schemas parse: a drift fails typecheck here.

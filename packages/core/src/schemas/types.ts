@@ -62,7 +62,7 @@ export interface ProgressParams {
  *
  * @example
  * ```ts
- * import type { CancelledParams } from '@mcp-inflight/core/adapter';
+ * import type { CancelledParams } from '@mcp-inflight/core/schemas';
  * const params: CancelledParams = { requestId: 7, reason: 'user stop' };
  * if (params.requestId !== undefined) console.log(`cancel ${params.requestId}: ${params.reason ?? '-'}`);
  * ```

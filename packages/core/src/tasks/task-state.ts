@@ -1,11 +1,11 @@
-import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../eras/eras.js';
+import { CLIENT_CAPABILITIES_META_KEY, isLegacy, type Revision } from '../revisions/revisions.js';
 
 /**
  * A task's status. `completed`, `failed` and `cancelled` are terminal: a task never leaves them.
  *
  * @example
  * ```ts
- * import { isTerminalStatus, type TaskStatus } from '@mcp-inflight/core/tasks';
+ * import { isTerminalStatus, type TaskStatus } from '@mcp-inflight/core/adapter';
  * const status: TaskStatus = 'working';
  * isTerminalStatus(status); // false
  * ```
@@ -18,7 +18,7 @@ export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' |
  *
  * @example
  * ```ts
- * import type { TaskState } from '@mcp-inflight/core/tasks';
+ * import type { TaskState } from '@mcp-inflight/core/adapter';
  * const onstatus = (task: TaskState): void => console.log(task.taskId, task.status, task.statusMessage ?? '');
  * ```
  */
@@ -38,32 +38,33 @@ export interface TaskState {
 }
 
 /** The fields task messages may carry, for reading them without index-signature access. */
-export interface TaskFields {
-  taskId?: unknown;
-  status?: unknown;
-  statusMessage?: unknown;
-  ttl?: unknown;
-  ttlMs?: unknown;
-  pollInterval?: unknown;
-  pollIntervalMs?: unknown;
-  result?: unknown;
-  error?: unknown;
-  inputRequests?: unknown;
-  resultType?: unknown;
-  task?: unknown;
-  _meta?: unknown;
-}
+export type TaskFields = Partial<
+  Record<
+    | 'taskId'
+    | 'status'
+    | 'statusMessage'
+    | 'ttl'
+    | 'ttlMs'
+    | 'pollInterval'
+    | 'pollIntervalMs'
+    | 'result'
+    | 'error'
+    | 'inputRequests'
+    | 'resultType'
+    | 'task'
+    | '_meta',
+    unknown
+  >
+>;
 
 /**
  * The tasks extension's identifier on 2026-07-28 [T10 T16]: the key under `capabilities.extensions`.
  *
  * @example
  * ```ts
- * import type { McpClient } from '@mcp-inflight/core';
- * import { TASKS_EXTENSION } from '@mcp-inflight/core/tasks';
- * declare const client: McpClient;
- * const extensions = client.server?.capabilities.extensions as Record<string, unknown> | undefined;
- * const offersTasks = extensions?.[TASKS_EXTENSION] !== undefined;
+ * import { TASKS_EXTENSION } from '@mcp-inflight/core/adapter';
+ * declare const serverCapabilities: { extensions?: Record<string, unknown> };
+ * const offersTasks = serverCapabilities.extensions?.[TASKS_EXTENSION] !== undefined;
  * ```
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -73,7 +74,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  *
  * @example
  * ```ts
- * import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/tasks';
+ * import { RELATED_TASK_META_KEY } from '@mcp-inflight/core/adapter';
  * declare const result: { _meta?: Record<string, unknown> };
  * const related = result._meta?.[RELATED_TASK_META_KEY] as { taskId: string } | undefined;
  * ```
@@ -93,7 +94,7 @@ const STATUSES: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { isTerminalStatus } from '@mcp-inflight/core/tasks';
+ * import { isTerminalStatus } from '@mcp-inflight/core/adapter';
  * isTerminalStatus('failed'); // true
  * ```
  */
@@ -140,7 +141,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * @example
  * ```ts
  * import type { RequestContext } from '@mcp-inflight/core';
- * import { declaresTasksExtension } from '@mcp-inflight/core/tasks';
+ * import { declaresTasksExtension } from '@mcp-inflight/core/adapter';
  * declare const ctx: RequestContext;
  * const mayGetATask = declaresTasksExtension(ctx.meta);
  * ```
@@ -159,10 +160,10 @@ export function declaresTasksExtension(meta: Record<string, unknown> | undefined
  *
  * @example
  * ```ts
- * import type { McpClient } from '@mcp-inflight/core';
- * import { withTasksExtension } from '@mcp-inflight/core/tasks';
- * declare const client: McpClient;
- * await client.request('tasks/get', withTasksExtension({ taskId: 't-1' }, client.endpoint.clientCapabilities));
+ * import type { Endpoint } from '@mcp-inflight/core';
+ * import { withTasksExtension } from '@mcp-inflight/core/adapter';
+ * declare const endpoint: Endpoint;
+ * await endpoint.request('tasks/get', withTasksExtension({ taskId: 't-1' }, endpoint.clientCapabilities));
  * ```
  */
 export function withTasksExtension(

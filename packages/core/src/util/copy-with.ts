@@ -11,14 +11,6 @@
  *
  * `fields` are names the caller writes in code: they are assigned (a `__proto__` key would set the
  * prototype), while `source`'s own keys, even one named `__proto__`, are copied as data.
- *
- * @example
- * ```ts
- * import { copyWith } from '@mcp-inflight/core/adapter';
- * const params = { name: 'search', arguments: { q: 'mcp' } };
- * const sent = copyWith(params, { _meta: { progressToken: 7 } });
- * // { name: 'search', arguments: { q: 'mcp' }, _meta: { progressToken: 7 } }; params is unchanged
- * ```
  */
 export function copyWith<T extends object, U extends object>(
   source: T | undefined,

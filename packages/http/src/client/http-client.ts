@@ -1,5 +1,7 @@
-import type { Clock, ConnectOptions, ProgressRelay, Revision } from '@mcp-inflight/core';
-import { type KeepStrings, LifecycleClient, type ServerHandshake } from '@mcp-inflight/core/adapter';
+import type { ConnectOptions } from '@mcp-inflight/client';
+import { LifecycleClient, type ServerHandshake } from '@mcp-inflight/client';
+import type { Clock, ProgressRelay, Revision } from '@mcp-inflight/core';
+import type { KeepStrings } from '@mcp-inflight/core/adapter';
 import { HttpSession } from './http-session.js';
 import type { HttpClientWarning } from './param-headers.js';
 import type { Requester } from './requester.js';
@@ -90,7 +92,7 @@ export interface HttpClientOptions {
 }
 
 /**
- * An MCP client over Streamable HTTP: the {@link @mcp-inflight/core!McpClient} every transport implements,
+ * An MCP client over Streamable HTTP: the {@link @mcp-inflight/client!McpClient} every transport implements,
  * built on core's `Endpoint`: progress routed per request, idle and ceiling limits, and era-correct
  * cancellation (abort the request's stream on 2026-07-28; POST `notifications/cancelled` on legacy
  * revisions). This one, from `@mcp-inflight/http/fetch`, uses only `fetch`, so it runs in browsers too;

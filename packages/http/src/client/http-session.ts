@@ -1,11 +1,6 @@
-import {
-  type ClientIdentity,
-  connectLifecycle,
-  Endpoint,
-  type Revision,
-  systemClock,
-} from '@mcp-inflight/core';
-import type { ClientTransport } from '@mcp-inflight/core/adapter';
+import type { ClientTransport } from '@mcp-inflight/client';
+import { type ClientIdentity, connectLifecycle } from '@mcp-inflight/client';
+import { Endpoint, type Revision, systemClock } from '@mcp-inflight/core';
 import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';

@@ -99,7 +99,7 @@ export interface HttpServerOptions {
   ceilingMs?: number;
   /**
    * The most elements a 2025-03-26 batch may have: a larger one gets `400` with one `-32600` (`id: null`)
-   * naming the limit. @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
+   * naming the limit. @default 1_000
    */
   maxBatchElements?: number;
   /**
@@ -127,7 +127,7 @@ export interface HttpServerOptions {
   /** Reports errors that have no caller to go to (a throwing `setup`). */
   onError?: (error: unknown) => void;
   /**
-   * The server's listen streams (`Listeners` from `@mcp-inflight/core/listen`): served on every endpoint
+   * The server's listen streams (`Listeners` from `@mcp-inflight/server/listen`): served on every endpoint
    * after `setup`, and ended gracefully (the listen response, then `notifications/cancelled`) when the
    * handler closes, before anything else is shut down. Without it, a listen stream still open at close is
    * answered with a SHUTDOWN error.
@@ -136,11 +136,11 @@ export interface HttpServerOptions {
 }
 
 /**
- * What the HTTP handler needs of a listen hub: `Listeners` from `@mcp-inflight/core/listen` is one.
+ * What the HTTP handler needs of a listen hub: `Listeners` from `@mcp-inflight/server/listen` is one.
  *
  * @example
  * ```ts
- * import { Listeners } from '@mcp-inflight/core/listen';
+ * import { Listeners } from '@mcp-inflight/server/listen';
  * import type { ListenersLike } from '@mcp-inflight/http';
  * const listeners: ListenersLike = new Listeners();
  * ```

@@ -1,6 +1,7 @@
+import { callTask } from '@mcp-inflight/client/tasks';
 import { type CallToolResult, JsonRpcError } from '@mcp-inflight/core';
-import { callTask, withTasksExtension } from '@mcp-inflight/core/tasks';
 import { HttpClient } from '@mcp-inflight/http';
+import { withTasksExtension } from '@mcp-inflight/server/tasks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_OWNER_LOST } from '../../src/index.js';
 import { startExampleServer, startHaproxy, startProxyInstance, startRedis } from './services.mjs';

@@ -1,6 +1,6 @@
 import { JsonRpcError } from '@mcp-inflight/core';
-import type { TaskRecord } from '@mcp-inflight/core/tasks';
-import { taskStoreContract } from '@mcp-inflight/core/testing';
+import type { TaskRecord } from '@mcp-inflight/server/tasks';
+import { taskStoreContract } from '@mcp-inflight/server/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   RedisTaskStore,

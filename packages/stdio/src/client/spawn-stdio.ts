@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { type ClientIdentity, InflightError, type McpClient } from '@mcp-inflight/core';
-import { LifecycleClient } from '@mcp-inflight/core/adapter';
+import type { ClientIdentity, McpClient } from '@mcp-inflight/client';
+import { LifecycleClient } from '@mcp-inflight/client';
+import { InflightError } from '@mcp-inflight/core';
 import {
   connectStdio,
   type StdioConnection,

@@ -29,7 +29,7 @@ export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'ou
   /** @default process.stdout */
   output?: Writable;
   /**
-   * The server's listen streams (`Listeners` from `@mcp-inflight/core/listen`): served on the endpoint
+   * The server's listen streams (`Listeners` from `@mcp-inflight/server/listen`): served on the endpoint
    * after `setup`, and ended gracefully by `close()` (the listen response, then `notifications/cancelled`
    * [L11 CN21]) before in-flight handlers are shut down.
    */

@@ -1,0 +1,45 @@
+/**
+ * `@mcp-inflight/server`: what a server author calls: `createServer`, tools defined with a zod input
+ * schema, prompts, resources and completions, served on an `Endpoint`. zod is an optional peer that only
+ * this package loads. Tasks, input requests, listen streams and stats have entries of their own.
+ *
+ * @module @mcp-inflight/server
+ */
+export {
+  type CreateServerOptions,
+  createServer,
+  type McpServer,
+} from './tools/create-server.js';
+export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
+export {
+  type Completer,
+  definePrompt,
+  type GetPromptResult,
+  type Prompt,
+  type PromptDefinition,
+  PromptList,
+  type PromptMessage,
+  type PromptOutput,
+  type ServePromptsOptions,
+  servePrompts,
+} from './tools/prompts.js';
+export {
+  defineResource,
+  defineResourceTemplate,
+  type Resource,
+  type ResourceContents,
+  type ResourceDefinition,
+  ResourceList,
+  type ResourceOutput,
+  type ResourceTemplate,
+  type ResourceTemplateDefinition,
+  type ServeResourcesOptions,
+  serveResources,
+} from './tools/resources.js';
+export {
+  type CacheHints,
+  type ServedTools,
+  type ServeToolsOptions,
+  serveTools,
+} from './tools/serve-tools.js';
+export { type Publisher, ToolList } from './tools/tool-list.js';
