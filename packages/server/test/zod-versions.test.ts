@@ -1,7 +1,7 @@
 /**
- * zod is a peer of core (`^4.0.0`): the tool layer runs on the app's zod, whichever 4.x it is. Each case
- * is a fresh app folder holding the built core and one zod (the lowest of the range, 4.0.0; the catalog's;
- * zod 3.25 as a zod 3 app has it), so core's `import 'zod'` can only reach the app's copy. A real node
+ * zod is a peer of server (`^4.0.0`): the tool layer runs on the app's zod, whichever 4.x it is. Each case
+ * is a fresh app folder holding the built core and server and one zod (the lowest of the range, 4.0.0; the
+ * catalog's; zod 3.25 as a zod 3 app has it), so server's `import 'zod'` can only reach the app's copy. A real node
  * child defines tools with that zod, lists them and calls them.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,23 +12,29 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../core/test/support/ensure-built.js';
 
-const coreDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const serverDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const coreDir = join(serverDir, '../core');
 const apps: string[] = [];
 
-/** A folder with node_modules/@mcp-inflight/core (a copy of the built package), its dependencies and `zod`. */
+/** A folder with node_modules/@mcp-inflight/{core,server} (copies of the built packages), core's dependencies and `zod`. */
 function appWithZod(zodFolder: string): string {
   const app = mkdtempSync(join(tmpdir(), 'inflight-zod-'));
   apps.push(app);
-  const core = join(app, 'node_modules/@mcp-inflight/core');
-  mkdirSync(core, { recursive: true });
-  cpSync(join(coreDir, 'dist'), join(core, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
-  cpSync(join(coreDir, 'package.json'), join(core, 'package.json'));
-  for (const [name, folder] of [
-    ['eventemitter3', 'eventemitter3'],
-    ['p-timeout', 'p-timeout'],
-    ['zod', zodFolder],
+  for (const [name, dir] of [
+    ['core', coreDir],
+    ['server', serverDir],
   ] as const) {
-    symlinkSync(realpathSync(join(coreDir, 'node_modules', folder)), join(app, 'node_modules', name), 'dir');
+    const target = join(app, 'node_modules/@mcp-inflight', name);
+    mkdirSync(target, { recursive: true });
+    cpSync(join(dir, 'dist'), join(target, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+    cpSync(join(dir, 'package.json'), join(target, 'package.json'));
+  }
+  for (const [name, dir, folder] of [
+    ['eventemitter3', coreDir, 'eventemitter3'],
+    ['p-timeout', coreDir, 'p-timeout'],
+    ['zod', serverDir, zodFolder],
+  ] as const) {
+    symlinkSync(realpathSync(join(dir, 'node_modules', folder)), join(app, 'node_modules', name), 'dir');
   }
   return app;
 }
@@ -81,7 +87,7 @@ function run(app: string): Record<string, unknown> {
 }
 
 const catalog = (
-  JSON.parse(readFileSync(join(coreDir, 'node_modules/zod/package.json'), 'utf8')) as {
+  JSON.parse(readFileSync(join(serverDir, 'node_modules/zod/package.json'), 'utf8')) as {
     version: string;
   }
 ).version;

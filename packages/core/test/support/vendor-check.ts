@@ -36,6 +36,13 @@ export const CORE_PATHS = {
   '@mcp-inflight/core': [`./${VENDORED_CORE}/index.ts`],
   '@mcp-inflight/core/*': [`./${VENDORED_CORE}/*.ts`],
 };
+/** Where a test copies client's src, beside core's, and the `paths` that find both. */
+export const VENDORED_CLIENT = 'src/vendor/inflight-client';
+export const CLIENT_PATHS = {
+  ...CORE_PATHS,
+  '@mcp-inflight/client': [`./${VENDORED_CLIENT}/index.ts`],
+  '@mcp-inflight/client/*': [`./${VENDORED_CLIENT}/*.ts`],
+};
 
 /** One folder to copy into the app: `from` relative to the repository root, `to` relative to the app. */
 export interface VendoredFolder {
