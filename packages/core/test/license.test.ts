@@ -17,7 +17,7 @@ it('the root LICENSE is the MIT license', () => {
   expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
 });
 
-describe.each(['core', 'http', 'stdio', 'sdk'])('@mcp-inflight/%s', (name) => {
+describe.each(['core', 'client', 'server', 'http', 'stdio', 'sdk'])('@mcp-inflight/%s', (name) => {
   const dir = join(root, 'packages', name);
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     license: string;
