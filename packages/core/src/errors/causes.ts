@@ -95,6 +95,8 @@ export const JsonRpcErrorCode = {
   InternalError: -32603,
   /** 2026-07-28: `MCP-Protocol-Version` header disagrees with `_meta` [H40]. */
   HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability the client did not declare (the spec's code). */
+  MissingClientCapability: -32021,
   /** 2026-07-28: the requested revision is not served [M19]. */
   UnsupportedProtocolVersion: -32022,
   /**
@@ -103,7 +105,7 @@ export const JsonRpcErrorCode = {
    */
   Overloaded: -32010,
   /**
-   * Ours: a multi round-trip request (`@mcp-inflight/core/mrtr`) still asked for input after `maxRounds`
+   * Ours: a multi round-trip request (`@mcp-inflight/client/input`) still asked for input after `maxRounds`
    * requests; `data.rounds` and `data.lastResult` say how far it got.
    */
   InputRoundsExceeded: -32018,
