@@ -1,0 +1,104 @@
+// Rule 18: no timer is trusted that was not seen to fire. Cloudflare Workers cancels the timers a request set
+// when that request ends, without a word; ManualClock.dropTimers does the same here.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { DeadlineController } from '../deadline/deadline-controller.js';
+import { TimerQueue } from './timer-queue.js';
+
+/** Counts the clock timers armed on `clock` from now on. */
+function counting(clock: ManualClock): () => number {
+  let armed = 0;
+  const setTimer = clock.setTimer.bind(clock);
+  clock.setTimer = (fn, ms) => {
+    armed++;
+    return setTimer(fn, ms);
+  };
+  return () => armed;
+}
+
+describe('TimerQueue with timers that die unseen', () => {
+  it('re-arms, on the next schedule, a timer that did not fire by its instant; every deadline still fires', () => {
+    const clock = new ManualClock();
+    const queue = new TimerQueue(clock);
+    const fired: string[] = [];
+    queue.schedule(200, () => fired.push(`a@${clock.now()}`));
+    // The request that armed the shared timer ends: the runtime drops it.
+    expect(clock.dropTimers()).toBe(1);
+    // Later than the dropped timer's instant, another deadline is queued: the queue sees the held timer is
+    // overdue and arms a new one rather than trusting it.
+    clock.advance(300);
+    queue.schedule(600, () => fired.push(`b@${clock.now()}`));
+    clock.advance(0);
+    expect(fired).toEqual(['a@300']);
+    clock.advance(300);
+    expect(fired).toEqual(['a@300', 'b@600']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('keeps one armed timer for many deadlines while the held timer is not overdue (no timer work per schedule)', () => {
+    const clock = new ManualClock();
+    const armed = counting(clock);
+    const queue = new TimerQueue(clock);
+    const fired: number[] = [];
+    for (let i = 0; i < 1_000; i++) queue.schedule(100 + i, () => fired.push(i));
+    expect(armed()).toBe(1);
+    clock.advance(2_000);
+    expect(fired).toHaveLength(1_000);
+  });
+
+  it('a DeadlineController still fires its idle limit after the shared timer was dropped, once the queue is used again', () => {
+    const clock = new ManualClock();
+    const first = new DeadlineController({ idleMs: 100, clock });
+    first.dispose(); // the request that armed the shared timer settled ...
+    clock.dropTimers(); // ... and ended, and its timer with it
+    clock.advance(500);
+    const deadline = new DeadlineController({ idleMs: 1_000, clock });
+    clock.advance(999);
+    expect(deadline.signal.aborted).toBe(false);
+    clock.advance(1);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(InflightCode(deadline.signal.reason)).toBe('IDLE_TIMEOUT');
+  });
+
+  it('on a clock whose timers end with their request, a deadline fires on time after the request that armed the shared timer ended, with no later call', () => {
+    const clock = new ManualClock(0, { timersEndWithRequest: true });
+    const queue = new TimerQueue(clock);
+    const fired: string[] = [];
+    // Request A queues a deadline at 200: the shared timer is A's.
+    const aFrom = clock.timersArmed;
+    const a = queue.schedule(200, () => fired.push(`a@${clock.now()}`));
+    const aTo = clock.timersArmed;
+    // Request B queues one at 600 and is still running; the shared timer (A's, due earlier) serves it.
+    queue.schedule(600, () => fired.push(`b@${clock.now()}`));
+    // A settles and ends: its entry is cancelled and the runtime drops every timer A set.
+    queue.cancel(a);
+    expect(clock.dropTimers(aFrom, aTo)).toBe(1);
+    // Nothing else happens; B's own wake-up still fires B's deadline on time.
+    clock.advance(599);
+    expect(fired).toEqual([]);
+    clock.advance(1);
+    expect(fired).toEqual(['b@600']);
+    // Nothing is left set once the queue is empty.
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('on such a clock, a deadline touched past its first instant is re-queued with a wake-up of its own', () => {
+    const clock = new ManualClock(0, { timersEndWithRequest: true });
+    const other = new DeadlineController({ idleMs: 50, clock }); // another request's, armed first
+    const mark = clock.timersArmed;
+    const deadline = new DeadlineController({ idleMs: 100, clock });
+    other.dispose();
+    clock.dropTimers(0, mark); // the other request ended
+    clock.advance(80);
+    deadline.touch(); // now due at 180
+    clock.advance(99);
+    expect(deadline.signal.aborted).toBe(false);
+    clock.advance(1);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+function InflightCode(reason: unknown): string | undefined {
+  return (reason as { code?: string } | undefined)?.code;
+}
