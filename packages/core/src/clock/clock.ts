@@ -39,12 +39,6 @@ export interface Clock {
   now(): number;
   /** Runs `fn` once, `ms` milliseconds from now. */
   setTimer(fn: () => void, ms: number): TimerHandle;
-  /**
-   * Optional: a timer may be cancelled, without firing, when the request that set it ends (Cloudflare
-   * Workers). The deadline queue then gives each entry a wake-up timer set by the code that queued it,
-   * instead of trusting one timer another request set. {@link systemClock} sets it on workerd.
-   */
-  readonly timersEndWithRequest?: boolean;
 }
 
 /**
@@ -66,17 +60,10 @@ export const systemClock: Clock = {
   now: typeof performance !== 'undefined' ? () => performance.now() : () => Date.now(),
   setTimer(fn, ms) {
     const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
-    // Node's and Bun's timers can stop holding the process. Elsewhere (browsers, Deno, workerd) a timer is a
-    // number: its handle has no unref, so the deadline queue clears it when it empties rather than keeping
-    // a timer it cannot release (and that workerd may already have cancelled).
+    // Node's timers can stop holding the process; a browser's are numbers and hold nothing anyway.
     const timeout = id as Partial<TimerHandle>;
-    if (typeof timeout.unref !== 'function') return { clear: () => clearTimeout(id) };
     return { clear: () => clearTimeout(id), ref: () => timeout.ref?.(), unref: () => timeout.unref?.() };
   },
-  // workerd names itself here; its timers die with the request that set them.
-  timersEndWithRequest:
-    typeof navigator !== 'undefined' &&
-    (navigator as { userAgent?: string } | undefined)?.userAgent === 'Cloudflare-Workers',
 };
 
 /**

@@ -23,13 +23,6 @@ export interface QueueEntry extends QueuedTimer {
 
 type Entry = QueueEntry;
 
-/**
- * How late (in the clock's ms) the armed timer may be before the queue takes it for dead: a timer the
- * runtime cancelled without telling us (workerd ends a request's timers with it). A live timer that late
- * only means a busy loop, and re-arming it costs one timer.
- */
-const DEAD_AFTER_MS = 50;
-
 /** How long (in the clock's ms) one run of the firing loop goes before the callers it fired hear of it. */
 const SLICE_MS = 1;
 /** The slice is checked every this many firings, so the clock read stays off the per-entry path. */
@@ -91,16 +84,9 @@ export class TimerQueue {
   #heap: Entry[] = [];
   #armed: TimerHandle | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
-  /** When the armed timer should run, on the clock: past this by {@link DEAD_AFTER_MS}, it is dead. */
-  #firesAt = Number.POSITIVE_INFINITY;
-  /** The clock's timers may die with the request that set them: each entry queued sets a wake-up too. */
-  readonly #fragile: boolean;
-  /** Wake-ups not yet run (fragile clocks only); cleared when the queue empties. */
-  readonly #wakeups = new Set<TimerHandle>();
 
   constructor(clock: Clock) {
     this.clock = clock;
-    this.#fragile = clock.timersEndWithRequest === true;
   }
 
   /** Logical timers waiting. */
@@ -148,7 +134,7 @@ export class TimerQueue {
     const entry: Entry = { dueAt, fire, index: -1 };
     if (dueAt !== Number.POSITIVE_INFINITY) {
       this.#push(entry);
-      this.#added(dueAt);
+      this.#rearm();
     }
     return entry;
   }
@@ -157,7 +143,7 @@ export class TimerQueue {
   enqueue(entry: QueueEntry): void {
     if (entry.dueAt === Number.POSITIVE_INFINITY) return;
     this.#push(entry);
-    this.#added(entry.dueAt);
+    this.#rearm();
   }
 
   /** Moves a queued (or fired) timer to a new instant. */
@@ -165,9 +151,8 @@ export class TimerQueue {
     const entry = timer as Entry;
     if (entry.index >= 0) this.#removeAt(entry.index);
     entry.dueAt = dueAt;
-    if (dueAt === Number.POSITIVE_INFINITY) return this.#rearm();
-    this.#push(entry);
-    this.#added(dueAt);
+    if (dueAt !== Number.POSITIVE_INFINITY) this.#push(entry);
+    this.#rearm();
   }
 
   /** Removes a timer; a no-op if it already fired or was cancelled. */
@@ -178,41 +163,9 @@ export class TimerQueue {
     this.#rearm();
   }
 
-  /**
-   * On a clock whose timers die with their request (workerd), the one shared timer may belong to a request
-   * that has ended. So whoever queues an entry also sets a wake-up of its own for that instant: it lives as
-   * long as the caller's request, and runs whatever is due (every entry, not only the caller's).
-   */
-  #added(dueAt: number): void {
-    if (!this.#fragile) return this.#rearm();
-    const held = this.#armed;
-    this.#rearm();
-    // A timer armed just now is this caller's own: it (and each re-arm it makes when it fires) lives as
-    // long as the caller's request, so no wake-up is needed.
-    if (this.#armed === held) this.#wakeAt(dueAt);
-  }
-
-  #wakeAt(dueAt: number): void {
-    const handle = this.clock.setTimer(
-      () => {
-        this.#wakeups.delete(handle);
-        const top = this.#heap[0];
-        if (top === undefined) return;
-        const early = top.dueAt - this.clock.now();
-        // A runtime's timer can run a hair before its instant on our clock: wait out the rest, from here.
-        if (early > 0) return void (early <= DEAD_AFTER_MS && this.#wakeAt(top.dueAt));
-        this.#armed?.clear();
-        this.#onTimer();
-      },
-      Math.min(MAX_TIMER_MS, Math.max(0, dueAt - this.clock.now())),
-    );
-    this.#wakeups.add(handle);
-  }
-
   #onTimer = (): void => {
     this.#armed = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    this.#firesAt = Number.POSITIVE_INFINITY;
     const clock = this.clock;
     const now = clock.now();
     // Fire everything due; a fired callback may schedule more, which the loop also sees. A callback that
@@ -270,30 +223,19 @@ export class TimerQueue {
       // With one call at a time the queue empties after every call. A timer that can stop holding the
       // process stays set, unreferenced, and serves the next deadline (due later) with no timer work;
       // if it fires first it finds nothing and is gone [rule 8: what is left holds nothing, and ends].
-      // Other clocks' timers are cleared, and so is a timer that may die with its request.
-      if (armed?.unref && !this.#fragile) return armed.unref();
+      // Other clocks' timers are cleared.
+      if (armed?.unref) return armed.unref();
       armed?.clear();
       this.#armed = undefined;
       this.#armedFor = Number.POSITIVE_INFINITY;
-      this.#firesAt = Number.POSITIVE_INFINITY;
-      if (this.#wakeups.size > 0) {
-        for (const wakeup of this.#wakeups) wakeup.clear();
-        this.#wakeups.clear();
-      }
       return;
     }
     // An armed timer that is due no later than the new top serves it: when it fires early it re-arms.
-    // So settling requests oldest-first does no timer work at all. Unless it is overdue: then the runtime
-    // dropped it without a word (workerd, when the request that set it ended), and it is armed again
-    // [rule 18: no timer is trusted that was not seen to fire].
-    if (armed && this.#armedFor <= top.dueAt) {
-      if (this.clock.now() < this.#firesAt + DEAD_AFTER_MS) return void armed.ref?.(); // unreferenced if the queue had emptied
-    }
+    // So settling requests oldest-first does no timer work at all.
+    if (armed && this.#armedFor <= top.dueAt) return void armed.ref?.(); // unreferenced if the queue had emptied
     armed?.clear();
     this.#armedFor = top.dueAt;
-    const now = this.clock.now();
-    const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - now));
-    this.#firesAt = now + delayMs;
+    const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - this.clock.now()));
     this.#armed = this.clock.setTimer(this.#onTimer, delayMs);
   }
 
