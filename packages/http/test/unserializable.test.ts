@@ -23,9 +23,15 @@ describe('a request that cannot be serialized, over HTTP', () => {
       const posted = wire.length;
       const cycle: Record<string, unknown> = {};
       cycle.self = cycle;
-      let deep: Record<string, unknown> = {};
-      for (let i = 0; i < 100_000; i++) deep = { a: deep };
-      for (const args of [{ n: 1n }, cycle, deep]) {
+      // Fails on every runtime; nesting 100,000 deep used to stand here, but Node 26 and Deno stringify any depth.
+      const throwing = {
+        v: {
+          toJSON: () => {
+            throw new RangeError('not serializable');
+          },
+        },
+      };
+      for (const args of [{ n: 1n }, cycle, throwing]) {
         const error = await client
           .request('tools/call', { name: 'work', arguments: args as Record<string, unknown> })
           .catch((e: unknown) => e);

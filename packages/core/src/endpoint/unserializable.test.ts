@@ -24,6 +24,16 @@ function nested(depth: number): Record<string, unknown> {
   return value;
 }
 
+/** Whether this runtime's JSON.stringify throws on `value` (V8 before Node 26 overflows its stack on deep nesting; Node 26 and Deno do not). */
+function stringifyThrows(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 const cycle = (): Record<string, unknown> => {
   const value: Record<string, unknown> = {};
   value.self = value;
@@ -34,7 +44,17 @@ describe('a request that cannot be serialized', () => {
   it.each([
     ['a BigInt', () => ({ n: 1n })],
     ['a cycle', cycle],
-    ['nesting too deep for JSON.stringify', () => nested(200_000)],
+    // A throwing toJSON fails on every runtime; how deep a value may nest is the runtime's call (below).
+    [
+      'a toJSON that throws',
+      () => ({
+        v: {
+          toJSON: () => {
+            throw new RangeError('not serializable');
+          },
+        },
+      }),
+    ],
   ])(
     'with %s rejects its caller at once with UNSERIALIZABLE, writes nothing and keeps no entry',
     async (_, params) => {
@@ -56,6 +76,24 @@ describe('a request that cannot be serialized', () => {
       expect(JSON.parse((intent as { text: string }).text)).toEqual(message);
     },
   );
+
+  it('nesting 200,000 deep: UNSERIALIZABLE where the runtime cannot stringify it, else written as is', async () => {
+    const { endpoint, sent } = client();
+    const deep = nested(200_000);
+    const call = endpoint.request('tools/call', { name: 'x', arguments: deep });
+    if (stringifyThrows(deep)) {
+      const error = await call.catch((e) => e);
+      expect(error).toMatchObject({ code: 'UNSERIALIZABLE' });
+      expect(sent).toEqual([]);
+      expect(endpoint.stats).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
+    } else {
+      call.catch(() => {});
+      // Serialized once by core, and only because the runtime could.
+      expect(sent).toHaveLength(1);
+      expect((sent[0]![1] as { text: string }).text.length).toBeGreaterThan(200_000 * 5);
+      expect(endpoint.stats).toMatchObject({ outboundInFlight: 1 });
+    }
+  });
 
   it('reads back as the same cause when a peer (a proxy) answers with it', async () => {
     const { endpoint, sent } = client();
