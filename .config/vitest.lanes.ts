@@ -3,7 +3,7 @@
 // silently when tests move.
 
 /** Tests that need a system service (Redis, haproxy): `vitest.services.config.ts` only, never `pnpm test`. */
-export const SERVICES = ['packages/*/test/services/**/*.test.ts', 'examples/*/test/services/**/*.test.ts'];
+export const SERVICES = ['packages/*/test/services/**/*.test.ts'];
 
 /** Everything that needs only Node: `pnpm test`. */
 export const ALL = ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'];
