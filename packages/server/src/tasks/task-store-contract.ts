@@ -1,6 +1,7 @@
 import type { InputRequest } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
-import type { SharedTaskStore, TaskRecord, TaskStoreOptions } from './task-store.js';
+import type { TaskRecord } from './task-record.js';
+import type { SharedTaskStore, TaskStoreOptions } from './task-store.js';
 
 /**
  * The part of a test runner {@link taskStoreContract} needs: vitest's, jest's, node:test's or mocha's
