@@ -1,5 +1,5 @@
 // The store's and the directory's connections to Redis, and what they say of its failures.
-import { systemClock } from '@mcp-inflight/core';
+import { JsonRpcError, systemClock } from '@mcp-inflight/core';
 import { settleWithin } from '@mcp-inflight/core/adapter';
 import { createClient } from '@redis/client';
 
@@ -51,6 +51,14 @@ export interface Closable {
   destroy(): void;
 }
 
+/** What the task store uses of a node-redis connection. */
+export interface RedisClient extends Closable {
+  sendCommand(args: readonly string[]): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
+  on(event: 'ready', listener: () => void): unknown;
+}
+
 /**
  * Closes a store's or a directory's two connections once `pending` work has settled: gracefully while
  * Redis answers; a connection that is away (reconnecting) is dropped at once, and past the grace
@@ -100,8 +108,28 @@ export function messageOf(error: unknown): string {
   return message || (error as { code?: string })?.code || 'unknown error';
 }
 
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The `data.cause` of the -32603 a store call fails with while Redis cannot be reached.
+ *
+ * @example
+ * ```ts
+ * import { TASK_STORE_UNAVAILABLE } from '@mcp-inflight/redis';
+ * declare const error: { code: number; data?: { cause?: string } };
+ * if (error.data?.cause === TASK_STORE_UNAVAILABLE) console.log('Redis is away; retry later');
+ * ```
+ */
+export const TASK_STORE_UNAVAILABLE = 'TASK_STORE_UNAVAILABLE';
+
+/** Runs a store step; a Redis failure becomes -32603 with {@link TASK_STORE_UNAVAILABLE} (the directory's too). */
+export async function guard<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof JsonRpcError) throw error;
+    throw new JsonRpcError(-32603, `the task store is unavailable: ${messageOf(error)}`, {
+      cause: TASK_STORE_UNAVAILABLE,
+    });
+  }
 }
 
 export function noop(): void {}

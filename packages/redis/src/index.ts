@@ -5,10 +5,6 @@
  * @module @mcp-inflight/redis
  */
 
+export { TASK_STORE_UNAVAILABLE } from './connection.js';
 export { type Forwarded, RedisTaskDirectory, type RedisTaskDirectoryOptions } from './task-directory.js';
-export {
-  RedisTaskStore,
-  type RedisTaskStoreOptions,
-  TASK_OWNER_LOST,
-  TASK_STORE_UNAVAILABLE,
-} from './task-store.js';
+export { RedisTaskStore, type RedisTaskStoreOptions, TASK_OWNER_LOST } from './task-store.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { JsonRpcError } from '@mcp-inflight/core';
-import { type Closable, closePair, connectPair, noop, pause } from './connection.js';
-import { guard, TASK_OWNER_LOST } from './task-store.js';
+import { JsonRpcError, systemClock } from '@mcp-inflight/core';
+import { nap } from '@mcp-inflight/core/adapter';
+import { type Closable, closePair, connectPair, guard, noop } from './connection.js';
+import { TASK_OWNER_LOST } from './task-store.js';
 
 /**
  * Options for {@link RedisTaskDirectory}.
@@ -161,7 +162,7 @@ export class RedisTaskDirectory {
     let watching = true;
     const leaseGone = (async (): Promise<Forwarded | undefined> => {
       while (watching) {
-        await pause(Math.min(1_000, Math.max(50, Math.floor(this.leaseMs / 3))));
+        await nap(Math.min(1_000, Math.max(50, Math.floor(this.leaseMs / 3))), systemClock).slept;
         if (watching && !(await this.#alive(claim.instance).catch(() => true)))
           return this.#lost(taskId, method, claim);
       }

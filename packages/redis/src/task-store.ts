@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { type Clock, JsonRpcError, systemClock, type TimerHandle } from '@mcp-inflight/core';
-import { isTerminalStatus } from '@mcp-inflight/core/adapter';
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
+import { isTerminalStatus, nap } from '@mcp-inflight/core/adapter';
 import {
   type SharedTaskStore,
   type TaskChange,
@@ -8,19 +8,9 @@ import {
   type TaskRecord,
   taskSteps,
 } from '@mcp-inflight/server/tasks';
-import { type Closable, closePair, connectPair, messageOf, noop, pause } from './connection.js';
-
-/**
- * The `data.cause` of the -32603 a store call fails with while Redis cannot be reached.
- *
- * @example
- * ```ts
- * import { TASK_STORE_UNAVAILABLE } from '@mcp-inflight/redis';
- * declare const error: { code: number; data?: { cause?: string } };
- * if (error.data?.cause === TASK_STORE_UNAVAILABLE) console.log('Redis is away; retry later');
- * ```
- */
-export const TASK_STORE_UNAVAILABLE = 'TASK_STORE_UNAVAILABLE';
+import { closePair, connectPair, guard, noop, type RedisClient } from './connection.js';
+import { type Stored, StoredTasks } from './stored-tasks.js';
+import { TaskWatches } from './task-watches.js';
 
 /**
  * The `data.cause` of the error a task ends `failed` with when the instance running it stopped renewing
@@ -81,68 +71,6 @@ export interface RedisTaskStoreOptions {
   onError?: (error: Error) => void;
 }
 
-/** What the store uses of a node-redis connection. */
-interface Client extends Closable {
-  sendCommand(args: readonly string[]): Promise<unknown>;
-  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
-  unsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
-  on(event: 'ready', listener: () => void): unknown;
-}
-
-interface Stored {
-  record: TaskRecord;
-  version: number;
-  expiresAt: number;
-  instance: string;
-  seq: number;
-  leaseAlive: boolean;
-}
-
-interface Watch {
-  listeners: Set<(task: TaskRecord) => void>;
-  version: number;
-  expiry: TimerHandle | undefined;
-}
-
-// A task's stored fields, and the lease of the instance running it, in one round trip.
-const READ = `
-local out = {}
-for i, key in ipairs(KEYS) do
-  local f = redis.call('HMGET', key, 'rec', 'v', 'exp', 'inst', 'seq')
-  if f[1] then
-    out[#out + 1] = {f[1], f[2], f[3], f[4], f[5], redis.call('EXISTS', ARGV[1] .. f[4])}
-  else
-    out[#out + 1] = false
-  end
-end
-return out`;
-
-// Compare-and-set on the version read, then tell the watchers on every instance, in the same step.
-const WRITE = `
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-local v = tonumber(ARGV[1]) + 1
-redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'v', v)
-redis.call('PUBLISH', ARGV[3], v .. '|' .. ARGV[2])
-return v`;
-
-// The cap counts every task whose TTL has not passed, on all instances together.
-const CREATE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-local seq = redis.call('INCR', KEYS[3])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[9])
-redis.call('HSET', KEYS[2], 'rec', ARGV[4], 'v', 1, 'exp', ARGV[3], 'inst', ARGV[5], 'seq', seq)
-redis.call('PEXPIREAT', KEYS[2], ARGV[6])
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('PEXPIRE', KEYS[3], ARGV[7])
-redis.call('SET', KEYS[4], '1', 'PX', ARGV[8])
-return seq`;
-
-const SCRIPTS = { READ, WRITE, CREATE } as const;
-const SHA = Object.fromEntries(
-  Object.entries(SCRIPTS).map(([name, text]) => [name, createHash('sha1').update(text).digest('hex')]),
-) as Record<keyof typeof SCRIPTS, string>;
-
 /**
  * The {@link SharedTaskStore} on Redis, for instances behind a load balancer (rule 15): any instance
  * answers `tasks/get`, `tasks/update` and `tasks/cancel` for any task; a cancel, an answer or a TTL
@@ -175,26 +103,25 @@ export class RedisTaskStore implements SharedTaskStore {
   readonly maxTasks: number;
   /** How long this instance's lease lasts without renewal, in ms. */
   readonly leaseMs: number;
-  readonly #client: Client;
-  readonly #subscriber: Client;
-  readonly #prefix: string;
+  readonly #client: RedisClient;
+  readonly #subscriber: RedisClient;
+  readonly #tasks: StoredTasks;
+  readonly #watches: TaskWatches;
   readonly #clock: Clock;
   readonly #now: () => number;
   readonly #expiredMemoryMs: number;
-  readonly #watches = new Map<string, Watch>();
-  /** Steps started by timers (an expiry), which {@link sync} waits for. */
-  readonly #pending = new Set<Promise<unknown>>();
   /** {@link sync}'s markers on their way round, by value. */
   readonly #markers = new Map<string, () => void>();
   #lease: TimerHandle | undefined;
   #closed = false;
 
-  private constructor(options: RedisTaskStoreOptions, client: Client, subscriber: Client) {
+  private constructor(options: RedisTaskStoreOptions, client: RedisClient, subscriber: RedisClient) {
     this.#client = client;
     this.#subscriber = subscriber;
-    this.#prefix = options.prefix ?? 'mcp-inflight:';
+    this.#tasks = new StoredTasks(client, options.prefix ?? 'mcp-inflight:');
     this.#clock = options.clock ?? systemClock;
     this.#now = options.now ?? Date.now;
+    this.#watches = new TaskWatches({ tasks: this.#tasks, subscriber, clock: this.#clock, now: this.#now });
     this.defaultTtlMs = options.defaultTtlMs ?? 60_000;
     this.maxTtlMs = options.maxTtlMs ?? 3_600_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
@@ -210,15 +137,19 @@ export class RedisTaskStore implements SharedTaskStore {
    */
   static async connect(options: RedisTaskStoreOptions): Promise<RedisTaskStore> {
     const { client, subscriber } = await connectPair(options);
-    const store = new RedisTaskStore(options, client as unknown as Client, subscriber as unknown as Client);
-    await subscriber.subscribe(store.#key(`sync:${store.instance}`), (marker) =>
+    const store = new RedisTaskStore(
+      options,
+      client as unknown as RedisClient,
+      subscriber as unknown as RedisClient,
+    );
+    await subscriber.subscribe(store.#tasks.key(`sync:${store.instance}`), (marker) =>
       store.#markers.get(marker)?.(),
     );
     await store.#renew();
     store.#armLease();
     client.on('ready', () => void store.#renew().catch(noop));
     // Messages sent while the subscriber was away are lost: read each watched task again.
-    subscriber.on('ready', () => void store.#catchUp());
+    subscriber.on('ready', () => void store.#watches.catchUp());
     return store;
   }
 
@@ -241,22 +172,16 @@ export class RedisTaskStore implements SharedTaskStore {
         lastUpdatedAt: iso,
       };
       const expiresAt = now + ttlMs;
-      const seq = await this.#eval(
-        'CREATE',
-        [this.#key('tasks'), this.#taskKey(record.taskId), this.#key('seq'), this.#leaseKey(this.instance)],
-        [
-          now,
-          this.maxTasks,
-          expiresAt,
-          JSON.stringify(record),
-          this.instance,
-          expiresAt + this.#expiredMemoryMs,
-          this.maxTtlMs + this.#expiredMemoryMs,
-          this.leaseMs,
-          record.taskId,
-        ],
-      );
-      return Number(seq) === 0 ? undefined : record;
+      const made = await this.#tasks.create(record, {
+        now,
+        maxTasks: this.maxTasks,
+        expiresAt,
+        instance: this.instance,
+        forgetAt: expiresAt + this.#expiredMemoryMs,
+        indexTtlMs: this.maxTtlMs + this.#expiredMemoryMs,
+        leaseMs: this.leaseMs,
+      });
+      return made ? record : undefined;
     });
   }
 
@@ -273,21 +198,16 @@ export class RedisTaskStore implements SharedTaskStore {
    */
   async hasExpired(owner: string | undefined, taskId: string): Promise<boolean> {
     return guard(async () => {
-      const [stored] = await this.#read([taskId]);
+      const [stored] = await this.#tasks.read([taskId]);
       return stored !== undefined && visible(stored.record, owner) && stored.expiresAt <= this.#now();
     });
   }
 
   async listTasks(owner: string | undefined): Promise<TaskRecord[]> {
     return guard(async () => {
-      const ids = (await this.#client.sendCommand([
-        'ZRANGEBYSCORE',
-        this.#key('tasks'),
-        `(${this.#now()}`,
-        '+inf',
-      ])) as string[];
+      const ids = await this.#tasks.liveIds(this.#now());
       const found: Stored[] = [];
-      for (const stored of await this.#read(ids)) {
+      for (const stored of await this.#tasks.read(ids)) {
         const live = stored && (await this.#checked(stored));
         if (live && visible(live.record, owner)) found.push(live);
       }
@@ -331,36 +251,7 @@ export class RedisTaskStore implements SharedTaskStore {
   }
 
   async watchTask(taskId: string, listener: (task: TaskRecord) => void): Promise<() => void> {
-    return guard(async () => {
-      const own = (task: TaskRecord): void => listener(task);
-      let watch = this.#watches.get(taskId);
-      if (!watch) {
-        const fresh: Watch = { listeners: new Set(), version: 0, expiry: undefined };
-        this.#watches.set(taskId, fresh);
-        watch = fresh;
-        try {
-          await this.#subscriber.subscribe(this.#taskKey(taskId), (message) => this.#heard(taskId, message));
-          const [stored] = await this.#read([taskId]);
-          if (!stored || isTerminalStatus(stored.record.status) || stored.expiresAt <= this.#now()) {
-            this.#drop(taskId, fresh);
-            return noop;
-          }
-          fresh.version = Math.max(fresh.version, stored.version);
-          // The TTL is kept on this instance's clock; whichever watcher's timer fires first ends the task.
-          fresh.expiry = this.#clock.setTimer(() => this.#expire(taskId), stored.expiresAt - this.#now());
-        } catch (error) {
-          this.#drop(taskId, fresh);
-          throw error;
-        }
-      }
-      const listeners = watch.listeners;
-      listeners.add(own);
-      return () => {
-        listeners.delete(own);
-        const current = this.#watches.get(taskId);
-        if (current && current.listeners.size === 0) this.#drop(taskId, current);
-      };
-    });
+    return guard(() => this.#watches.watch(taskId, listener));
   }
 
   /**
@@ -369,15 +260,17 @@ export class RedisTaskStore implements SharedTaskStore {
    * order. Tests and graceful drains wait on it.
    */
   async sync(): Promise<void> {
-    await Promise.allSettled([...this.#pending]);
+    await Promise.allSettled([...this.#watches.pending]);
     const marker = randomUUID();
     const back = new Promise<void>((resolve) => this.#markers.set(marker, resolve));
     try {
       await guard(async () => {
         // A marker lost to a reconnect of the subscriber is sent again.
         for (let heard = false; !heard; ) {
-          await this.#client.sendCommand(['PUBLISH', this.#key(`sync:${this.instance}`), marker]);
-          heard = await Promise.race([back.then(() => true), pause(250).then(() => false)]);
+          await this.#client.sendCommand(['PUBLISH', this.#tasks.key(`sync:${this.instance}`), marker]);
+          const wait = nap(250, systemClock);
+          heard = await Promise.race([back.then(() => true), wait.slept.then(() => false)]);
+          wait.wake();
         }
       });
     } finally {
@@ -390,16 +283,15 @@ export class RedisTaskStore implements SharedTaskStore {
     if (this.#closed) return;
     this.#closed = true;
     this.#lease?.clear();
-    for (const [taskId, watch] of [...this.#watches]) this.#drop(taskId, watch);
-    await closePair([this.#subscriber, this.#client], this.#pending);
+    this.#watches.close();
+    await closePair([this.#subscriber, this.#client], this.#watches.pending);
   }
 
   /** Drops both connections at once, as a crash would (the lease is left to pass): for tests of failover. */
   destroy(): void {
     this.#closed = true;
     this.#lease?.clear();
-    for (const watch of this.#watches.values()) watch.expiry?.clear();
-    this.#watches.clear();
+    this.#watches.destroy();
     this.#subscriber.destroy();
     this.#client.destroy();
   }
@@ -415,18 +307,13 @@ export class RedisTaskStore implements SharedTaskStore {
       if (!stored || !applies(stored.record)) return undefined;
       const changed = next(stored.record, new Date(this.#now()).toISOString());
       if (!changed) return stored.record;
-      const wrote = await this.#eval(
-        'WRITE',
-        [this.#taskKey(taskId)],
-        [stored.version, JSON.stringify(changed), this.#taskKey(taskId)],
-      );
-      if (Number(wrote) !== 0) return changed;
+      if ((await this.#tasks.write(taskId, stored.version, changed)) !== 0) return changed;
     }
   }
 
   /** The task if its TTL has not passed, failed first if its instance's lease has. */
   async #live(taskId: string): Promise<Stored | undefined> {
-    const [stored] = await this.#read([taskId]);
+    const [stored] = await this.#tasks.read([taskId]);
     return stored && this.#checked(stored);
   }
 
@@ -443,88 +330,13 @@ export class RedisTaskStore implements SharedTaskStore {
       statusMessage: 'the instance running the task stopped renewing its lease',
     };
     const ended = taskSteps.finish(stored.record, lost, new Date(this.#now()).toISOString());
-    const key = this.#taskKey(stored.record.taskId);
-    const wrote = await this.#eval('WRITE', [key], [stored.version, JSON.stringify(ended), key]);
-    if (Number(wrote) !== 0 && ended) return { ...stored, record: ended, version: Number(wrote) };
+    const wrote = await this.#tasks.write(stored.record.taskId, stored.version, ended);
+    if (wrote !== 0 && ended) return { ...stored, record: ended, version: wrote };
     return this.#live(stored.record.taskId); // changed meanwhile: read what stands
   }
 
-  async #read(taskIds: readonly string[]): Promise<Array<Stored | undefined>> {
-    if (taskIds.length === 0) return [];
-    const rows = (await this.#eval(
-      'READ',
-      taskIds.map((id) => this.#taskKey(id)),
-      [this.#leaseKey('')],
-    )) as Array<[string, string, string, string, string, number] | null>;
-    return rows.map((row) =>
-      row
-        ? {
-            record: JSON.parse(row[0]) as TaskRecord,
-            version: Number(row[1]),
-            expiresAt: Number(row[2]),
-            instance: row[3],
-            seq: Number(row[4]),
-            leaseAlive: Number(row[5]) === 1,
-          }
-        : undefined,
-    );
-  }
-
-  #heard(taskId: string, message: string): void {
-    const watch = this.#watches.get(taskId);
-    const bar = message.indexOf('|');
-    const version = Number(message.slice(0, bar));
-    if (!watch || !(version > watch.version)) return;
-    this.#deliver(taskId, watch, version, JSON.parse(message.slice(bar + 1)) as TaskRecord);
-  }
-
-  #deliver(taskId: string, watch: Watch, version: number, record: TaskRecord): void {
-    watch.version = version;
-    for (const listener of [...watch.listeners]) listener(structuredClone(record));
-    if (isTerminalStatus(record.status)) this.#drop(taskId, watch); // it never changes again [T4]
-  }
-
-  #expire(taskId: string): void {
-    const done = guard(async () => {
-      // Past its TTL no reader sees the task; this tells the watchers of one that had not ended.
-      for (;;) {
-        const [stored] = await this.#read([taskId]);
-        const ended =
-          stored && taskSteps.finish(stored.record, taskSteps.expired, new Date(this.#now()).toISOString());
-        if (!stored || !ended) break;
-        const key = this.#taskKey(taskId);
-        if (Number(await this.#eval('WRITE', [key], [stored.version, JSON.stringify(ended), key])) !== 0)
-          return;
-      }
-      const watch = this.#watches.get(taskId);
-      if (watch) this.#drop(taskId, watch); // ended already: the store forgets its watchers
-    })
-      .catch(noop) // Redis away: a reader elsewhere sees the TTL passed all the same
-      .finally(() => this.#pending.delete(done));
-    this.#pending.add(done);
-  }
-
-  async #catchUp(): Promise<void> {
-    const ids = [...this.#watches.keys()];
-    const read = await this.#read(ids).catch(() => []);
-    ids.forEach((taskId, i) => {
-      const stored = read[i];
-      const watch = this.#watches.get(taskId);
-      if (stored && watch && stored.version > watch.version)
-        this.#deliver(taskId, watch, stored.version, stored.record);
-    });
-  }
-
-  #drop(taskId: string, watch: Watch): void {
-    watch.expiry?.clear();
-    watch.listeners.clear();
-    if (this.#watches.get(taskId) !== watch) return;
-    this.#watches.delete(taskId);
-    if (!this.#closed) void this.#subscriber.unsubscribe(this.#taskKey(taskId)).catch(noop);
-  }
-
   async #renew(): Promise<void> {
-    await this.#client.sendCommand(['SET', this.#leaseKey(this.instance), '1', 'PX', String(this.leaseMs)]);
+    await this.#tasks.renewLease(this.instance, this.leaseMs);
   }
 
   #armLease(): void {
@@ -539,46 +351,8 @@ export class RedisTaskStore implements SharedTaskStore {
       Math.max(1, Math.floor(this.leaseMs / 3)),
     );
   }
-
-  async #eval(
-    name: keyof typeof SCRIPTS,
-    keys: readonly string[],
-    args: ReadonlyArray<string | number>,
-  ): Promise<unknown> {
-    const tail = [String(keys.length), ...keys, ...args.map(String)];
-    try {
-      return await this.#client.sendCommand(['EVALSHA', SHA[name], ...tail]);
-    } catch (error) {
-      if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-      return this.#client.sendCommand(['EVAL', SCRIPTS[name], ...tail]);
-    }
-  }
-
-  #key(name: string): string {
-    return `${this.#prefix}${name}`;
-  }
-
-  #taskKey(taskId: string): string {
-    return `${this.#prefix}task:${taskId}`;
-  }
-
-  #leaseKey(instance: string): string {
-    return `${this.#prefix}lease:${instance}`;
-  }
 }
 
 function visible(record: TaskRecord, owner: string | undefined): boolean {
   return record.owner === undefined || record.owner === owner;
-}
-
-/** Runs a store step; a Redis failure becomes -32603 with {@link TASK_STORE_UNAVAILABLE} (the directory's too). */
-export async function guard<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof JsonRpcError) throw error;
-    throw new JsonRpcError(-32603, `the task store is unavailable: ${messageOf(error)}`, {
-      cause: TASK_STORE_UNAVAILABLE,
-    });
-  }
 }

@@ -10,6 +10,16 @@ export {
   createServer,
   type McpServer,
 } from './tools/create-server.js';
+export {
+  defineResource,
+  defineResourceTemplate,
+  type Resource,
+  type ResourceContents,
+  type ResourceDefinition,
+  type ResourceOutput,
+  type ResourceTemplate,
+  type ResourceTemplateDefinition,
+} from './tools/define-resource.js';
 export { defineTool, type Tool, type ToolDefinition, type ToolOutput } from './tools/define-tool.js';
 export {
   type Completer,
@@ -23,19 +33,8 @@ export {
   type ServePromptsOptions,
   servePrompts,
 } from './tools/prompts.js';
-export {
-  defineResource,
-  defineResourceTemplate,
-  type Resource,
-  type ResourceContents,
-  type ResourceDefinition,
-  ResourceList,
-  type ResourceOutput,
-  type ResourceTemplate,
-  type ResourceTemplateDefinition,
-  type ServeResourcesOptions,
-  serveResources,
-} from './tools/resources.js';
+export { ResourceList } from './tools/resource-list.js';
+export { type ServeResourcesOptions, serveResources } from './tools/serve-resources.js';
 export {
   type CacheHints,
   type ServedTools,

@@ -16,12 +16,5 @@ export {
   withTasksExtension,
 } from '@mcp-inflight/core/adapter';
 export { type ServeTasksOptions, serveTasks, taskCapabilities } from './tasks/serve-tasks.js';
-export { taskSteps } from './tasks/task-record.js';
-export {
-  type SharedTaskStore,
-  type TaskChange,
-  type TaskOutcome,
-  type TaskRecord,
-  TaskStore,
-  type TaskStoreOptions,
-} from './tasks/task-store.js';
+export { type TaskChange, type TaskOutcome, type TaskRecord, taskSteps } from './tasks/task-record.js';
+export { type SharedTaskStore, TaskStore, type TaskStoreOptions } from './tasks/task-store.js';

@@ -71,10 +71,9 @@ export async function connectLifecycle(
     const reason = `${requested} is not spoken over ${endpoint.transport}`;
     throw new NegotiationError(reason, requested, [], supported);
   }
-  if (requested !== 'auto' && isLegacy(requested)) {
-    return initialize(endpoint, identity, requested, options, hooks, supported);
-  }
-  const verdict = await probe(endpoint, identity, options, hooks, supported);
+  const shake: Handshaking = { endpoint, identity, options, hooks, supported };
+  if (requested !== 'auto' && isLegacy(requested)) return initialize(shake, requested);
+  const verdict = await probe(shake);
   if ('handshake' in verdict) {
     if (verdict.handshake.era === 'modern') endpoint.revision = MODERN_REVISION;
     return verdict.handshake;
@@ -87,8 +86,18 @@ export async function connectLifecycle(
       supported,
     );
   }
-  const handshake = await initialize(endpoint, identity, verdict.legacy, options, hooks, supported);
+  const handshake = await initialize(shake, verdict.legacy);
   return { ...handshake, fallback: REFUSED };
+}
+
+/** What one handshake works with, the same from the probe to `notifications/initialized`. */
+interface Handshaking {
+  readonly endpoint: Endpoint;
+  readonly identity: ClientIdentity;
+  readonly options: ConnectOptions;
+  readonly hooks: LifecycleHooks;
+  /** The revisions spoken over the endpoint's transport. */
+  readonly supported: readonly Revision[];
 }
 
 /** The fields of an `InitializeResult` or a `DiscoverResult` the handshake reads. */
@@ -121,13 +130,8 @@ const DEFAULT_PROBE_MS = 5_000;
 /** The handshake's one bound, probe and `initialize` together. */
 const DEFAULT_CONNECT_MS = 30_000;
 
-async function probe(
-  endpoint: Endpoint,
-  identity: ClientIdentity,
-  options: ConnectOptions,
-  hooks: LifecycleHooks,
-  supported: readonly Revision[],
-): Promise<ProbeVerdict> {
+async function probe(shake: Handshaking): Promise<ProbeVerdict> {
+  const { endpoint, options, supported } = shake;
   // The probe's own stop, so its cancel names the probe (not CEILING); the caller's abort still ends it.
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
@@ -149,7 +153,7 @@ async function probe(
     // The grace is no verdict: a modern server still starting (`npx -y …`) has not read the probe yet.
     // So `initialize` goes out too and the first answer decides: a stdio pipe keeps order, so a server
     // answering `initialize` read the probe before it and ignored it: it is legacy [M14].
-    const init = sendInitialize(endpoint, identity, LATEST_LEGACY_REVISION, options).then(
+    const init = sendInitialize(shake, LATEST_LEGACY_REVISION).then(
       (value) => ({ init: value }),
       () => discover,
     );
@@ -159,15 +163,7 @@ async function probe(
     const answered = 'init' in next ? next : await init;
     if (!('init' in answered)) return verdict ?? read(answered, supported);
     stop.abort(new InflightError('CANCELLED', 'server/discover probe: initialize answered first'));
-    const handshake = await initialize(
-      endpoint,
-      identity,
-      LATEST_LEGACY_REVISION,
-      options,
-      hooks,
-      supported,
-      Promise.resolve(answered.init),
-    );
+    const handshake = await initialize(shake, LATEST_LEGACY_REVISION, Promise.resolve(answered.init));
     return { handshake: { ...handshake, fallback: verdict ? REFUSED : 'server/discover unanswered' } };
   } finally {
     timer?.clear();
@@ -229,14 +225,11 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
 
 /** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */
 async function initialize(
-  endpoint: Endpoint,
-  identity: ClientIdentity,
+  shake: Handshaking,
   revision: Revision,
-  options: ConnectOptions,
-  hooks: LifecycleHooks,
-  supported: readonly Revision[],
-  sent = sendInitialize(endpoint, identity, revision, options),
+  sent = sendInitialize(shake, revision),
 ): Promise<ServerHandshake> {
+  const { endpoint, hooks, supported } = shake;
   const result: Record<string, unknown> & HandshakeFields = asObject(await sent);
   const chosen = result.protocolVersion;
   if (!isRevision(chosen) || !isLegacy(chosen) || !supported.includes(chosen)) {
@@ -262,12 +255,7 @@ async function initialize(
   };
 }
 
-function sendInitialize(
-  endpoint: Endpoint,
-  identity: ClientIdentity,
-  revision: Revision,
-  options: ConnectOptions,
-): Promise<unknown> {
+function sendInitialize({ endpoint, identity, options }: Handshaking, revision: Revision): Promise<unknown> {
   const limitMs = options.timeoutMs ?? DEFAULT_CONNECT_MS;
   return endpoint.request(
     'initialize',

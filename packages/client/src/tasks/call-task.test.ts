@@ -1,8 +1,7 @@
 import type { RequestContext, Revision } from '@mcp-inflight/core';
 import { Endpoint, InflightError, JsonRpcError, serveLifecycle } from '@mcp-inflight/core';
-import type { Channel, JsonRpcMessage } from '@mcp-inflight/core/adapter';
+import type { Channel, JsonRpcMessage, TaskState } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
-import type { TaskState } from '@mcp-inflight/server/tasks';
 import { describe, expect, it } from 'vitest';
 import { LifecycleClient } from '../lifecycle/client.js';
 import type { TaskErrorDetails } from './call-options.js';

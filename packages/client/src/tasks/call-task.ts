@@ -1,12 +1,12 @@
-import type { Revision } from '@mcp-inflight/core';
+import type { Endpoint, Revision } from '@mcp-inflight/core';
 import { DeadlineController, InflightError } from '@mcp-inflight/core';
-import type { TaskRouteHooks } from '@mcp-inflight/core/adapter';
+import type { TaskRouteHooks, TaskState } from '@mcp-inflight/core/adapter';
 import { createdTaskOf, isLegacy, withTasksExtension } from '@mcp-inflight/core/adapter';
 import { requestWithInput } from '../input/request-with-input.js';
 import type { McpClient } from '../lifecycle/client.js';
 import type { TaskCallOptions } from './call-options.js';
 import { IdleWindow } from './idle-window.js';
-import { cancelTask, has, TaskRun } from './task-run.js';
+import { cancelTask, has, TaskRun, type TaskRunCall } from './task-run.js';
 
 /**
  * Runs a request as a task to its end in one call: a 2025-11-25 task-augmented request (`params.task`,
@@ -53,99 +53,136 @@ export async function callTask(
   options: TaskCallOptions = {},
 ): Promise<unknown> {
   if (!client.server) await client.connect();
-  const endpoint = client.endpoint;
-  const revision = (client.server?.revision ?? client.revision) as Revision;
-  const modern = !isLegacy(revision);
-  const capabilities = client.server?.capabilities ?? {};
-  const asTask = modern || offersTask(capabilities, method);
+  const call = new TaskCall(client, options);
+  const asTask = call.modern || offersTask(call.capabilities, method);
   const sendParams = !asTask
     ? params
-    : modern
-      ? withTasksExtension(params, endpoint.clientCapabilities, options.clientCapabilities ?? {})
+    : call.modern
+      ? withTasksExtension(params, call.endpoint.clientCapabilities, options.clientCapabilities ?? {})
       : withTaskParam(params, options);
-
-  const clock = endpoint.clock;
-  const ceilingMs = options.ceilingMs ?? 600_000;
-  let onAbort: (reason: unknown) => void = noop;
-  // The call: the caller's signal and the ceiling from the first send. Its idle window is a child that
-  // is closed while input is gathered.
-  const deadline = new DeadlineController({
-    ceilingMs,
-    clock,
-    parent: options.signal,
-    onAbort: (reason) => onAbort(reason),
-  });
-  const idleMs = options.idleMs ?? 60_000;
-  const window = new IdleWindow(deadline, idleMs);
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = reject;
-  });
-  aborted.catch(noop);
-  let release: (() => void) | undefined;
-  let ended = false;
-  const cancelTimeoutMs = options.cancelTimeoutMs ?? 5_000;
-  const hooks: TaskRouteHooks = {
-    onCreated: (stop) => {
-      if (ended) stop();
-      else release = stop;
-    },
-    // The call ended before its answer, and the answer made a task anyway: cancel that too.
-    onLateResult: (result) => {
-      const task = createdTaskOf(result, revision);
-      if (task) void cancelTask(client, task.taskId, cancelTimeoutMs, modern, options).catch(noop);
-    },
-  };
-  const finish = (): void => {
-    ended = true;
-    release?.();
-    release = undefined;
-    window.close();
-    deadline.dispose();
-  };
-
   let first: unknown;
   try {
-    first = modern
-      ? // The server may ask for input before it makes a task [T36]: each round has the idle window.
-        await requestWithInput(client, method, sendParams, {
-          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-          ...(options.onInputRequired ? { onInputRequired: options.onInputRequired } : {}),
-          ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
-          parent: deadline,
-          idleMs,
-          ceilingMs: Number.POSITIVE_INFINITY,
-          taskRoute: hooks,
-        })
-      : await client.request(method, sendParams, {
-          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-          // The window, so progress after the CreateTaskResult still touches it [PG14].
-          parent: window.open(),
-          idleMs: Number.POSITIVE_INFINITY,
-          ceilingMs: Number.POSITIVE_INFINITY,
-          taskRoute: hooks,
-        });
+    first = await call.send(method, sendParams);
   } catch (error) {
-    finish();
+    call.finish();
     throw error;
   }
-  const created = asTask ? createdTaskOf(first, revision) : undefined;
+  const created = asTask ? createdTaskOf(first, call.revision) : undefined;
   if (!created) {
-    finish();
+    call.finish();
     return first;
   }
-  const run = new TaskRun(client, endpoint, created, deadline, window, options, revision, capabilities);
-  const ending = run.toEnd(() => finish());
-  ending.catch(noop); // when the deadline wins the race, the loop stops on its own
-  try {
-    return await Promise.race([ending, aborted]);
-  } catch (error) {
-    if (!deadline.aborted) throw error;
-    // A deadline or the caller's abort, with a task on the server: tasks/cancel, never the notification.
-    finish();
-    throw await run.cancelFor(InflightError.from(deadline.reason), cancelTimeoutMs);
-  } finally {
-    finish();
-    run.dispose();
+  return await call.toEnd(created);
+}
+
+/**
+ * One `callTask` call: where it goes, its deadline (the caller's signal and the ceiling from the first
+ * send) with the idle window that is its child (closed while input is gathered), and the end that
+ * releases both and the request's progress route.
+ */
+class TaskCall implements TaskRunCall {
+  readonly client: McpClient;
+  readonly endpoint: Endpoint;
+  readonly revision: Revision;
+  readonly modern: boolean;
+  readonly capabilities: Record<string, unknown>;
+  readonly options: TaskCallOptions;
+  readonly deadline: DeadlineController;
+  readonly window: IdleWindow;
+  readonly #idleMs: number;
+  readonly #cancelTimeoutMs: number;
+  /** Rejects with the deadline's reason when it fires, to race the task's end. */
+  readonly #aborted: Promise<never>;
+  readonly #hooks: TaskRouteHooks;
+  /** Closes the request's progress route, kept open past its answer while the task runs [PG14]. */
+  #release: (() => void) | undefined;
+  #ended = false;
+
+  constructor(client: McpClient, options: TaskCallOptions) {
+    this.client = client;
+    this.endpoint = client.endpoint;
+    this.revision = (client.server?.revision ?? client.revision) as Revision;
+    this.modern = !isLegacy(this.revision);
+    this.capabilities = client.server?.capabilities ?? {};
+    this.options = options;
+    let onAbort: (reason: unknown) => void = noop;
+    this.deadline = new DeadlineController({
+      ceilingMs: options.ceilingMs ?? 600_000,
+      clock: this.endpoint.clock,
+      parent: options.signal,
+      onAbort: (reason) => onAbort(reason),
+    });
+    this.#idleMs = options.idleMs ?? 60_000;
+    this.window = new IdleWindow(this.deadline, this.#idleMs);
+    this.#aborted = new Promise<never>((_, reject) => {
+      onAbort = reject;
+    });
+    this.#aborted.catch(noop);
+    this.#cancelTimeoutMs = options.cancelTimeoutMs ?? 5_000;
+    this.#hooks = {
+      onCreated: (stop) => {
+        if (this.#ended) stop();
+        else this.#release = stop;
+      },
+      // The call ended before its answer, and the answer made a task anyway: cancel that too.
+      onLateResult: (result) => {
+        const task = createdTaskOf(result, this.revision);
+        if (task)
+          void cancelTask(client, task.taskId, this.#cancelTimeoutMs, this.modern, options).catch(noop);
+      },
+    };
+  }
+
+  /** The first request, whose answer is the task (or the result, when the server makes none). */
+  send(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const { options } = this;
+    const onprogress = options.onprogress ? { onprogress: options.onprogress } : {};
+    return this.modern
+      ? // The server may ask for input before it makes a task [T36]: each round has the idle window.
+        requestWithInput(this.client, method, params, {
+          ...onprogress,
+          ...(options.onInputRequired ? { onInputRequired: options.onInputRequired } : {}),
+          ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+          parent: this.deadline,
+          idleMs: this.#idleMs,
+          ceilingMs: Number.POSITIVE_INFINITY,
+          taskRoute: this.#hooks,
+        })
+      : this.client.request(method, params, {
+          ...onprogress,
+          // The window, so progress after the CreateTaskResult still touches it [PG14].
+          parent: this.window.open(),
+          idleMs: Number.POSITIVE_INFINITY,
+          ceilingMs: Number.POSITIVE_INFINITY,
+          taskRoute: this.#hooks,
+        });
+  }
+
+  /** Drives the task `created` to its end, or cancels it with `tasks/cancel` when the deadline wins. */
+  async toEnd(created: TaskState): Promise<unknown> {
+    const run = new TaskRun(this, created);
+    const ending = run.toEnd(() => this.finish());
+    ending.catch(noop); // when the deadline wins the race, the loop stops on its own
+    try {
+      return await Promise.race([ending, this.#aborted]);
+    } catch (error) {
+      if (!this.deadline.aborted) throw error;
+      // A deadline or the caller's abort, with a task on the server: tasks/cancel, never the notification.
+      this.finish();
+      throw await run.cancelFor(InflightError.from(this.deadline.reason), this.#cancelTimeoutMs);
+    } finally {
+      this.finish();
+      run.dispose();
+    }
+  }
+
+  /** Ends the call: its progress route, idle window and deadline. */
+  finish(): void {
+    this.#ended = true;
+    this.#release?.();
+    this.#release = undefined;
+    this.window.close();
+    this.deadline.dispose();
   }
 }
 

@@ -19,6 +19,20 @@ import type { TaskCallOptions, TaskErrorDetails } from './call-options.js';
 import type { IdleWindow } from './idle-window.js';
 import { watchTask } from './task-watch.js';
 
+/** The call a {@link TaskRun} drives its task within: where it goes, its deadline and idle window. */
+export interface TaskRunCall {
+  readonly client: McpClient;
+  readonly endpoint: Endpoint;
+  readonly revision: Revision;
+  /** What the server declared in its handshake. */
+  readonly capabilities: Record<string, unknown>;
+  readonly options: TaskCallOptions;
+  /** The call's signal and ceiling. */
+  readonly deadline: DeadlineController;
+  /** The call's idle window, a child of `deadline`. */
+  readonly window: IdleWindow;
+}
+
 /** One task being driven to its end: polls, status notifications, the final result. */
 export class TaskRun {
   readonly #client: McpClient;
@@ -40,29 +54,20 @@ export class TaskRun {
   /** Answers went out and no state has been seen since: wait for the next before asking again. */
   #stale = false;
 
-  constructor(
-    client: McpClient,
-    endpoint: Endpoint,
-    created: TaskState,
-    deadline: DeadlineController,
-    window: IdleWindow,
-    options: TaskCallOptions,
-    revision: Revision,
-    capabilities: Record<string, unknown>,
-  ) {
-    this.#client = client;
-    this.#deadline = deadline;
-    this.#window = window;
-    this.#endpoint = endpoint;
-    this.#options = options;
-    this.#revision = revision;
-    this.#modern = !isLegacy(revision);
-    this.#capabilities = capabilities;
+  constructor(call: TaskRunCall, created: TaskState) {
+    this.#client = call.client;
+    this.#deadline = call.deadline;
+    this.#window = call.window;
+    this.#endpoint = call.endpoint;
+    this.#options = call.options;
+    this.#revision = call.revision;
+    this.#modern = !isLegacy(call.revision);
+    this.#capabilities = call.capabilities;
     this.#state = created;
-    window.open();
-    options.onstatus?.(created);
+    call.window.open();
+    call.options.onstatus?.(created);
     const method = this.#modern ? 'notifications/tasks' : 'notifications/tasks/status';
-    this.#unwatch = watchTask(endpoint, method, created.taskId, (params) => {
+    this.#unwatch = watchTask(call.endpoint, method, created.taskId, (params) => {
       const state = taskStateOf(params);
       if (state) this.#observe(state);
     });

@@ -1,5 +1,6 @@
 import { isTerminalStatus } from '@mcp-inflight/core/adapter';
-import type { SharedTaskStore, TaskRecord } from './task-store.js';
+import type { TaskRecord } from './task-record.js';
+import type { SharedTaskStore } from './task-store.js';
 
 /**
  * What the instance that runs a task keeps beside the store's plain record: the work's abort, the keys

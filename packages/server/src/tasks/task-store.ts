@@ -1,7 +1,7 @@
 import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
-import type { InputRequests, InputResponses, JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
-import { isTerminalStatus, type TaskStatus } from '@mcp-inflight/core/adapter';
-import { taskSteps } from './task-record.js';
+import type { InputResponses } from '@mcp-inflight/core/adapter';
+import { isTerminalStatus } from '@mcp-inflight/core/adapter';
+import { type TaskChange, type TaskOutcome, type TaskRecord, taskSteps } from './task-record.js';
 
 /**
  * Options for a {@link TaskStore}.
@@ -24,80 +24,6 @@ export interface TaskStoreOptions {
   pollIntervalMs?: number;
   /** The most tasks kept at once (running or not yet expired); a request beyond it is refused. @default 1_000 */
   maxTasks?: number;
-}
-
-/**
- * One task as a store keeps it: plain data (JSON in, JSON out), so a networked store can hold it. What
- * runs the work (its abort, its listeners) stays with the instance that runs it.
- *
- * @example
- * ```ts
- * import type { TaskRecord } from '@mcp-inflight/server/tasks';
- * const task: TaskRecord = JSON.parse('{"taskId":"t-1","createdAt":"2026-01-01T00:00:00.000Z","ttlMs":60000,"status":"working","lastUpdatedAt":"2026-01-01T00:00:00.000Z"}');
- * ```
- */
-export interface TaskRecord {
-  /** The unguessable id (a random UUID). */
-  readonly taskId: string;
-  /** Who may see it (a legacy session's key), or unset for any requestor that knows the id. */
-  readonly owner?: string | undefined;
-  /** ISO 8601 creation time. */
-  readonly createdAt: string;
-  /** Granted lifetime in ms from creation. */
-  readonly ttlMs: number;
-  /** Where it stands. */
-  readonly status: TaskStatus;
-  /** The latest words about it (a 2026-07-28 task's progress shows here). */
-  readonly statusMessage?: string | undefined;
-  /** ISO 8601 time of the last change. */
-  readonly lastUpdatedAt: string;
-  /** The final result, once completed (or failed with a tool error on 2025-11-25). */
-  readonly result?: unknown;
-  /** The JSON-RPC error the work ended with, if it did. */
-  readonly error?: JsonRpcErrorObject | undefined;
-  /** 2026-07-28: the requests still unanswered, by the key the client sees, while `input_required`. */
-  readonly inputRequests?: InputRequests | undefined;
-  /** 2026-07-28: the answers `tasks/update` brought for the current requests, by the client's key. */
-  readonly inputResponses?: InputResponses | undefined;
-}
-
-/**
- * A change to a task that has not ended, for {@link SharedTaskStore.updateTask}. Setting `inputRequests`
- * starts a new round of input (its answers start empty); setting `status: 'working'` alone ends one.
- *
- * @example
- * ```ts
- * import type { TaskChange } from '@mcp-inflight/server/tasks';
- * const note: TaskChange = { statusMessage: 'step 2 of 5' };
- * ```
- */
-export interface TaskChange {
-  /** The new status, `working` or `input_required`. */
-  readonly status?: 'working' | 'input_required';
-  /** New words about the task. */
-  readonly statusMessage?: string;
-  /** 2026-07-28: what the work now asks for (with `status: 'input_required'`). */
-  readonly inputRequests?: InputRequests;
-}
-
-/**
- * How a task ended, for {@link SharedTaskStore.finishTask}.
- *
- * @example
- * ```ts
- * import type { TaskOutcome } from '@mcp-inflight/server/tasks';
- * const done: TaskOutcome = { status: 'completed', result: { content: [] } };
- * ```
- */
-export interface TaskOutcome {
-  /** The terminal status. */
-  readonly status: 'completed' | 'failed' | 'cancelled';
-  /** The result, if any. */
-  readonly result?: unknown;
-  /** The JSON-RPC error, if any. */
-  readonly error?: JsonRpcErrorObject;
-  /** Last words about the task; the previous message stays when unset. */
-  readonly statusMessage?: string;
 }
 
 /**

@@ -6,9 +6,10 @@ import * as z from 'zod';
 import { inputRequired } from '../input/serve-input.js';
 import { Listeners } from '../listen/listeners.js';
 import { createServer } from './create-server.js';
+import { defineResource, defineResourceTemplate } from './define-resource.js';
 import { defineTool } from './define-tool.js';
 import { definePrompt, PromptList } from './prompts.js';
-import { defineResource, defineResourceTemplate, ResourceList } from './resources.js';
+import { ResourceList } from './resource-list.js';
 import { ToolList } from './tool-list.js';
 
 type Server = ReturnType<typeof createServer>;

@@ -1,8 +1,10 @@
 import type { Endpoint } from '@mcp-inflight/core';
 import { JsonRpcError, JsonRpcErrorCode, serveLifecycle } from '@mcp-inflight/core';
+import type { Resource, ResourceTemplate } from './define-resource.js';
 import type { Tool } from './define-tool.js';
 import { type Completer, type Prompt, PromptList, promptLookup, servePrompts } from './prompts.js';
-import { type Resource, ResourceList, type ResourceTemplate, serveResources } from './resources.js';
+import { ResourceList } from './resource-list.js';
+import { serveResources } from './serve-resources.js';
 import { type CacheHints, type ServedTools, type ServeToolsOptions, serveTools } from './serve-tools.js';
 import { ToolList } from './tool-list.js';
 

@@ -2,7 +2,6 @@ import type { CallToolResult, RequestContext } from '@mcp-inflight/core';
 import type { InputRequiredResult } from '@mcp-inflight/core/adapter';
 import { type ParamHeader, paramHeadersOf } from '@mcp-inflight/core/adapter';
 import * as z from 'zod';
-import { ToolList } from './tool-list.js';
 
 /**
  * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
@@ -161,21 +160,6 @@ function checkDefinition(definition: Record<string, unknown>): void {
       );
   }
   if (typeof definition['run'] !== 'function') fail(`defineTool('${name}'): run must be a function`);
-}
-
-/**
- * What `serveTools` takes: an array of tools made by {@link defineTool}, or a `ToolList`. Throws a
- * `TypeError` naming the accepted forms for anything else (one tool not in an array, a bare definition).
- * Internal to core.
- */
-export function checkTools(tools: unknown): void {
-  if (tools instanceof ToolList) return;
-  const array = Array.isArray(tools);
-  const bad = array ? tools.findIndex((tool) => typeof tool?.definition !== 'object') : -1;
-  if (!array || bad >= 0)
-    fail(
-      `serveTools takes an array of defineTool(...) results or a ToolList${array ? `: tools[${bad}] is not one (wrap it in defineTool)` : ''}`,
-    );
 }
 
 const fail = (message: string): never => {

@@ -10,7 +10,7 @@ import {
   RELATED_TASK_META_KEY,
 } from '@mcp-inflight/core/adapter';
 import * as z from 'zod';
-import { checkTools, type Tool, toolParamHeaders } from './define-tool.js';
+import { type Tool, toolParamHeaders } from './define-tool.js';
 import { ToolList } from './tool-list.js';
 
 /**
@@ -342,4 +342,18 @@ function withoutOutputSchema(entry: Record<string, unknown>): Record<string, unk
     olderListings.set(entry, older);
   }
   return older;
+}
+
+/**
+ * What `serveTools` takes: an array of tools made by {@link defineTool}, or a `ToolList`. Throws a
+ * `TypeError` naming the accepted forms for anything else (one tool not in an array, a bare definition).
+ */
+function checkTools(tools: unknown): void {
+  if (tools instanceof ToolList) return;
+  const array = Array.isArray(tools);
+  const bad = array ? tools.findIndex((tool) => typeof tool?.definition !== 'object') : -1;
+  if (!array || bad >= 0)
+    throw new TypeError(
+      `serveTools takes an array of defineTool(...) results or a ToolList${array ? `: tools[${bad}] is not one (wrap it in defineTool)` : ''}`,
+    );
 }
