@@ -149,7 +149,9 @@ const REVIEWED: Record<string, string[]> = {
     'withTasksExtension',
     'X_MCP_HEADER',
   ],
-  'core/testing': ['ManualClock'],
+  'core/testing': [
+    'ManualClock',
+  ],
   'core/schemas': [
     'cancelledNotificationSchema',
     'type CancelledParams',
@@ -207,6 +209,7 @@ const REVIEWED: Record<string, string[]> = {
     'defineTool',
     'type GetPromptResult',
     'type McpServer',
+    'NO_CACHING',
     'type Prompt',
     'type PromptDefinition',
     'PromptList',
@@ -272,7 +275,11 @@ const REVIEWED: Record<string, string[]> = {
     'type RequestStateSignerOptions',
     'type StateBinding',
   ],
-  'server/listen': ['Listeners', 'type ListenersOptions', 'type ListenersStats'],
+  'server/listen': [
+    'Listeners',
+    'type ListenersOptions',
+    'type ListenersStats',
+  ],
   'server/stats': [
     'type EndpointTables',
     'LiveEndpoints',

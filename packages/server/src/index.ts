@@ -37,6 +37,7 @@ export { ResourceList } from './tools/resource-list.js';
 export { type ServeResourcesOptions, serveResources } from './tools/serve-resources.js';
 export {
   type CacheHints,
+  NO_CACHING,
   type ServedTools,
   type ServeToolsOptions,
   serveTools,

@@ -14,7 +14,6 @@ import type { TaskRecord } from './task-record.js';
 import { ownerKeyOf, type SharedTaskStore } from './task-store.js';
 
 /** 2026-07-28: a client that did not declare the tasks extension on its request [T19]. */
-const MISSING_CLIENT_CAPABILITY = -32021;
 
 type Params = Record<string, unknown> | undefined;
 
@@ -152,7 +151,7 @@ async function updateTask(serving: TaskServing, params: Params, ctx: RequestCont
 
 /** -32021 naming the tasks extension, for a 2026-07-28 client that did not declare it [T19 T29]. */
 export function missingCapability(): JsonRpcError {
-  return new JsonRpcError(MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
+  return new JsonRpcError(JsonRpcErrorCode.MissingClientCapability, 'Missing required client capability', {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
 }

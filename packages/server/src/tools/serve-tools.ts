@@ -66,7 +66,16 @@ export interface ServedTools {
   call: RequestHandler;
 }
 
-/** The default hints claim nothing: a client re-asks, and no intermediary shares the list. */
+/**
+ * The default cache hints of a 2026-07-28 list result: they claim nothing, so a client re-asks and no
+ * intermediary shares the list. A proxy that cannot vouch for its upstream's lists answers with these.
+ *
+ * @example
+ * ```ts
+ * import { NO_CACHING } from '@mcp-inflight/server';
+ * const result = { tools: [], ...NO_CACHING }; // { tools: [], ttlMs: 0, cacheScope: 'private' }
+ * ```
+ */
 export const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /** 2025-11-25 made invalid tool input a tool execution error, so the model can correct itself [TL1]. */
