@@ -39,6 +39,13 @@ export interface Clock {
   now(): number;
   /** Runs `fn` once, `ms` milliseconds from now. */
   setTimer(fn: () => void, ms: number): TimerHandle;
+  /**
+   * Optional: a timer may be cancelled, without firing, when the request that set it ends (Cloudflare
+   * Workers). The deadline queue then also gives each entry it queues a wake-up of its own, set by the code
+   * that queued it, instead of trusting one timer another request set; such a clock's `setTimer` gets the
+   * delay as it is (clamp it as {@link systemClock} does). {@link systemClock} sets it on workerd.
+   */
+  readonly timersEndWithRequest?: boolean;
 }
 
 /**
@@ -47,7 +54,7 @@ export interface Clock {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The real clock: `performance.now()` where it exists (monotonic), else `Date.now()`, and `setTimeout`.
+ * The real clock: `performance.now()` (monotonic; every runtime the packages run on has it) and `setTimeout`.
  *
  * @example
  * ```ts
@@ -57,13 +64,15 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * ```
  */
 export const systemClock: Clock = {
-  now: typeof performance !== 'undefined' ? () => performance.now() : () => Date.now(),
+  now: () => performance.now(),
   setTimer(fn, ms) {
-    const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    const id = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS)) as ReturnType<typeof setTimeout> &
+      Partial<TimerHandle>;
     // Node's timers can stop holding the process; a browser's are numbers and hold nothing anyway.
-    const timeout = id as Partial<TimerHandle>;
-    return { clear: () => clearTimeout(id), ref: () => timeout.ref?.(), unref: () => timeout.unref?.() };
+    return { clear: () => clearTimeout(id), ref: () => id.ref?.(), unref: () => id.unref?.() };
   },
+  // workerd (its Workers-only WebSocketPair global tells it apart): its timers die with their request.
+  timersEndWithRequest: 'WebSocketPair' in globalThis,
 };
 
 /**

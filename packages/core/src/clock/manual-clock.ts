@@ -28,10 +28,17 @@ export class ManualClock implements Clock {
   #now: number;
   #seq = 0;
   #timers: ManualTimer[] = [];
+  /** See {@link Clock.timersEndWithRequest}: set it to test code for a runtime that cancels timers. */
+  readonly timersEndWithRequest: boolean;
 
-  /** @param startMs the reading of `now()` before any advance. @default 0 */
-  constructor(startMs = 0) {
+  /**
+   * @param startMs the reading of `now()` before any advance. @default 0
+   * @param options `timersEndWithRequest`: claim, as workerd's clock does, that timers may be cancelled
+   *   with the request that set them (pair it with {@link ManualClock.dropTimers}). @default false
+   */
+  constructor(startMs = 0, options: { timersEndWithRequest?: boolean } = {}) {
     this.#now = startMs;
+    this.timersEndWithRequest = options.timersEndWithRequest ?? false;
   }
 
   now(): number {
@@ -48,6 +55,26 @@ export class ManualClock implements Clock {
         this.#timers.splice(this.#timers.indexOf(timer), 1);
       },
     };
+  }
+
+  /** How many timers have been armed so far; a mark for {@link ManualClock.dropTimers}. */
+  get timersArmed(): number {
+    return this.#seq;
+  }
+
+  /**
+   * Cancels, without firing them, the pending timers armed while {@link ManualClock.timersArmed} went from
+   * `from` to `to`: what Cloudflare Workers does to a request's timers when that request ends. The code
+   * that armed them is not told. Returns how many were dropped.
+   */
+  dropTimers(from = 0, to = Number.POSITIVE_INFINITY): number {
+    const before = this.#timers.length;
+    this.#timers = this.#timers.filter((t) => {
+      if (t.seq < from || t.seq >= to) return true;
+      t.live = false;
+      return false;
+    });
+    return before - this.#timers.length;
   }
 
   /** Timers armed and not yet fired or cleared. */

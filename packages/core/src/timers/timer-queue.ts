@@ -23,6 +23,13 @@ export interface QueueEntry extends QueuedTimer {
 
 type Entry = QueueEntry;
 
+/**
+ * How late (in the clock's ms) the armed timer may be before the queue takes it for dead: a timer the
+ * runtime cancelled without telling us (workerd ends a request's timers with it). A live timer that late
+ * only means a busy loop, and arming it again costs one timer.
+ */
+const DEAD_AFTER_MS = 50;
+
 /** How long (in the clock's ms) one run of the firing loop goes before the callers it fired hear of it. */
 const SLICE_MS = 1;
 /** The slice is checked every this many firings, so the clock read stays off the per-entry path. */
@@ -83,7 +90,11 @@ export class TimerQueue {
   #continueQueued = false;
   #heap: Entry[] = [];
   #armed: TimerHandle | undefined;
-  #armedFor = Number.POSITIVE_INFINITY;
+  /**
+   * When the armed timer is due: the instant it was armed for, or the moment it was armed if that was
+   * later. Read only while a timer is armed.
+   */
+  #armedFor = 0;
 
   constructor(clock: Clock) {
     this.clock = clock;
@@ -132,17 +143,14 @@ export class TimerQueue {
   /** Queues `fire` to run at the absolute instant `dueAt` (an infinite instant is never queued). */
   schedule(dueAt: number, fire: () => void): QueuedTimer {
     const entry: Entry = { dueAt, fire, index: -1 };
-    if (dueAt !== Number.POSITIVE_INFINITY) {
-      this.#push(entry);
-      this.#rearm();
-    }
+    this.enqueue(entry);
     return entry;
   }
 
   /** Queues an entry that is its own timer (see {@link QueueEntry}) at its `dueAt`. @internal */
   enqueue(entry: QueueEntry): void {
-    if (entry.dueAt === Number.POSITIVE_INFINITY) return;
-    this.#push(entry);
+    if (entry.dueAt !== Number.POSITIVE_INFINITY) this.#push(entry);
+    if (this.clock.timersEndWithRequest) this.#wake(entry);
     this.#rearm();
   }
 
@@ -151,8 +159,7 @@ export class TimerQueue {
     const entry = timer as Entry;
     if (entry.index >= 0) this.#removeAt(entry.index);
     entry.dueAt = dueAt;
-    if (dueAt !== Number.POSITIVE_INFINITY) this.#push(entry);
-    this.#rearm();
+    this.enqueue(entry);
   }
 
   /** Removes a timer; a no-op if it already fired or was cancelled. */
@@ -163,9 +170,27 @@ export class TimerQueue {
     this.#rearm();
   }
 
+  /**
+   * A clock whose timers end with their request (workerd) drops the one shared timer, unseen, when the
+   * request that armed it ends, while other requests' entries still wait on it. So on such a clock every
+   * entry queued also gets a wake-up of its own, set by the code that queued it (it lives as long as that
+   * code's request), at the entry's instant, and set before the shared timer so that it runs first at an
+   * equal instant. Due, it runs the queue (everything due; the shared timer is armed again from there)
+   * and is done: an entry that fires and comes back (a deadline a touch moved later) gets a new one then.
+   * Not due (the entry was re-queued later by another request's timer, or the runtime's timer ran a hair
+   * early), it follows the entry to its new instant; out of the queue, it ends. It is not cleared when its
+   * entry is cancelled: it ends when it runs, or with its request. Plain clocks never get here.
+   */
+  #wake(entry: Entry): void {
+    if (entry.index >= 0)
+      this.clock.setTimer(
+        () => (entry.dueAt > this.clock.now() ? this.#wake(entry) : this.#continue()),
+        entry.dueAt - this.clock.now(),
+      );
+  }
+
   #onTimer = (): void => {
     this.#armed = undefined;
-    this.#armedFor = Number.POSITIVE_INFINITY;
     const clock = this.clock;
     const now = clock.now();
     // Fire everything due; a fired callback may schedule more, which the loop also sees. A callback that
@@ -227,16 +252,18 @@ export class TimerQueue {
       if (armed?.unref) return armed.unref();
       armed?.clear();
       this.#armed = undefined;
-      this.#armedFor = Number.POSITIVE_INFINITY;
       return;
     }
     // An armed timer that is due no later than the new top serves it: when it fires early it re-arms.
-    // So settling requests oldest-first does no timer work at all.
-    if (armed && this.#armedFor <= top.dueAt) return void armed.ref?.(); // unreferenced if the queue had emptied
+    // So settling requests oldest-first does no timer work at all. Unless it is overdue: then the runtime
+    // dropped it without a word (workerd, when the request that set it ended), and it is armed again
+    // [rule 18: no timer is trusted that was not seen to fire].
+    const now = this.clock.now();
+    if (armed && this.#armedFor <= top.dueAt && now - this.#armedFor < DEAD_AFTER_MS)
+      return void armed.ref?.(); // unreferenced if the queue had emptied
     armed?.clear();
-    this.#armedFor = top.dueAt;
-    const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, top.dueAt - this.clock.now()));
-    this.#armed = this.clock.setTimer(this.#onTimer, delayMs);
+    this.#armedFor = Math.max(top.dueAt, now);
+    this.#armed = this.clock.setTimer(this.#onTimer, Math.min(MAX_TIMER_MS, this.#armedFor - now));
   }
 
   #push(entry: Entry): void {
