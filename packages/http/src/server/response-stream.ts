@@ -2,7 +2,7 @@ import type { RequestId } from '@mcp-inflight/core';
 import { type JsonRpcMessage, jsonPieces, piecesLength, QuietTimer } from '@mcp-inflight/core/adapter';
 import { EventLog } from './event-log.js';
 import { type Disconnect, Reply } from './exchange.js';
-import { HOLD_PROGRESS_AFTER_BYTES, HeldProgress, progressTokenOf } from './held-progress.js';
+import { HeldProgress, HOLD_PROGRESS_AFTER_BYTES, progressTokenOf } from './held-progress.js';
 import { overLimit } from './message-limit.js';
 import {
   type DisconnectWhy,
