@@ -4,8 +4,8 @@ import { Endpoint, type Revision, systemClock } from '@mcp-inflight/core';
 import { MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import { setFields } from '../shared/set-fields.js';
 import { HttpChannel } from './http-channel.js';
-import type { HttpClientOptions } from './http-client.js';
 import { listen } from './listen.js';
+import type { HttpClientOptions } from './options.js';
 import { fetchRequester, type Requester } from './requester.js';
 import { DEFAULT_MAX_EVENT_CHARS } from './sse-parser.js';
 

@@ -3,8 +3,15 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import type { InboundRequest, Reply } from './exchange.js';
 import { errorReply } from './replies.js';
 
+/** A parsed POST body: its JSON value, and its length (which sizes a queued request). */
+export interface JsonBody {
+  ok: true;
+  value: unknown;
+  bytes: number;
+}
+
 /** A parsed POST body, or the error response to send instead. */
-export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; response: Reply };
+export type BodyResult = JsonBody | { ok: false; response: Reply };
 
 /**
  * Reads and parses a POST body: `415` unless it is JSON, `413` past `maxBytes` (checked on the declared

@@ -3,7 +3,7 @@ import type { Admission, AdmissionStats, JsonRpcMessage, TimerQueue } from '@mcp
 import type { LiveTable } from '../shared/live-table.js';
 import type { InboundRequest } from './exchange.js';
 import type { ResolvedServerOptions } from './options.js';
-import type { ResponseStream } from './response-stream.js';
+import type { LiveStream } from './stream-options.js';
 
 /**
  * What `setup` learns about the endpoint it configures.
@@ -93,7 +93,7 @@ export interface ServeContext {
   /** 2026-07-28 endpoints in flight, for `close()` (a `LiveTable`: they come and go per request). */
   readonly stateless: LiveTable<Endpoint>;
   /** Every reply stream not yet ended, for the byte counts in stats. */
-  readonly streams: LiveTable<ResponseStream>;
+  readonly streams: LiveTable<LiveStream>;
   /**
    * The streams' keep-alive windows, on one runtime timer: a stream per request then arms and clears no
    * timer of its own (at 1 call in flight that was a Node timer per request).

@@ -20,7 +20,7 @@ import {
 } from './exchange.js';
 import { LegacyServer } from './legacy.js';
 import { serveModern } from './modern.js';
-import { type HttpServerOptions, resolveServerOptions } from './options.js';
+import { type HttpServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { errorReply, methodNotAllowed } from './replies.js';
 
 /**
@@ -93,72 +93,85 @@ const ALLOW = 'GET, POST, DELETE';
  * ```
  */
 export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions): HttpHandler {
-  const resolved = resolveServerOptions(options);
-  const context: ServeContext = {
-    options: resolved,
-    setup,
-    stateless: new LiveTable(),
-    streams: new LiveTable(),
-    windows: new TimerQueue(resolved.clock),
-    admission: resolved.admission,
-    stats: {
-      disconnectCancels: 0,
-      legacyDisconnects: 0,
-      resumedStreams: 0,
-      droppedResults: 0,
-      droppedMessages: 0,
-      ignoredNotifications: 0,
-      slowReaderEnds: 0,
-      oversizeMessages: 0,
-      expiredSessions: 0,
+  const server = new HandlerServer(setup, resolveServerOptions(options));
+  // The Fetch entry and the Node listener's (SERVE_EXCHANGE) share `serve`: one server, two wrappings.
+  const handler: HttpHandler & ExchangeServer = {
+    handle: async (request, exchange) =>
+      toResponse(await server.serve(fromRequest(request), exchange?.disconnect ?? request.signal)),
+    [SERVE_EXCHANGE]: (request, disconnect) => server.serve(request, disconnect),
+    close: () => server.close(),
+    get stats() {
+      return server.stats;
     },
   };
-  const legacy = new LegacyServer(context);
-  let closed = false;
+  return handler;
+}
 
-  const serve = async (request: InboundRequest, disconnect: Disconnect): Promise<Reply> => {
-    if (closed)
+/**
+ * What a handler does per request: the checks every request passes first (host, origin [H47]), then the
+ * method, then for a POST the era that serves it: a 2026-07-28 request statelessly ({@link serveModern}), a
+ * legacy one in its session ({@link LegacyServer}).
+ */
+class HandlerServer {
+  readonly #options: ResolvedServerOptions;
+  readonly #context: ServeContext;
+  readonly #legacy: LegacyServer;
+  #closed = false;
+
+  constructor(setup: HttpSetup, options: ResolvedServerOptions) {
+    this.#options = options;
+    this.#context = {
+      options,
+      setup,
+      stateless: new LiveTable(),
+      streams: new LiveTable(),
+      windows: new TimerQueue(options.clock),
+      admission: options.admission,
+      stats: {
+        disconnectCancels: 0,
+        legacyDisconnects: 0,
+        resumedStreams: 0,
+        droppedResults: 0,
+        droppedMessages: 0,
+        ignoredNotifications: 0,
+        slowReaderEnds: 0,
+        oversizeMessages: 0,
+        expiredSessions: 0,
+      },
+    };
+    this.#legacy = new LegacyServer(this.#context);
+  }
+
+  async serve(request: InboundRequest, disconnect: Disconnect): Promise<Reply> {
+    if (this.#closed)
       return errorReply(503, HTTP_ERROR_CODES.ServerClosing, 'Service Unavailable: the server is closing');
-    const host = request.headers.get('host');
-    if (host !== null && !resolved.isAllowedHost(host)) {
-      return errorReply(
-        403,
-        HTTP_ERROR_CODES.Forbidden,
-        `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in the server's allowedHosts option (loopback names only by default; '*' turns the check off)`,
-      );
-    }
     const origin = request.headers.get('origin');
-    if (origin !== null && !resolved.isAllowedOrigin(origin)) {
-      return errorReply(
-        403,
-        HTTP_ERROR_CODES.Forbidden,
-        `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
-      ); // [H47]
-    }
+    const refused = refuseHostOrOrigin(request.headers.get('host'), origin, this.#options);
+    if (refused) return refused;
     const headers = corsHeaders(origin);
     const modernHeader = request.headers.get('mcp-protocol-version') === MODERN_REVISION;
     switch (request.method) {
       case 'POST':
-        return post(request, headers, disconnect);
+        return this.#post(request, headers, disconnect);
       case 'GET':
         // 2026-07-28 has no GET stream and no sessions [H32].
-        if (modernHeader || !resolved.legacy) return methodNotAllowed('POST', headers);
-        return legacy.get(request, headers);
+        if (modernHeader || !this.#options.legacy) return methodNotAllowed('POST', headers);
+        return this.#legacy.get(request, headers);
       case 'DELETE':
-        if (modernHeader || !resolved.legacy) return methodNotAllowed('POST', headers);
-        return legacy.delete(request, headers);
+        if (modernHeader || !this.#options.legacy) return methodNotAllowed('POST', headers);
+        return this.#legacy.delete(request, headers);
       case 'OPTIONS':
         return preflight(headers);
       default:
         return methodNotAllowed(ALLOW, headers);
     }
-  };
+  }
 
-  const post = async (
+  async #post(
     request: InboundRequest,
     headers: Record<string, string>,
     disconnect: Disconnect,
-  ): Promise<Reply> => {
+  ): Promise<Reply> {
     const accepts = acceptsOf(request);
     if (!accepts.json && !accepts.sse) {
       return errorReply(
@@ -168,7 +181,7 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
         { headers },
       );
     }
-    const body = await readJsonBody(request, resolved.maxBodyBytes, headers);
+    const body = await readJsonBody(request, this.#options.maxBodyBytes, headers);
     if (!body.ok) return body.response;
     const value = body.value;
     // A request carrying the 2026-07-28 envelope is served statelessly by that revision, whatever session
@@ -178,56 +191,77 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
     const claimsModern =
       carriesEnvelope ||
       (!isInitialize(value) && request.headers.get('mcp-protocol-version') === MODERN_REVISION);
-    if (claimsModern) return serveModern(request, value, context, headers, disconnect, body.bytes);
-    if (!resolved.legacy) {
-      return errorReply(
-        400,
-        JsonRpcErrorCode.UnsupportedProtocolVersion,
-        'Unsupported protocol version: this server speaks 2026-07-28 only',
-        {
-          data: {
-            supported: [MODERN_REVISION],
-            requested: request.headers.get('mcp-protocol-version') ?? DEFAULT_HTTP_REVISION,
-          },
-          headers,
-        },
-      );
-    }
-    return legacy.post(request, value, headers, disconnect, body.bytes);
-  };
+    if (claimsModern) return serveModern(this.#context, request, body, headers, disconnect);
+    if (!this.#options.legacy) return modernOnly(request, headers);
+    return this.#legacy.post(request, body, headers, disconnect);
+  }
 
-  // The Fetch entry and the Node listener's (SERVE_EXCHANGE) share `serve`: one server, two wrappings.
-  const handler: HttpHandler & ExchangeServer = {
-    handle: async (request, exchange) =>
-      toResponse(await serve(fromRequest(request), exchange?.disconnect ?? request.signal)),
-    [SERVE_EXCHANGE]: serve,
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Listen streams end gracefully first [L11 CN3]; then what is left is shut down.
-      resolved.listeners?.end(undefined, 'the server is closing');
-      for (const endpoint of context.stateless.list()) endpoint.shutdown('the server is closing');
-      legacy.shutdown('the server is closing');
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Listen streams end gracefully first [L11 CN3]; then what is left is shut down.
+    this.#options.listeners?.end(undefined, 'the server is closing');
+    for (const endpoint of this.#context.stateless.list()) endpoint.shutdown('the server is closing');
+    this.#legacy.shutdown('the server is closing');
+  }
+
+  get stats(): HttpHandlerStats {
+    const context = this.#context;
+    let bufferedBytes = 0;
+    let replayBytes = 0;
+    for (const stream of context.streams.list()) {
+      bufferedBytes += stream.bufferedBytes;
+      replayBytes += stream.replayBytes;
+    }
+    return {
+      ...context.stats,
+      ...context.admission.stats,
+      sessions: this.#legacy.sessions.size,
+      statelessInFlight: context.stateless.size,
+      bufferedBytes,
+      replayBytes,
+      openStreams: context.streams.size,
+    };
+  }
+}
+
+/** A request from a host or an origin the server does not allow: 403 (DNS rebinding [H47]). */
+function refuseHostOrOrigin(
+  host: string | null,
+  origin: string | null,
+  options: ResolvedServerOptions,
+): Reply | undefined {
+  if (host !== null && !options.isAllowedHost(host)) {
+    return errorReply(
+      403,
+      HTTP_ERROR_CODES.Forbidden,
+      `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in the server's allowedHosts option (loopback names only by default; '*' turns the check off)`,
+    );
+  }
+  if (origin !== null && !options.isAllowedOrigin(origin)) {
+    return errorReply(
+      403,
+      HTTP_ERROR_CODES.Forbidden,
+      `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
+    ); // [H47]
+  }
+  return undefined;
+}
+
+/** A legacy request to a server that speaks 2026-07-28 only. */
+function modernOnly(request: InboundRequest, headers: Record<string, string>): Reply {
+  return errorReply(
+    400,
+    JsonRpcErrorCode.UnsupportedProtocolVersion,
+    'Unsupported protocol version: this server speaks 2026-07-28 only',
+    {
+      data: {
+        supported: [MODERN_REVISION],
+        requested: request.headers.get('mcp-protocol-version') ?? DEFAULT_HTTP_REVISION,
+      },
+      headers,
     },
-    get stats() {
-      let bufferedBytes = 0;
-      let replayBytes = 0;
-      for (const stream of context.streams.list()) {
-        bufferedBytes += stream.bufferedBytes;
-        replayBytes += stream.replayBytes;
-      }
-      return {
-        ...context.stats,
-        ...context.admission.stats,
-        sessions: legacy.sessions.size,
-        statelessInFlight: context.stateless.size,
-        bufferedBytes,
-        replayBytes,
-        openStreams: context.streams.size,
-      };
-    },
-  };
-  return handler;
+  );
 }
 
 function isInitialize(value: unknown): boolean {

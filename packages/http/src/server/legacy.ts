@@ -9,6 +9,7 @@ import {
   negotiateLegacy,
 } from '@mcp-inflight/core/adapter';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
+import type { JsonBody } from './body.js';
 import { acceptsOf, type ServeContext } from './context.js';
 import { type Disconnect, type InboundRequest, Reply } from './exchange.js';
 import { accepted, errorReply, jsonReply, methodNotAllowed } from './replies.js';
@@ -32,22 +33,23 @@ export class LegacyServer {
     this.#context = context;
   }
 
+  /** POST: `initialize` (a new session), or a message or 2025-03-26 batch for the session it names. */
   async post(
     request: InboundRequest,
-    value: unknown,
+    body: JsonBody,
     headers: Record<string, string>,
     disconnect: Disconnect,
-    bytes?: number,
   ): Promise<Reply> {
+    const value = body.value;
     const single = Array.isArray(value) ? undefined : classify(value);
     if (single?.kind === 'request' && single.method === 'initialize')
-      return this.#initialize(request, value, single.id, headers, disconnect, bytes);
+      return this.#initialize(request, body, single.id, headers, disconnect);
     const found = this.#session(request, headers);
     if (found instanceof Reply) return found;
     const session = found;
     const bad = badVersionHeader(request, headers);
     if (bad) return bad;
-    if (Array.isArray(value)) return this.#batch(request, session, value, headers, disconnect, bytes);
+    if (Array.isArray(value)) return this.#batch(request, session, body, headers, disconnect);
     if (!single || single.kind === 'invalid') {
       return errorReply(
         400,
@@ -74,7 +76,7 @@ export class LegacyServer {
       signal: disconnect,
       respond: request.respond,
     });
-    session.endpoint.receive(value, bytes);
+    session.endpoint.receive(value, body.bytes);
     return stream.response;
   }
 
@@ -128,11 +130,10 @@ export class LegacyServer {
 
   async #initialize(
     request: InboundRequest,
-    value: unknown,
+    body: JsonBody,
     id: RequestId,
     headers: Record<string, string>,
     disconnect: Disconnect,
-    bytes: number | undefined,
   ): Promise<Reply> {
     const { options, setup } = this.#context;
     if (this.sessions.size >= options.maxSessions) {
@@ -141,7 +142,7 @@ export class LegacyServer {
         headers,
       });
     }
-    const message = value as { params?: { protocolVersion?: unknown } };
+    const message = body.value as { params?: { protocolVersion?: unknown } };
     // 2024-11-05 has no Streamable HTTP: its clients are offered 2025-03-26 [M17], also by a handler of the
     // application's own, which sees the revision this session will speak.
     const revision = negotiateLegacy(message.params?.protocolVersion, 'http');
@@ -173,18 +174,19 @@ export class LegacyServer {
         if (session.endpoint.revision === undefined) session.terminate('initialize failed');
       },
     });
-    session.endpoint.receive(value, bytes);
+    session.endpoint.receive(body.value, body.bytes);
     return stream.response;
   }
 
+  /** A 2025-03-26 batch (`body.value` is an array): one stream for its requests' responses [H4]. */
   #batch(
     request: InboundRequest,
     session: LegacySession,
-    values: unknown[],
+    body: JsonBody,
     headers: Record<string, string>,
     disconnect: Disconnect,
-    bytes: number | undefined,
   ): Promise<Reply> | Reply {
+    const values = body.value as unknown[];
     const revision = session.endpoint.revision;
     if (revision === undefined || !allowsBatches(revision)) {
       return errorReply(
@@ -231,7 +233,7 @@ export class LegacyServer {
           respond: request.respond,
         })
       : undefined;
-    session.receiveInto(stream, values, bytes);
+    session.receiveInto(stream, values, body.bytes);
     return stream ? stream.response : accepted(headers);
   }
 

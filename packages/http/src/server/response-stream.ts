@@ -1,22 +1,11 @@
-import {
-  type Clock,
-  JsonRpcErrorCode,
-  type ProgressToken,
-  type RequestId,
-  type TimerHandle,
-} from '@mcp-inflight/core';
-import {
-  errorResponse,
-  type JsonRpcMessage,
-  jsonPieces,
-  piecesLength,
-  QuietTimer,
-  type TimerQueue,
-} from '@mcp-inflight/core/adapter';
-import type { LiveTable } from '../shared/live-table.js';
+import type { RequestId } from '@mcp-inflight/core';
+import { type JsonRpcMessage, jsonPieces, piecesLength, QuietTimer } from '@mcp-inflight/core/adapter';
+import { EventLog } from './event-log.js';
 import { type Disconnect, Reply } from './exchange.js';
+import { HeldProgress, HOLD_PROGRESS_AFTER_BYTES, progressTokenOf } from './held-progress.js';
+import { overLimit } from './message-limit.js';
 import {
-  type Frame,
+  type DisconnectWhy,
   frameBytes,
   messageFrame,
   SSE_HEADERS,
@@ -25,78 +14,11 @@ import {
   writeFrame,
 } from './sse-sink.js';
 
-/**
- * Progress is queued like any message while at most this many bytes wait for the client; past it, and until
- * the client has read everything, only the latest value per token is held (rule 8). A client that reads
- * gets every value of a burst (one tick's worth, or a proxy's chunk from its upstream); one that falls
- * behind costs this much plus one held message per token.
- */
-const HOLD_PROGRESS_AFTER_BYTES = 64 * 1024;
+import type { LiveStream, ResponseStreamOptions, StreamOutcome } from './stream-options.js';
 
-/** Event ids for a resumable (legacy) stream: `<key>-<seq>`, unique within the session [H21]. */
-export interface StreamEventIds {
-  /** This stream's key within its session; event ids encode it so a resume finds the stream [H23]. */
-  key: string;
-  /** 2025-11-25: open with an event that has an id and empty data, so the client can resume at once [H16]. */
-  priming: boolean;
-  /** The `retry` the priming event advertises (ms) [H18]. */
-  retryMs: number;
-  /** Events kept for replay; the oldest go first (a later progress value supersedes an earlier one). */
-  maxBuffered: number;
-  /** Bytes kept for replay, as well; the oldest go first, but the newest event is always kept. */
-  maxBufferedBytes: number;
-}
-
-/** Why a stream's connection went: the client closed it, or it stopped reading past the byte budget. */
-export type DisconnectWhy = 'closed' | 'slow';
-
-/** Options for one {@link ResponseStream}. */
-export interface ResponseStreamOptions {
-  clock: Clock;
-  /** An SSE comment after this long with nothing written; 0 turns keep-alives off. */
-  keepAliveMs: number;
-  /** Where the keep-alive window waits: the server's one queue for all its streams. @default its own */
-  windows?: TimerQueue;
-  /** What the request's `Accept` allows. */
-  acceptsJson: boolean;
-  acceptsSse: boolean;
-  /** Extra headers for the response (session id, CORS). */
-  headers: Record<string, string>;
-  /** Takes the reply as soon as it exists, before `response` settles (the request's own `respond`). */
-  respond?: ((reply: Reply) => void) | undefined;
-  /** Present for legacy streams, which are resumable with `Last-Event-ID`; absent for 2026-07-28 [H25]. */
-  eventIds?: StreamEventIds;
-  /** HTTP status for a final message sent as JSON. @default 200 */
-  statusOf?: (final: JsonRpcMessage | JsonRpcMessage[]) => number;
-  /**
-   * Bytes that may wait for a client that is not reading. Progress past a small backlog is held back
-   * (latest value per token) rather than queued; anything else is queued, and a backlog over this that
-   * does not shrink for `stallMs` ends the connection (rules 8 and 13).
-   */
-  budgetBytes: number;
-  /** How long a backlog over `budgetBytes` may go without shrinking before the client counts as stalled. */
-  stallMs: number;
-  /**
-   * The largest message written: a response over it is replaced by an error for its request, any other
-   * message over it is dropped (counted in `oversizeMessages`).
-   */
-  maxMessageBytes: number;
-  /** The handler's counters, for `oversizeMessages`. */
-  stats?: { oversizeMessages: number };
-  /** Bytes waiting for the client past which progress is held, not queued. @default HOLD_PROGRESS_AFTER_BYTES */
-  holdProgressAfterBytes?: number;
-  /** Every live stream of the handler, for its stats; the stream adds and removes itself. */
-  live?: LiveTable<ResponseStream>;
-  /** The client went away before the final message, or stopped reading past the budget (`slow`). */
-  onDisconnect: (why: DisconnectWhy) => void;
-  /** The final is written but its connection is gone: the stream now waits for a resume (or expiry). */
-  onParked?: () => void;
-  /** The stream is over: `delivered` (final reached the client), `closed` (no final), `dropped` (final lost). */
-  onEnd?: (outcome: StreamOutcome) => void;
-}
-
-/** How a stream ended. */
-export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
+export type { StreamEventIds } from './event-log.js';
+export type { DisconnectWhy } from './sse-sink.js';
+export type { LiveStream, ResponseStreamOptions, StreamOutcome } from './stream-options.js';
 
 /**
  * The reply to one POST (or a legacy GET stream): decides JSON or SSE at the first message (the response
@@ -104,7 +26,7 @@ export type StreamOutcome = 'delivered' | 'closed' | 'dropped';
  * SSE), writes keep-alive comments on quiet streams, and, for legacy revisions, numbers its events and keeps
  * recent ones so a client can resume with `Last-Event-ID` after a drop [H22].
  */
-export class ResponseStream {
+export class ResponseStream implements LiveStream {
   readonly response: Promise<Reply>;
   /** The requests this stream still owes a response (several for a 2025-03-26 batch). */
   readonly requestIds: RequestId[] = []; // an array: one id, or a batch's few (a Set costs two tables a call)
@@ -120,22 +42,16 @@ export class ResponseStream {
   #sink: SseSink | undefined;
   /** The sink of the request that opened the stream (a resume attaches another). */
   #firstSink: SseSink | undefined;
-  #log: { seq: number; frame: Frame }[] = [];
-  #logBytes = 0;
-  /**
-   * Progress held back while the client is not reading: the latest per token, in arrival order. Made when
-   * a value is first held: most calls never hold one.
-   */
-  #held: Map<ProgressToken, JsonRpcMessage> | undefined;
-  #seq = 0;
+  /** Legacy streams' numbered events, kept for a `Last-Event-ID` resume; none on 2026-07-28 [H25]. */
+  #events: EventLog | undefined;
+  /** Progress held back while the client is not reading; made when a value is first held. */
+  #held: HeldProgress | undefined;
   #sawEventId = false;
   #complete = false;
   /** Nothing written for `keepAliveMs`: an SSE comment shows the client the stream is alive [TO11]. */
   #quiet: QuietTimer;
   /** Size of the last progress frame written, to count held ones in stats without serialising them. */
   #heldEstimateBytes = 0;
-  /** Armed while the backlog is over budget: the backlog then, which the client must shrink by the check. */
-  #stall: { timer: TimerHandle; backlogBytes: number } | undefined;
 
   constructor(options: ResponseStreamOptions) {
     this.#options = options;
@@ -143,6 +59,7 @@ export class ResponseStream {
     this.response = new Promise((resolve) => {
       this.#resolved = resolve;
     });
+    if (options.eventIds) this.#events = new EventLog(options.eventIds);
     this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
     this.#liveKey = options.live?.add(this);
@@ -155,7 +72,7 @@ export class ResponseStream {
 
   /** Bytes kept for a `Last-Event-ID` replay (legacy). */
   get replayBytes(): number {
-    return this.#logBytes;
+    return this.#events?.bytes ?? 0;
   }
 
   /**
@@ -178,7 +95,7 @@ export class ResponseStream {
 
   /** Whether the client saw an event id, so it can come back with `Last-Event-ID`. */
   get resumable(): boolean {
-    return this.#options.eventIds !== undefined && this.#sawEventId;
+    return this.#events !== undefined && this.#sawEventId;
   }
 
   /**
@@ -216,9 +133,9 @@ export class ResponseStream {
       }
       this.#open();
     }
-    // A client that is not reading gets only the latest progress per token when it reads again: queueing
-    // every value would grow the server for as long as the call runs (rule 8). Once something is held, the
-    // rest waits behind it until the client has read everything, so values never overtake each other.
+    // A client that is not reading gets only the latest progress per token when it reads again. Once
+    // something is held, the rest waits behind it until the client has read everything, so values never
+    // overtake each other.
     const token = final ? undefined : progressTokenOf(message);
     if (
       token !== undefined &&
@@ -226,123 +143,61 @@ export class ResponseStream {
       ((this.#held?.size ?? 0) > 0 ||
         this.#sink.queuedBytes > (this.#options.holdProgressAfterBytes ?? HOLD_PROGRESS_AFTER_BYTES))
     ) {
-      this.#held ??= new Map();
-      this.#held.delete(token); // re-insert: the held values keep their order of arrival
-      this.#held.set(token, message as JsonRpcMessage);
+      this.#held ??= new HeldProgress();
+      this.#held.hold(token, message as JsonRpcMessage);
       return;
     }
     if (final) this.#flushHeld(); // the last progress goes before the result, as the relay's does
-    if (!this.#emit(message)) return;
+    this.#emit(message);
     if (final) this.#completeStream();
   }
 
-  /** Numbers, logs and writes one message; false if the stream ended because the client is too slow. */
-  #emit(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
-    const ids = this.#options.eventIds;
-    let frame = messageFrame(message, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+  /** Numbers, logs and writes one message (to the replay log alone while no connection is attached). */
+  #emit(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    const events = this.#events;
+    let frame = messageFrame(message, events?.nextId());
     const frameLength = frameBytes(frame);
     if (frameLength > this.#options.maxMessageBytes) {
       const replaced = this.#oversize(message, frameLength);
-      if (replaced === undefined) return true;
-      frame = messageFrame(replaced, ids ? `${ids.key}-${this.#seq + 1}` : undefined);
+      if (replaced === undefined) return;
+      frame = messageFrame(replaced, events?.nextId());
     }
-    const seq = ++this.#seq;
     if (progressTokenOf(message) !== undefined) this.#heldEstimateBytes = frameBytes(frame);
-    if (ids) this.#remember(seq, frame, ids);
+    events?.remember(frame);
     const sink = this.#sink;
-    if (!sink) return true;
-    // Rule 13: one write never cuts the client, whatever its size; only a backlog that stays over the
-    // budget without shrinking (a client that stopped reading) does, at the stall check.
+    if (!sink) return;
     writeFrame(sink, frame);
-    if (ids) this.#sawEventId = true;
+    if (events) this.#sawEventId = true;
     this.#quiet.touch();
-    if (!this.#stall && sink.queuedBytes > this.#options.budgetBytes) this.#armStall(sink.queuedBytes);
-    return true;
+    sink.checkBudget(); // rule 13: the sink cuts a client whose backlog stays over the budget, not a write
   }
 
-  /**
-   * A message over `maxMessageBytes`: a response becomes an error for its request (a batch's, per
-   * element), anything else is dropped. Returns what to write instead, or `undefined` for nothing.
-   */
+  /** A message over `maxMessageBytes` ({@link overLimit}): what to write instead, or `undefined` for nothing. */
   #oversize(
     message: JsonRpcMessage | JsonRpcMessage[],
     bytes: number,
   ): JsonRpcMessage | JsonRpcMessage[] | undefined {
     if (this.#options.stats) this.#options.stats.oversizeMessages++;
-    const max = this.#options.maxMessageBytes;
-    const tooLarge = (m: JsonRpcMessage, size: number): JsonRpcMessage =>
-      'id' in m && m['method'] === undefined && m['id'] !== undefined
-        ? errorResponse(
-            m['id'] as RequestId,
-            JsonRpcErrorCode.InternalError,
-            `Internal error: the response is ${size} bytes, over the server's limit of ${max} (maxMessageBytes)`,
-            { responseBytes: size, maxMessageBytes: max },
-          )
-        : m;
-    if (Array.isArray(message)) {
-      return message.map((m) => {
-        const size = piecesLength(jsonPieces(m));
-        return size > max ? tooLarge(m, size) : m;
-      });
-    }
-    if (message['method'] !== undefined || message['id'] === undefined) {
-      this.droppedMessages++; // progress, a notification or a request: nothing waits for it by id
-      return undefined;
-    }
-    return tooLarge(message, bytes);
-  }
-
-  /** The backlog passed the budget: from now on it must shrink by every check, or the client is stalled. */
-  #armStall(backlogBytes: number): void {
-    const timer = this.#options.clock.setTimer(() => this.#checkStall(), this.#options.stallMs);
-    this.#stall = { timer, backlogBytes };
-  }
-
-  #checkStall(): void {
-    const backlog = this.#sink?.queuedBytes ?? 0;
-    const before = this.#stall?.backlogBytes ?? 0;
-    this.#stall = undefined;
-    if (backlog <= this.#options.budgetBytes) return;
-    if (backlog >= before) return this.#overBudget();
-    this.#armStall(backlog); // it read something: judge the next window
-  }
-
-  #clearStall(): void {
-    this.#stall?.timer.clear();
-    this.#stall = undefined;
-  }
-
-  /** Keeps a frame for replay within both bounds; the newest one always stays. */
-  #remember(seq: number, frame: Frame, ids: StreamEventIds): void {
-    this.#log.push({ seq, frame });
-    this.#logBytes += frameBytes(frame);
-    while (
-      this.#log.length > 1 &&
-      (this.#log.length > ids.maxBuffered || this.#logBytes > ids.maxBufferedBytes)
-    ) {
-      this.#logBytes -= frameBytes(this.#log.shift()!.frame);
-    }
+    const instead = overLimit(message, bytes, this.#options.maxMessageBytes);
+    if (instead === undefined) this.droppedMessages++;
+    return instead;
   }
 
   /** The client read everything queued: the held progress goes now, oldest token first. */
   #flushHeld(): void {
     if (this.#held === undefined || this.#held.size === 0) return;
-    const held = [...this.#held.values()];
-    this.#held.clear();
-    for (const message of held) if (!this.#emit(message)) return;
+    for (const message of this.#held.take()) this.#emit(message);
   }
 
   /**
-   * The client stopped reading: its backlog stayed over the budget for a whole stall window. The
-   * connection is cut (its queued bytes freed); then the era decides, as for a disconnect: 2026-07-28
-   * cancels the request, a legacy stream keeps its events for a `Last-Event-ID` resume [H22].
+   * The attached connection is over: the client closed it, or stopped reading and the sink cut it (its
+   * backlog stayed over the budget for a whole stall window). Then the era decides, as for any
+   * disconnect: 2026-07-28 cancels the request, a legacy stream keeps its events for a resume [H22].
    */
-  #overBudget(): void {
-    const sink = this.#sink;
+  #gone(why: DisconnectWhy): void {
     this.#sink = undefined;
     this.#quiet.stop();
-    sink?.abort(new Error('the client stopped reading: the stream stayed over its byte budget'));
-    this.#disconnect('slow');
+    this.#disconnect(why);
   }
 
   /** Ends the stream with no final message (its request was cancelled, the session ended, shutdown). */
@@ -376,7 +231,7 @@ export class ResponseStream {
     if (this.#state === 'ended') return;
     // Nobody reads this answer any more; it only settles the handler's promise.
     if (this.#state === 'waiting') this.#resolve(new Reply(503, {}));
-    if (!this.#options.eventIds) {
+    if (!this.#events) {
       this.#options.onDisconnect(why); // first, so the owner's abort carries its own cause
       this.#finish(this.#complete ? 'dropped' : 'closed');
       return;
@@ -399,7 +254,7 @@ export class ResponseStream {
     this.#detach(); // a resume supersedes a connection whose drop we had not noticed yet
     const sink = this.#newSink();
     // The replay may queue up to the log's bytes at once: the log is bounded by maxBufferedBytes.
-    for (const entry of this.#log) if (entry.seq > afterSeq) writeFrame(sink, entry.frame);
+    this.#events?.replay(sink, afterSeq);
     this.#quiet.touch();
     this.#state = 'sse';
     const response = new Reply(200, { ...SSE_HEADERS, ...headers }, sink.body);
@@ -424,9 +279,9 @@ export class ResponseStream {
     this.#sink = sink;
     this.#firstSink = sink;
     this.#resolve(new Reply(200, { ...SSE_HEADERS, ...this.#options.headers }, sink.body));
-    const ids = this.#options.eventIds;
-    if (ids?.priming) {
-      sink.write(textFrame(`id: ${ids.key}-0\nretry: ${ids.retryMs}\ndata:\n\n`));
+    const priming = this.#events?.priming();
+    if (priming) {
+      sink.write(priming);
       this.#sawEventId = true;
     }
     this.#quiet.touch();
@@ -436,23 +291,21 @@ export class ResponseStream {
   #newSink(): SseSink {
     const sink: SseSink = new SseSink(
       {
-        onCancel: () => {
-          if (this.#sink === sink) this.disconnect();
+        onGone: (why) => {
+          if (this.#sink === sink) this.#gone(why);
         },
         onDrained: () => {
           if (this.#sink !== sink) return;
-          this.#clearStall(); // nothing waits: whatever was over the budget has been read
           if (this.#complete) this.#completeStream();
           else this.#flushHeld();
         },
       },
-      this.#options.budgetBytes,
+      this.#options,
     );
     return sink;
   }
 
   #detach(): void {
-    this.#clearStall();
     const sink = this.#sink;
     this.#sink = undefined;
     sink?.close();
@@ -479,7 +332,7 @@ export class ResponseStream {
     this.#complete = true;
     // Over budget, the final is delivered only once the client has read it all (the drain ends the stream
     // then); a client that stalls meanwhile is cut at the stall check and the result counts as lost.
-    if (this.#sink && this.#stall) return;
+    if (this.#sink?.overBudget) return;
     if (this.#sink) {
       this.#sink.close();
       this.#sink = undefined;
@@ -494,12 +347,10 @@ export class ResponseStream {
   #finish(outcome: StreamOutcome): void {
     if (this.#state === 'ended') return;
     this.#state = 'ended';
-    this.#clearStall();
     this.#sink?.close();
     this.#sink = undefined;
     this.#quiet.stop();
-    this.#log = [];
-    this.#logBytes = 0;
+    this.#events?.clear();
     this.#held?.clear();
     if (this.#liveKey !== undefined) this.#options.live?.delete(this.#liveKey);
     this.#options.onEnd?.(outcome);
@@ -519,10 +370,3 @@ export class ResponseStream {
 
 // Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
 const KEEP_ALIVE = /* @__PURE__ */ textFrame(': keep-alive\n\n');
-
-/** The token of a `notifications/progress`, the one message a slow reader may miss all but the latest of. */
-function progressTokenOf(message: JsonRpcMessage | JsonRpcMessage[]): ProgressToken | undefined {
-  if (Array.isArray(message) || message['method'] !== 'notifications/progress') return undefined;
-  const token = (message['params'] as { progressToken?: unknown } | undefined)?.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}

@@ -1,3 +1,4 @@
+import type { Clock, TimerHandle } from '@mcp-inflight/core';
 import { jsonPieces } from '@mcp-inflight/core/adapter';
 
 // Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
@@ -60,44 +61,69 @@ export function textFrame(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
+/** Why a stream's connection went: the client closed it, or it stopped reading past the byte budget. */
+export type DisconnectWhy = 'closed' | 'slow';
+
 /** What an {@link SseSink} reports to its stream. */
 export interface SseSinkEvents {
-  /** The consumer went away (the HTTP client disconnected) before we closed the stream. */
-  onCancel: () => void;
+  /**
+   * The connection is over before we closed it: the consumer went away (`closed`: the HTTP client
+   * disconnected), or the sink cut it because the client stopped reading (`slow`).
+   */
+  onGone: (why: DisconnectWhy) => void;
   /** The consumer took everything queued: a held value may go now. */
   onDrained: () => void;
+}
+
+/** How much an {@link SseSink} may hold for a client that is not reading, and for how long. */
+export interface SseSinkLimits {
+  /** Bytes that may wait for the client. */
+  budgetBytes: number;
+  /** How long a backlog over `budgetBytes` may go without shrinking before the client counts as stalled. */
+  stallMs: number;
+  clock: Clock;
 }
 
 /**
  * The bytes side of one SSE response: a `ReadableStream` the Response carries, sized in bytes so the
  * stream knows its backlog. A consumer that keeps a read pending (a reading client) takes each frame as it
  * is written and the backlog stays 0; bytes queue only while the consumer is not reading (its socket is
- * full), and that backlog is what the stream's budget limits (rule 8).
+ * full), and that backlog is what the stream's budget limits (rule 8). Rule 13: one write never cuts the
+ * client, whatever its size; only a backlog that stays over the budget without shrinking for a whole
+ * `stallMs` (a client that stopped reading) does.
  */
 export class SseSink {
   readonly body: ReadableStream<Uint8Array>;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;
-  #budgetBytes: number;
+  #limits: SseSinkLimits;
+  #events: SseSinkEvents;
+  /** Armed while the backlog is over budget: it must have shrunk below `#stallBacklogBytes` by the check. */
+  #stall: TimerHandle | undefined;
+  #stallBacklogBytes = 0;
 
-  constructor(events: SseSinkEvents, budgetBytes: number) {
-    this.#budgetBytes = budgetBytes;
+  constructor(events: SseSinkEvents, limits: SseSinkLimits) {
+    this.#limits = limits;
+    this.#events = events;
     this.body = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.#controller = controller;
         },
         pull: () => {
-          if (!this.#closed && this.queuedBytes === 0) events.onDrained();
+          if (this.#closed || this.queuedBytes !== 0) return;
+          this.#clearStall(); // nothing waits: whatever was over the budget has been read
+          events.onDrained();
         },
         cancel: () => {
           if (this.#closed) return;
           this.#closed = true;
-          events.onCancel();
+          this.#clearStall();
+          events.onGone('closed');
         },
       },
       // The high-water mark is the budget, so desiredSize tells the bytes queued and pull() says "drained".
-      { highWaterMark: budgetBytes, size: (chunk) => chunk.byteLength },
+      { highWaterMark: limits.budgetBytes, size: (chunk) => chunk.byteLength },
     );
   }
 
@@ -105,7 +131,41 @@ export class SseSink {
   get queuedBytes(): number {
     if (this.#closed) return 0;
     const desired = this.#controller?.desiredSize;
-    return desired === null || desired === undefined ? 0 : Math.max(0, this.#budgetBytes - desired);
+    return desired === null || desired === undefined ? 0 : Math.max(0, this.#limits.budgetBytes - desired);
+  }
+
+  /** Whether the backlog is over the budget (and being watched for a stall). */
+  get overBudget(): boolean {
+    return this.#stall !== undefined;
+  }
+
+  /** After a message is written: a backlog over the budget must shrink by every stall check from now on. */
+  checkBudget(): void {
+    if (this.#stall === undefined && this.queuedBytes > this.#limits.budgetBytes)
+      this.#armStall(this.queuedBytes);
+  }
+
+  #armStall(backlogBytes: number): void {
+    this.#stall = this.#limits.clock.setTimer(() => this.#checkStall(), this.#limits.stallMs);
+    this.#stallBacklogBytes = backlogBytes;
+  }
+
+  /**
+   * The stall check: a backlog still over the budget and no smaller than at the last check means the
+   * client stopped reading; the connection is cut (its queued bytes freed) and the stream told `slow`.
+   */
+  #checkStall(): void {
+    const backlog = this.queuedBytes;
+    this.#stall = undefined;
+    if (backlog <= this.#limits.budgetBytes) return;
+    if (backlog < this.#stallBacklogBytes) return this.#armStall(backlog); // it read something: judge the next window
+    this.abort(new Error('the client stopped reading: the stream stayed over its byte budget'));
+    this.#events.onGone('slow');
+  }
+
+  #clearStall(): void {
+    this.#stall?.clear();
+    this.#stall = undefined;
   }
 
   /** Queues bytes; returns false once closed. Never blocks: the stream decides what may be queued. */
@@ -117,6 +177,7 @@ export class SseSink {
 
   /** Ends the stream normally (after the final response, or on shutdown). */
   close(): void {
+    this.#clearStall();
     if (this.#closed) return;
     this.#closed = true;
     try {
@@ -131,6 +192,7 @@ export class SseSink {
    * cut rather than ended (a client must not read a cut stream as a complete one).
    */
   abort(reason: Error): void {
+    this.#clearStall();
     if (this.#closed) return;
     this.#closed = true;
     try {

@@ -1,30 +1,10 @@
-import type { Writable } from 'node:stream';
-import {
-  Endpoint,
-  type EndpointOptions,
-  InflightError,
-  type RequestId,
-  systemClock,
-} from '@mcp-inflight/core';
-import {
-  Admission,
-  type Channel,
-  type JsonPiece,
-  type JsonRpcMessage,
-  jsonPieces,
-  type Role,
-  type SendIntent,
-} from '@mcp-inflight/core/adapter';
-import { LineFramer } from '../framing/line-framer.js';
+import type { Readable, Writable } from 'node:stream';
+import { Endpoint, type EndpointOptions, InflightError, systemClock } from '@mcp-inflight/core';
+import { Admission, type Role } from '@mcp-inflight/core/adapter';
 import { LineWriter } from '../framing/line-writer.js';
-import {
-  type BadInput,
-  isMessageShaped,
-  overlongLineResponse,
-  parseErrorResponse,
-  unserializableResponse,
-} from './bad-input.js';
-import type { StdioConnection, StdioConnectionOptions } from './options.js';
+import { LineChannel } from './line-channel.js';
+import { LineReader } from './line-reader.js';
+import type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
 import { DEFAULT_RESULT_GAP_MS, ResultGap } from './result-gap.js';
 
 export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } from './options.js';
@@ -47,148 +27,172 @@ export type { StdioConnection, StdioConnectionOptions, StdioConnectionStats } fr
  * ```
  */
 export function connectStdio(options: StdioConnectionOptions): StdioConnection {
-  const { input, output, role, setup, onBadInput } = options;
-  const answerBadInput = options.answerBadInput ?? role === 'server';
-  const keep = options.keepStrings;
-  const onError = options.onError ?? ((error: unknown) => process.emitWarning(toError(error)));
-  let parseErrors = 0;
-  let notMessages = 0;
-  let reason: InflightError | undefined;
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => {
-    resolveClosed = resolve;
-  });
-
-  const writer = new LineWriter(output, {
-    ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
-    ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    onOverflow: (bytes) => peerStoppedReading(bytes),
-  });
-  // Core decides which requests run; one admission per connection unless the caller shares one.
-  const admission =
-    options.admission ??
-    new Admission({
-      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
-      ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-    });
-  const gap = new ResultGap(
-    writer,
-    options.clock ?? systemClock,
-    options.resultGapMs ?? DEFAULT_RESULT_GAP_MS,
-    admission.maxInFlight,
-  );
-  /** Carries out what core decided about each message (its {@link SendIntent}); it never reads the message. */
-  const write = (
-    message: JsonRpcMessage | JsonRpcMessage[],
-    _related?: RequestId,
-    intent?: SendIntent,
-  ): void => {
-    if (reason) return;
-    let line: string | JsonPiece[];
-    if (intent?.kind === 'request')
-      line = intent.text; // serialized once by core, which refused what could not be
-    else {
-      try {
-        line = jsonPieces(message); // a relayed result's kept strings go out as they came
-      } catch (error) {
-        // Never throw into the endpoint: a handler's unserializable result becomes an internal error.
-        if (intent?.kind !== 'response') return onError(error);
-        line = JSON.stringify(unserializableResponse(intent.id, error));
-      }
-    }
-    // A response right after its request's progress waits out the gap, so an SDK v1 host reads the two
-    // apart (see result-gap).
-    if (intent?.kind === 'progress') gap.progress(intent.id);
-    else if (intent?.kind === 'response' && gap.hold(intent.id, line)) return;
-    writer.writeLine(line);
-  };
-  const channel: Channel = {
-    write,
-    suppressed: (id) => gap.forget(id),
-  };
-  // The endpoint reports a throwing notification handler here and keeps serving.
-  const endpoint = new Endpoint({
-    ...endpointOptions(options),
-    admission,
-    onError,
-    role,
-    transport: 'stdio',
-    channel,
-  });
-
-  const report = (event: BadInput): void => onBadInput?.(event);
-  /** One line to the endpoint: text, or (a relay's long line) the bytes it was read as. */
-  const take = (line: string | Buffer): void => {
-    let value: unknown;
-    try {
-      value = keep ? keep.parse(line) : JSON.parse(line as string);
-    } catch {
-      parseErrors++;
-      const bytes = Buffer.byteLength(line); // a Buffer's length, or the text's UTF-8 size
-      if (answerBadInput) write(parseErrorResponse(bytes));
-      return report({
-        kind: 'parse-error',
-        detail: 'the line is not valid JSON',
-        bytes,
-        answered: answerBadInput,
-      });
-    }
-    if (!answerBadInput && !isMessageShaped(value)) {
-      // A client answers only what its server sent as a message: `null`, `42` or a JSON log record on
-      // the server's stdout is a stray line, not a request (and a 2026-07-28 client writes no
-      // responses [S5]).
-      notMessages++;
-      return report({
-        kind: 'not-a-message',
-        detail: 'the line is JSON but not a JSON-RPC message (no method, result or error)',
-        bytes: Buffer.byteLength(line),
-        answered: false,
-      });
-    }
-    // The line sizes a request that waits for admission.
-    endpoint.receive(value, typeof line === 'string' ? line : line.length);
-  };
-  const framer = new LineFramer({
-    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-    onLine: take,
-    ...(keep ? { onLongLine: take, longLineBytes: keep.minBytes } : {}),
-    onOverlong(lineBytes) {
-      if (answerBadInput) write(overlongLineResponse(lineBytes, framer.maxLineBytes));
-      report({
-        kind: 'overlong-line',
-        detail: `a line of ${lineBytes} bytes passed maxLineBytes (${framer.maxLineBytes})`,
-        bytes: lineBytes,
-        answered: answerBadInput,
-      });
+  const link = new StdioLink(options);
+  // A plain record of arrows, as before: `close` and `abort` work unbound.
+  return {
+    endpoint: link.endpoint,
+    closed: link.closed,
+    get closeReason() {
+      return link.reason;
     },
-  });
-
-  const onData = (chunk: Buffer | string): void => {
-    if (!reason) framer.push(chunk);
+    get stats() {
+      return link.stats;
+    },
+    close: (why) => link.close(why),
+    abort: (cause) => link.abort(cause),
   };
-  let inputEnded = false;
-  const onInputEnd = (): void => {
-    if (reason || inputEnded) return;
-    inputEnded = true;
-    const left = framer.end();
-    if (left > 0)
-      report({
-        kind: 'truncated-at-end',
-        detail: `${left} bytes after the last newline`,
-        bytes: left,
-        answered: false,
-      });
-    if (options.closeOnInputEnd === false) return;
-    finish(
+}
+
+/**
+ * One connection: its outbound side ({@link LineChannel}), its inbound side ({@link LineReader}), the
+ * endpoint between them, and how it ends: the input ends or fails, the output fails or closes, the peer
+ * stops reading, or `close()`/`abort()`. Every way out goes through {@link StdioLink.finish} once.
+ */
+class StdioLink {
+  readonly endpoint: Endpoint;
+  readonly closed: Promise<void>;
+  /** Why it ended, once it has. */
+  reason: InflightError | undefined;
+  readonly #options: StdioConnectionOptions;
+  readonly #role: Role;
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #onError: (error: unknown) => void;
+  readonly #writer: LineWriter;
+  readonly #admission: Admission;
+  readonly #gap: ResultGap;
+  readonly #channel: LineChannel;
+  readonly #reader: LineReader;
+  #resolveClosed!: () => void;
+  #inputEnded = false;
+
+  constructor(options: StdioConnectionOptions) {
+    const { input, output, role } = options;
+    this.#options = options;
+    this.#role = role;
+    this.#input = input;
+    this.#output = output;
+    const onError = options.onError ?? ((error: unknown) => process.emitWarning(toError(error)));
+    this.#onError = onError;
+    this.closed = new Promise<void>((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+    this.#writer = new LineWriter(output, {
+      ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
+      ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      onOverflow: (bytes) => this.#peerStoppedReading(bytes),
+    });
+    // Core decides which requests run; one admission per connection unless the caller shares one.
+    const admission = options.admission ?? new Admission(admissionOptions(options));
+    this.#admission = admission;
+    const gapMs = options.resultGapMs ?? DEFAULT_RESULT_GAP_MS;
+    this.#gap = new ResultGap(this.#writer, options.clock ?? systemClock, gapMs, admission.maxInFlight);
+    this.#channel = new LineChannel(this.#writer, this.#gap, onError);
+    // The endpoint reports a throwing notification handler here and keeps serving.
+    const channel = this.#channel;
+    this.endpoint = new Endpoint({
+      ...endpointOptions(options),
+      admission,
+      onError,
+      role,
+      transport: 'stdio',
+      channel,
+    });
+    this.#reader = new LineReader({
+      endpoint: this.endpoint,
+      channel,
+      answerBadInput: options.answerBadInput ?? role === 'server',
+      keepStrings: options.keepStrings,
+      maxLineBytes: options.maxLineBytes,
+      onBadInput: options.onBadInput,
+    });
+    options.setup?.(this.endpoint);
+    input.on('error', this.#onInputError);
+    input.on('end', this.#onInputEnd);
+    input.on('close', this.#onInputEnd);
+    output.on('error', this.#onOutputError);
+    output.on('close', this.#onOutputClose);
+    input.on('data', this.#onData);
+  }
+
+  get stats(): StdioConnectionStats {
+    const reader = this.#reader;
+    return {
+      ...reader.framer.stats,
+      ...this.#writer.stats,
+      ...this.#admission.stats,
+      ...this.#gap.stats,
+      parseErrors: reader.parseErrors,
+      notMessages: reader.notMessages,
+    };
+  }
+
+  async close(why = 'the connection is closing'): Promise<void> {
+    if (!this.reason) {
+      this.endpoint.shutdown(why); // cancels our calls on the wire, answers the peer's with SHUTDOWN
+      this.#gap.close((line) => this.#writer.writeLine(line)); // held responses go out now, without their gap
+      this.finish(new InflightError('SHUTDOWN', why));
+      // A server stops reading so its process can exit; a client drains and discards what the child still
+      // writes, so the child is never stuck on a full pipe while it shuts down.
+      this.#stopOrDrainInput();
+      this.#writer.handOver();
+      if (this.#options.endOutputOnClose !== false) this.#output.end();
+    }
+    await this.closed;
+  }
+
+  abort(cause = lostPeer(this.#role, 'the transport was aborted')): void {
+    this.#writer.stop();
+    this.finish(cause);
+  }
+
+  /** The one way out: stops reading and writing, closes the endpoint with `cause`, tells the owner. */
+  finish(cause: InflightError): void {
+    if (this.reason) return;
+    this.#gap.close(); // a close that is not graceful drops held responses with the connection
+    this.reason = cause;
+    this.#channel.stopped = true;
+    const input = this.#input;
+    const output = this.#output;
+    input.off('data', this.#onData);
+    input.off('end', this.#onInputEnd);
+    input.off('close', this.#onInputEnd);
+    output.off('close', this.#onOutputClose);
+    // Keep a quiet 'error' listener on both: a late EPIPE must not crash the process.
+    input.off('error', this.#onInputError).on('error', ignore);
+    output.off('error', this.#onOutputError).on('error', ignore);
+    this.endpoint.close(cause);
+    this.#resolveClosed();
+    try {
+      this.#options.onClose?.(cause);
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    if (!this.reason) this.#reader.framer.push(chunk);
+  };
+
+  readonly #onInputEnd = (): void => {
+    if (this.reason || this.#inputEnded) return;
+    this.#inputEnded = true;
+    this.#reader.end();
+    if (this.#options.closeOnInputEnd === false) return;
+    const role = this.#role;
+    this.finish(
       lostPeer(role, role === 'server' ? 'the client closed our input' : 'the server closed its output'),
     );
   };
-  const onInputError = (error: Error): void =>
-    finish(lostPeer(role, `reading failed: ${error.message}`, error));
-  const onOutputError = (error: Error): void => outputGone(`writing failed: ${error.message}`, error);
-  const onOutputClose = (): void => outputGone('our output closed');
+
+  readonly #onInputError = (error: Error): void =>
+    this.finish(lostPeer(this.#role, `reading failed: ${error.message}`, error));
+
+  readonly #onOutputError = (error: Error): void =>
+    this.#outputGone(`writing failed: ${error.message}`, error);
+
+  readonly #onOutputClose = (): void => this.#outputGone('our output closed');
 
   /**
    * A server whose output is gone can reach no one. A client's output (the child's stdin) closes when the
@@ -196,90 +200,39 @@ export function connectStdio(options: StdioConnectionOptions): StdioConnection {
    * ends, with a short grace in case it never does; an owner that watches the process (closeOnInputEnd
    * off) decides instead, from the exit status.
    */
-  function outputGone(why: string, error?: Error): void {
-    if (reason) return;
-    writer.stop();
-    if (role === 'server') return finish(lostPeer(role, why, error));
-    if (options.closeOnInputEnd === false) return;
-    setTimeout(() => finish(lostPeer(role, why, error)), OUTPUT_GONE_GRACE_MS).unref();
+  #outputGone(why: string, error?: Error): void {
+    if (this.reason) return;
+    this.#writer.stop();
+    const role = this.#role;
+    if (role === 'server') return this.finish(lostPeer(role, why, error));
+    if (this.#options.closeOnInputEnd === false) return;
+    setTimeout(() => this.finish(lostPeer(role, why, error)), OUTPUT_GONE_GRACE_MS).unref();
   }
 
   /**
    * The write budget is spent: the peer has not read what we wrote for so long that it is gone. End our
    * side for real, so it sees the end instead of silence; what it never read is dropped.
    */
-  function peerStoppedReading(bytes: number): void {
-    if (reason) return;
+  #peerStoppedReading(bytes: number): void {
+    if (this.reason) return;
+    const writer = this.#writer;
     const cause = lostPeer(
-      role,
+      this.#role,
       `the peer stopped reading: ${bytes} bytes waited to be written, over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`,
     );
-    finish(cause);
-    destroyOutput(output);
+    this.finish(cause);
+    destroyOutput(this.#output);
     // Never silent: with no one listening for the close, say it on stderr (stdout is the peer's).
-    if (!options.onClose) process.emitWarning(cause.message, { code: 'MCP_INFLIGHT_PEER_NOT_READING' });
+    if (!this.#options.onClose) process.emitWarning(cause.message, { code: 'MCP_INFLIGHT_PEER_NOT_READING' });
     // The connection is over: a server stops reading so its process can exit; a client drains what the
     // child still writes, so the child is never stuck on a full pipe while it exits.
-    if (role === 'server') input.pause();
-    else input.resume();
+    this.#stopOrDrainInput();
   }
 
-  function finish(cause: InflightError): void {
-    if (reason) return;
-    gap.close(); // a close that is not graceful drops held responses with the connection
-    reason = cause;
-    input.off('data', onData);
-    input.off('end', onInputEnd);
-    input.off('close', onInputEnd);
-    output.off('close', onOutputClose);
-    // Keep a quiet 'error' listener on both: a late EPIPE must not crash the process.
-    input.off('error', onInputError).on('error', ignore);
-    output.off('error', onOutputError).on('error', ignore);
-    endpoint.close(cause);
-    resolveClosed();
-    try {
-      options.onClose?.(cause);
-    } catch (error) {
-      onError(error);
-    }
+  #stopOrDrainInput(): void {
+    if (this.#role === 'server') this.#input.pause();
+    else this.#input.resume();
   }
-
-  setup?.(endpoint);
-  input.on('error', onInputError);
-  input.on('end', onInputEnd);
-  input.on('close', onInputEnd);
-  output.on('error', onOutputError);
-  output.on('close', onOutputClose);
-  input.on('data', onData);
-
-  return {
-    endpoint,
-    closed,
-    get closeReason() {
-      return reason;
-    },
-    get stats() {
-      return { ...framer.stats, ...writer.stats, ...admission.stats, ...gap.stats, parseErrors, notMessages };
-    },
-    async close(why = 'the connection is closing') {
-      if (!reason) {
-        endpoint.shutdown(why); // cancels our calls on the wire, answers the peer's with SHUTDOWN
-        gap.close((line) => writer.writeLine(line)); // held responses go out now, without their gap
-        finish(new InflightError('SHUTDOWN', why));
-        // A server stops reading so its process can exit; a client drains and discards what the child still
-        // writes, so the child is never stuck on a full pipe while it shuts down.
-        if (role === 'server') input.pause();
-        else input.resume();
-        writer.handOver();
-        if (options.endOutputOnClose !== false) output.end();
-      }
-      await closed;
-    },
-    abort(cause = lostPeer(role, 'the transport was aborted')) {
-      writer.stop();
-      finish(cause);
-    },
-  };
 }
 
 /**
@@ -299,6 +252,14 @@ const OUTPUT_GONE_GRACE_MS = 250;
 /** The cause for a peer that went away: upstream closed for a client, disconnected for a server. */
 function lostPeer(role: Role, why: string, cause?: unknown): InflightError {
   return new InflightError(role === 'client' ? 'UPSTREAM_CLOSED' : 'DISCONNECTED', why, {}, { cause });
+}
+
+function admissionOptions(options: StdioConnectionOptions): ConstructorParameters<typeof Admission>[0] {
+  return {
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  };
 }
 
 function endpointOptions(
