@@ -25,9 +25,6 @@ import { type DisconnectWhy, ResponseStream } from './response-stream.js';
 /** A request as {@link classify} reads it. */
 type ModernRequest = Extract<ReturnType<typeof classify>, { kind: 'request' }>;
 
-/** MissingRequiredClientCapabilityError [2026-07-28 basic/index]. */
-const MISSING_CLIENT_CAPABILITY = -32021;
-
 /** Core's policy decides what a dropped stream means on this revision (a cancel [CN24]); http only acts on it. */
 // Pure: a bundle of the client alone (the browser HttpClient) leaves this server constant out.
 const DISCONNECT_IS_CANCEL = /* @__PURE__ */ (() =>
@@ -40,7 +37,11 @@ const DISCONNECT_IS_CANCEL = /* @__PURE__ */ (() =>
  */
 function modernStatusOf(final: JsonRpcMessage | JsonRpcMessage[]): number {
   const code = errorCodeOf(final);
-  return code === JsonRpcErrorCode.MethodNotFound ? 404 : code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
+  return code === JsonRpcErrorCode.MethodNotFound
+    ? 404
+    : code === JsonRpcErrorCode.MissingClientCapability
+      ? 400
+      : 200;
 }
 
 /**
