@@ -117,8 +117,10 @@ export { connectLifecycle } from ${JSON.stringify(client)};`,
     // design.md's goal is 20 KB: 19.93 KB until IdTable and copyWith (see the Endpoint) added 0.33 KB.
     // Module constants now marked pure (server and core) stay out of this bundle: 20.15 KB, so 20.2 KB.
     // Reading a relay's JSON reply as bytes (`keepStrings`) and the relay's kept-message check added
-    // 0.13 KB: 20.31 KB, so 20.35 KB.
-    budget: 20.35 * KB,
+    // 0.13 KB: 20.31 KB, so 20.35 KB. The timer rule for runtimes that end timers with their request (design
+    // rule 18; 0.04 KB) and the client split into its own package (its class now bundled from client's dist,
+    // 0.05 KB): 20.40 KB, so 20.45 KB, for the trimming pass of the performance issue to win back.
+    budget: 20.45 * KB,
   },
   {
     name: 'official SDK v1 Client (browser, comparison)',
