@@ -1,7 +1,12 @@
+// `@mcp-inflight/proxy/metrics`: the proxy's Prometheus metrics, on an entry of their own so that only
+// an app that asks for them loads prom-client.
 import type { Endpoint } from '@mcp-inflight/core';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { CallEvent, ProxyEvent } from './events.js';
 import type { McpProxy } from './proxy.js';
+
+/** What the metrics read from a proxy. */
+type ProxySources = Pick<McpProxy, 'relay' | 'link' | 'hosts' | 'progress' | 'admission'>;
 
 /**
  * The proxy's Prometheus metrics (`prom-client`, its own registry). Counted once each, where it happens
@@ -34,38 +39,9 @@ export class ProxyMetrics {
   #progressIn = 0;
   #progressOut = 0;
 
-  constructor(proxy: Pick<McpProxy, 'relay' | 'link' | 'hosts' | 'progress' | 'admission'>) {
+  constructor(proxy: ProxySources) {
     const registers = [this.registry];
-    const { relay, link, hosts, progress, admission } = proxy;
-    new Gauge({
-      name: 'mcp_proxy_calls_queued',
-      help: 'Host calls waiting for a slot, hosts taken round robin.',
-      registers,
-      collect() {
-        this.set(admission.stats.queuedRequests);
-      },
-    });
-    new Counter({
-      name: 'mcp_proxy_calls_refused_total',
-      help: 'Host calls refused with -32010 because the queue was full.',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(admission.stats.refusedRequests);
-      },
-    });
-    new Gauge({
-      name: 'mcp_proxy_calls_in_flight',
-      help: 'Relayed calls in flight, by host transport and host revision.',
-      labelNames: ['transport', 'revision'],
-      registers,
-      collect() {
-        this.reset();
-        for (const call of relay.calls()) {
-          this.inc({ transport: call.host.startsWith('http') ? 'http' : 'stdio', revision: call.revision });
-        }
-      },
-    });
+    registerCallGauges(registers, proxy);
     this.#ended = new Counter({
       name: 'mcp_proxy_calls_ended_total',
       help: 'Relayed calls that ended, by outcome and cause.',
@@ -90,41 +66,9 @@ export class ProxyMetrics {
       labelNames: ['how'],
       registers,
     });
-    const read = { progressIn: () => this.#progressIn, progressOut: () => this.#progressOut };
-    new Counter({
-      name: 'mcp_proxy_progress_total',
-      help: 'Progress updates: received from the upstream, relayed to hosts, coalesced, dropped.',
-      labelNames: ['fate'],
-      registers,
-      collect() {
-        const stats = progress.stats;
-        this.reset();
-        this.inc({ fate: 'received' }, read.progressIn());
-        this.inc({ fate: 'relayed' }, read.progressOut());
-        this.inc({ fate: 'coalesced' }, stats.coalesced);
-        this.inc({ fate: 'dropped' }, stats.dropped);
-      },
-    });
-    this.#restarts = new Counter({
-      name: 'mcp_proxy_upstream_restarts_total',
-      help: 'Upstream connections opened after the first.',
-      registers,
-    });
-    new Gauge({
-      name: 'mcp_proxy_upstream_ready',
-      help: '1 while the upstream is connected, else 0.',
-      registers,
-      collect() {
-        this.set(link.current === undefined ? 0 : 1);
-      },
-    });
-    new Gauge({
-      name: 'mcp_proxy_host_endpoints',
-      help: 'Host connections, legacy HTTP sessions and 2026-07-28 requests alive.',
-      registers,
-      collect() {
-        this.set(hosts.list().length);
-      },
+    this.#restarts = registerUpstreamMetrics(registers, proxy, {
+      progressIn: () => this.#progressIn,
+      progressOut: () => this.#progressOut,
     });
     for (const how of ['notification', 'close-stream']) this.#cancelsSent.inc({ how }, 0);
     for (const how of ['notification', 'stream-close']) this.#cancelsReceived.inc({ how }, 0);
@@ -161,4 +105,84 @@ export class ProxyMetrics {
     // 2026-07-28 HTTP: the host closing its stream is its cancel [CN24]; it ends the call as DISCONNECTED.
     else if (event.cause === 'DISCONNECTED') this.#cancelsReceived.inc({ how: 'stream-close' });
   }
+}
+
+/** The call gauges read at scrape: queued and refused (the admission), in flight (the relay's call table). */
+function registerCallGauges(registers: Registry[], { relay, admission }: ProxySources): void {
+  new Gauge({
+    name: 'mcp_proxy_calls_queued',
+    help: 'Host calls waiting for a slot, hosts taken round robin.',
+    registers,
+    collect() {
+      this.set(admission.stats.queuedRequests);
+    },
+  });
+  new Counter({
+    name: 'mcp_proxy_calls_refused_total',
+    help: 'Host calls refused with -32010 because the queue was full.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(admission.stats.refusedRequests);
+    },
+  });
+  new Gauge({
+    name: 'mcp_proxy_calls_in_flight',
+    help: 'Relayed calls in flight, by host transport and host revision.',
+    labelNames: ['transport', 'revision'],
+    registers,
+    collect() {
+      this.reset();
+      for (const call of relay.calls()) {
+        this.inc({ transport: call.host.startsWith('http') ? 'http' : 'stdio', revision: call.revision });
+      }
+    },
+  });
+}
+
+/**
+ * Progress (ended calls' counts, read through `read`, and the progress relay's), upstream restarts (the
+ * counter returned, counted from the link's events), readiness and host endpoints (read at scrape).
+ */
+function registerUpstreamMetrics(
+  registers: Registry[],
+  { link, hosts, progress }: ProxySources,
+  read: { progressIn: () => number; progressOut: () => number },
+): Counter {
+  new Counter({
+    name: 'mcp_proxy_progress_total',
+    help: 'Progress updates: received from the upstream, relayed to hosts, coalesced, dropped.',
+    labelNames: ['fate'],
+    registers,
+    collect() {
+      const stats = progress.stats;
+      this.reset();
+      this.inc({ fate: 'received' }, read.progressIn());
+      this.inc({ fate: 'relayed' }, read.progressOut());
+      this.inc({ fate: 'coalesced' }, stats.coalesced);
+      this.inc({ fate: 'dropped' }, stats.dropped);
+    },
+  });
+  const restarts = new Counter({
+    name: 'mcp_proxy_upstream_restarts_total',
+    help: 'Upstream connections opened after the first.',
+    registers,
+  });
+  new Gauge({
+    name: 'mcp_proxy_upstream_ready',
+    help: '1 while the upstream is connected, else 0.',
+    registers,
+    collect() {
+      this.set(link.current === undefined ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: 'mcp_proxy_host_endpoints',
+    help: 'Host connections, legacy HTTP sessions and 2026-07-28 requests alive.',
+    registers,
+    collect() {
+      this.set(hosts.list().length);
+    },
+  });
+  return restarts;
 }
