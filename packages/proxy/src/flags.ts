@@ -181,7 +181,7 @@ const FLAGS: Record<string, Flag> = {
  *
  * @example
  * ```ts
- * import { USAGE } from '@mcp-inflight/proxy';
+ * import { USAGE } from '@mcp-inflight/proxy/cli';
  * process.stdout.write(USAGE);
  * ```
  */

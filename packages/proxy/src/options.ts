@@ -106,7 +106,7 @@ export interface ProxyOptions {
  *
  * @example
  * ```ts
- * import { parseProxyArgs } from '@mcp-inflight/proxy';
+ * import { parseProxyArgs } from '@mcp-inflight/proxy/cli';
  * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']).idleMs; // 800
  * ```
  */
