@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup';
 
 // Core, stdio and http stay external (workspace dependencies), so there is one copy of each core class.
-// `bin` is the CLI, ESM only: it is run, never imported.
+// Three entries: the library (`.`, which never loads prom-client), the Prometheus metrics (`./metrics`)
+// and the command line (`./cli`, the bin's). `bin` is the CLI, ESM only: it is run, never imported.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', metrics: 'src/metrics.ts', cli: 'src/cli.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerHealth } from './http-routes.js';
-import type { ProxyMetrics } from './metrics.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
 
 /** The admin listener: `/healthz`, `/readyz`, `/metrics` and `/stats` on 127.0.0.1. */
 export interface AdminListener {

@@ -1,13 +1,14 @@
 /**
  * The public surface of `@mcp-inflight/proxy`: explicit named exports only. Build a proxy with
  * {@link createProxy}; serve it on stdio, on HTTP or through a Fetch handler; or relay one call yourself
- * with {@link ProxyRelay.relay}. The bin, `mcp-inflight-proxy`, is {@link runCli}.
+ * with {@link CallRelay.call}. The Prometheus metrics are on `@mcp-inflight/proxy/metrics` and the bin's
+ * command line on `@mcp-inflight/proxy/cli`, so this entry never loads prom-client.
  *
  * @module @mcp-inflight/proxy
  */
 
 export { type AdminListener, listenAdmin } from './admin.js';
-export { runCli } from './cli.js';
+export { CallRelay, type CallRelayOptions } from './call-relay.js';
 export { type EndpointLogEvent, logEndpointEvents } from './endpoint-log.js';
 export {
   argumentsForLog,
@@ -27,21 +28,13 @@ export { hostLabel } from './host-label.js';
 export { bearerCheck, UNAUTHORIZED_CODE } from './http-routes.js';
 export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-broker.js';
 export { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
-export { ProxyMetrics } from './metrics.js';
-export {
-  type CliUpstream,
-  type Listen,
-  type ProxyOptions,
-  parseProxyArgs,
-  USAGE,
-  UsageError,
-} from './options.js';
 export { PassHeaders } from './pass-headers.js';
 export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
-export { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
 export { capabilitiesForHosts, NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 export { type ProxyStatsSources, serveProxyStats } from './stats.js';
-export { type TaskDirectory, type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
+export type { TaskDirectory, TaskTableOptions } from './task-directory.js';
+export type { TaskLeg } from './task-leg.js';
+export { TaskTable } from './task-table.js';
 export {
   clientUpstream,
   PROXY_CAPABILITIES,

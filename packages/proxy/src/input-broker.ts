@@ -6,10 +6,9 @@ import {
   JsonRpcError,
   JsonRpcErrorCode,
   type RequestContext,
-  type Revision,
 } from '@mcp-inflight/core';
 import { bindingOf, inputRetryOf, RequestStateSigner } from '@mcp-inflight/server/input';
-import { InputFlow, type Round, type UpstreamSend } from './input-flow.js';
+import { type FlowOwner, InputFlow, type Round } from './input-flow.js';
 
 /** The server-to-client requests a legacy upstream may send during a call that the proxy carries to a host. */
 export const ASKED_METHODS = ['elicitation/create', 'sampling/createMessage'] as const;
@@ -35,9 +34,10 @@ export interface InputBrokerOptions {
  * host gets them as requests of its own revision, a 2026-07-28 host as an `input_required` result whose
  * retry answers them (multi round-trip requests [MR1]). The `requestState` handed out is signed, bound to
  * the host, the request and the parked call, single-use and short-lived [MR4b MR5]; parked calls live in
- * a bounded table and expire.
+ * a bounded table and expire. The broker owns that table; which calls are in flight is the call relay's
+ * table, read through `liveFlows` (the flows of the calls in flight, parked ones aside).
  */
-export class InputBroker {
+export class InputBroker implements FlowOwner {
   /** How long a parked call waits for its host's retry (ms). */
   readonly holdMs: number;
   /** Parked calls held at most. */
@@ -45,7 +45,8 @@ export class InputBroker {
   /** Signs and checks the `requestState` handed to 2026-07-28 hosts. */
   readonly signer: RequestStateSigner;
   readonly #clock: Clock;
-  readonly #live = new Set<InputFlow>();
+  /** The flows of the relayed calls in flight now (the call relay's table; a parked flow is in none). */
+  readonly #liveFlows: () => Iterable<InputFlow>;
   readonly #parked = new Map<string, InputFlow>();
   #nextId = 0;
   /** Asks refused: no call to attribute them to, or the parked table was full. */
@@ -53,7 +54,8 @@ export class InputBroker {
   /** Parked calls that expired with no retry. */
   expired = 0;
 
-  constructor(options: InputBrokerOptions) {
+  constructor(options: InputBrokerOptions, liveFlows: () => Iterable<InputFlow>) {
+    this.#liveFlows = liveFlows;
     this.holdMs = options.holdMs ?? 300_000;
     this.maxParked = options.maxParked ?? 1_000;
     this.#clock = options.clock;
@@ -65,9 +67,11 @@ export class InputBroker {
     return this.#parked.size;
   }
 
-  /** Calls in flight that requests could belong to. */
+  /** Upstream calls not over that requests could belong to: those of calls in flight, and the parked. */
   get live(): number {
-    return this.#live.size;
+    let live = this.#parked.size;
+    for (const flow of this.#liveFlows()) if (!flow.done && flow.parkedId === undefined) live++;
+    return live;
   }
 
   /** Serves the upstream's server-to-client requests on its client endpoint. */
@@ -76,17 +80,9 @@ export class InputBroker {
       upstream.setRequestHandler(method, (params) => this.#onAsk(method, params));
   }
 
-  /** A new relayed call. */
-  start(
-    call: DeadlineController,
-    first: Round,
-    idleMs: number,
-    upstreamRevision: Revision | undefined,
-    send: UpstreamSend,
-  ): InputFlow {
-    const flow = new InputFlow(this, call, first, idleMs, upstreamRevision, send);
-    if (!flow.done) this.#live.add(flow);
-    return flow;
+  /** A new relayed call's flow, owned by this broker; the caller starts it (`flow.start`). */
+  open(call: DeadlineController, first: Round, idleMs: number): InputFlow {
+    return new InputFlow(this, call, first, idleMs);
   }
 
   /**
@@ -132,7 +128,6 @@ export class InputBroker {
 
   /** A flow whose upstream call is over. */
   ended(flow: InputFlow): void {
-    this.#live.delete(flow);
     this.#unpark(flow);
   }
 
@@ -161,12 +156,14 @@ export class InputBroker {
    * flight that is not already waiting for an answer; with none or several, it is refused.
    */
   #onAsk(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
-    const candidates = [...this.#live].filter((flow) => !flow.done && flow.asks.length === 0);
-    const only = candidates.length === 1 ? candidates[0] : undefined;
-    if (!only) {
+    let only: InputFlow | undefined;
+    let candidates = 0;
+    for (const flow of this.#liveFlows())
+      if (!flow.done && flow.asks.length === 0 && candidates++ === 0) only = flow;
+    if (candidates !== 1 || !only) {
       this.refused++;
       const why =
-        candidates.length === 0
+        candidates === 0
           ? 'no call in flight to ask for'
           : 'several calls in flight: cannot tell which one asks';
       return Promise.reject(

@@ -1,5 +1,6 @@
+import { IdleWindow } from '@mcp-inflight/client/tasks';
 import {
-  DeadlineController,
+  type DeadlineController,
   type Endpoint,
   type InflightError,
   JsonRpcError,
@@ -17,7 +18,6 @@ import {
   isLegacy,
 } from '@mcp-inflight/core/adapter';
 import { clientSupports, inputRequired } from '@mcp-inflight/server/input';
-import type { InputBroker } from './input-broker.js';
 
 /** One host request driving an upstream call: where its progress goes, who may be asked for input. */
 export interface Round {
@@ -37,13 +37,26 @@ interface Ask {
 /** Sends one request upstream (the call's first, or a 2026-07-28 upstream's retry with answers). */
 export type UpstreamSend = (params: Record<string, unknown> | undefined) => Promise<unknown>;
 
+/**
+ * The table a flow belongs to (the input broker's parked calls), told what the flow cannot do alone.
+ * Callbacks, so the flow knows nothing of the table.
+ */
+export interface FlowOwner {
+  /** Parks the flow while its host is asked; resolves with the signed state that resumes it. */
+  park(flow: InputFlow): Promise<string>;
+  /** The flow's upstream call is over: nothing of it may stay in the table. */
+  ended(flow: InputFlow): void;
+}
+
 /** The most rounds the proxy drives against a 2026-07-28 upstream for a legacy host. */
 const MAX_UPSTREAM_ROUNDS = 8;
 
 /**
  * One relayed upstream call that may need input on the way, across however many host requests it takes.
  * Its deadline (`call`) has the proxy's ceiling from the host's first request; each host round has an
- * idle window of its own, which does not run while the call is parked waiting for the host.
+ * idle window of its own (client's `IdleWindow`), which does not run while the call is parked waiting for
+ * the host. Made, then started: {@link InputFlow.start} sends the upstream call once the flow exists, so
+ * the send's callbacks may use it.
  */
 export class InputFlow {
   readonly call: DeadlineController;
@@ -56,47 +69,47 @@ export class InputFlow {
   parkedId: string | undefined;
   timer: TimerHandle | undefined;
   done = false;
-  #broker: InputBroker;
-  #idleMs: number;
-  #roundIdle: DeadlineController | undefined;
+  readonly #owner: FlowOwner;
+  /** The round's idle window: open while a host round runs, closed while parked or asking a person. */
+  readonly #idle: IdleWindow;
   #wake: (() => void) | undefined;
   /** The upstream call itself (its result or error); `#upstream` is the same, settled into `#settled`. */
-  readonly #raw: Promise<unknown>;
-  #upstream: Promise<unknown>;
+  #raw: Promise<unknown> = NOT_STARTED;
+  #upstream: Promise<unknown> = NOT_STARTED;
   #settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   #nextKey = 0;
   /** The first host request, whose signal is the call's parent. */
   readonly #first: RequestContext;
 
-  constructor(
-    broker: InputBroker,
-    call: DeadlineController,
-    first: Round,
-    idleMs: number,
-    upstreamRevision: Revision | undefined,
-    send: UpstreamSend,
-  ) {
-    this.#broker = broker;
+  constructor(owner: FlowOwner, call: DeadlineController, first: Round, idleMs: number) {
+    this.#owner = owner;
     this.call = call;
     this.#first = first.ctx;
     this.principal = first.host;
     this.method = first.ctx.method;
     this.params = first.ctx.params;
-    this.#idleMs = idleMs;
+    this.#idle = new IdleWindow(call, idleMs);
+  }
+
+  /**
+   * Sends the upstream call (once): a legacy upstream never sees retry fields; a 2026-07-28 one gets its
+   * own back unchanged, and its `input_required` answers are driven here for a legacy host.
+   */
+  start(upstreamRevision: Revision | undefined, send: UpstreamSend): this {
     const legacyUpstream = upstreamRevision === undefined || isLegacy(upstreamRevision);
-    // A legacy upstream never sees retry fields; a 2026-07-28 one gets its own back unchanged.
     this.#raw = legacyUpstream
-      ? send(withoutRetry(first.ctx.params))
-      : this.#driveModern(send, first.ctx.params);
+      ? send(withoutRetry(this.#first.params))
+      : this.#driveModern(send, this.#first.params);
     this.#upstream = this.#raw.then(
       (value) => this.#settle({ ok: true, value }),
       (error: unknown) => this.#settle({ ok: false, error }),
     );
+    return this;
   }
 
   /** Accepted upstream progress: the round's idle window starts again. */
   touch(): void {
-    this.#roundIdle?.touch();
+    this.#idle.touch();
   }
 
   /**
@@ -182,18 +195,12 @@ export class InputFlow {
   };
 
   #resumeIdle(): void {
-    if (this.#roundIdle || this.done) return;
     // A child of the call: when the call ends (a cancel, the ceiling) it is released at once, with it.
-    this.#roundIdle = new DeadlineController({
-      idleMs: this.#idleMs,
-      parent: this.call,
-      onAbort: (reason) => this.call.cancel(reason),
-    });
+    if (!this.done) this.#idle.open();
   }
 
   #pauseIdle(): void {
-    this.#roundIdle?.dispose();
-    this.#roundIdle = undefined;
+    this.#idle.close();
   }
 
   async #park(): Promise<InputRequiredResult> {
@@ -202,7 +209,7 @@ export class InputFlow {
     const inputRequests: InputRequests = {};
     for (const ask of this.asks)
       inputRequests[ask.key] = { method: ask.method as 'elicitation/create', params: ask.params };
-    const state = await this.#broker.park(this);
+    const state = await this.#owner.park(this);
     return inputRequired({ inputRequests, requestState: state });
   }
 
@@ -250,7 +257,7 @@ export class InputFlow {
     // The upstream call is over: nothing more will be asked; asks it left unanswered are moot.
     for (const ask of this.asks.splice(0))
       ask.reject(new JsonRpcError(JsonRpcErrorCode.InternalError, 'the call ended'));
-    this.#broker.ended(this);
+    this.#owner.ended(this);
     this.#pauseIdle();
     this.call.dispose();
     this.#wake?.();
@@ -261,6 +268,9 @@ export class InputFlow {
     return this.#upstream;
   }
 }
+
+/** What a flow's upstream call is before {@link InputFlow.start}: never settles, never rejects. */
+const NOT_STARTED: Promise<unknown> = new Promise<unknown>(() => {});
 
 /** The params without a retry's own fields, so they never reach a legacy upstream. */
 function withoutRetry(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

@@ -4,11 +4,11 @@ import type { Admission } from '@mcp-inflight/core/adapter';
 import { type HttpSetupInfo, type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
 import type { Listeners } from '@mcp-inflight/server/listen';
 import { serveStdio } from '@mcp-inflight/stdio';
+import type { CallRelay } from './call-relay.js';
 import { ClientSessions, clientOf, DEFAULT_MAX_CLIENT_SESSIONS, mayOpenSession } from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { answerHealth, bearerCheck, unauthorized } from './http-routes.js';
 import type { PassHeaders } from './pass-headers.js';
-import type { ProxyRelay } from './proxy-relay.js';
 
 /** Where hosts reach the proxy, and how to stop taking them. */
 export interface Listener {
@@ -23,21 +23,22 @@ export interface Listener {
 }
 
 /**
- * Serves one host on the process's stdin and stdout. A result that follows its call's last progress
+ * Serves one host on the process's stdin and stdout (the listener), its 2026-07-28 listen streams on
+ * `listenStreams` when given. A result that follows its call's last progress
  * update waits stdio's result gap (`resultGapMs`, default 5 ms), so an SDK v1 host reads the two apart and
  * sees the final update; env `MCP_PROXY_RESULT_GAP_MS` overrides it (bench/progress-gap.mjs measures it).
  *
  * @example
  * ```ts
  * import { listenStdio } from './listeners.js';
- * declare const relay: import('./proxy-relay.js').ProxyRelay;
+ * declare const relay: import('./call-relay.js').CallRelay;
  * const listener = listenStdio(relay);
  * await listener.closed; // the host went away
  * ```
  */
 export function listenStdio(
-  relay: ProxyRelay,
-  listeners?: Listeners,
+  relay: CallRelay,
+  listenStreams?: Listeners,
   progress?: ProgressRelay,
   admission?: Admission,
 ): Listener {
@@ -49,7 +50,7 @@ export function listenStdio(
   const connection = serveStdio(setup, {
     ...(admission ? { admission } : {}),
     ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
-    ...(listeners ? { listeners } : {}),
+    ...(listenStreams ? { listeners: listenStreams } : {}),
     ...(progress ? { progressRelay: progress } : {}),
   });
   return {
@@ -80,21 +81,22 @@ export interface HttpListenOptions extends ServeHttpOptions {
 
 /**
  * Serves any number of hosts over Streamable HTTP (127.0.0.1 and `/mcp` unless told otherwise): each
- * legacy session and each 2026-07-28 request gets its own endpoint, all relayed onto the one upstream.
+ * legacy session and each 2026-07-28 request gets its own endpoint, all relayed onto the one upstream;
+ * listen streams are served on `listenStreams` when given.
  * `GET /healthz` and `GET /readyz` answer without a token.
  *
  * @example
  * ```ts
  * import { listenHttp } from './listeners.js';
- * declare const relay: import('./proxy-relay.js').ProxyRelay;
+ * declare const relay: import('./call-relay.js').CallRelay;
  * const listener = await listenHttp(relay, { port: 0 });
  * console.error(`listening on ${listener.url}`);
  * ```
  */
 export async function listenHttp(
-  relay: ProxyRelay,
+  relay: CallRelay,
   options: HttpListenOptions,
-  listeners?: Listeners,
+  listenStreams?: Listeners,
   progress?: ProgressRelay,
 ): Promise<Listener> {
   const { authTokens, readiness, passHeaders, maxClientSessions, ...serve } = options;
@@ -111,11 +113,12 @@ export async function listenHttp(
     maxSessions: 1_000,
     sessionIdleMs: 300_000,
     ...serve,
-    ...(listeners ? { listeners } : {}),
+    ...(listenStreams ? { listeners: listenStreams } : {}),
     ...(progress ? { progressRelay: progress } : {}),
   });
   // The proxy's own routes go first: health needs no token, everything else on the MCP path may.
   const [mcp] = server.server.listeners('request') as Array<
+    // node:http's handlers, not listeners of ours
     (req: IncomingMessage, res: ServerResponse) => void
   >;
   server.server.removeAllListeners('request');

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isRevision, type Revision } from '@mcp-inflight/core';
 import { DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
 import { DEFAULT_MAX_CLIENT_SESSIONS, DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
+import { type FlagValues, parseFlags, UsageError } from './flags.js';
 import type { UpstreamTarget } from './upstream-client.js';
 
 /** What the command line can name as the upstream. */
@@ -100,261 +100,117 @@ export interface ProxyOptions {
   maxConnections: number;
 }
 
-/** One flag: its type, its default as the usage text shows it, and what it does. */
-interface Flag {
-  type: 'string' | 'boolean';
-  multiple?: boolean;
-  arg?: string;
-  default?: string;
-  help: string;
-}
-
-const FLAGS: Record<string, Flag> = {
-  'upstream-stdio': {
-    type: 'string',
-    arg: 'CMD',
-    help: 'spawn the upstream and speak MCP on its stdin/stdout',
-  },
-  'upstream-http': { type: 'string', arg: 'URL', help: 'reach the upstream over Streamable HTTP' },
-  'upstream-revision': {
-    type: 'string',
-    arg: 'REV',
-    default: 'auto',
-    help: 'revision to speak upstream: auto (2026-07-28 if offered, else the newest legacy) or 2024-11-05 .. 2026-07-28',
-  },
-  http: {
-    type: 'string',
-    arg: 'PORT',
-    default: 'stdio',
-    help: 'listen on HTTP at PORT (0 picks a free port)',
-  },
-  host: {
-    type: 'string',
-    arg: 'ADDR',
-    default: '127.0.0.1',
-    help: 'HTTP: the interface to bind; any other than loopback is reachable from other machines',
-  },
-  path: { type: 'string', arg: 'PATH', default: '/mcp', help: "HTTP: the MCP endpoint's path" },
-  'allowed-origins': {
-    type: 'string',
-    arg: 'LIST',
-    default: 'loopback',
-    help: 'HTTP: browser origins allowed to call, comma-separated, or * (preflights answered for them)',
-  },
-  'allowed-hosts': {
-    type: 'string',
-    arg: 'LIST',
-    default: 'loopback',
-    help: 'HTTP: names the Host header may carry, comma-separated, or * (off loopback: *)',
-  },
-  'auth-token-file': {
-    type: 'string',
-    arg: 'FILE',
-    default: 'none',
-    help: 'HTTP: hosts must send Authorization: Bearer <one of the tokens in FILE, one per line>',
-  },
-  header: {
-    type: 'string',
-    multiple: true,
-    arg: '"N: V"',
-    default: 'none',
-    help: 'a header on every upstream HTTP request (repeatable)',
-  },
-  'header-from-env': {
-    type: 'string',
-    multiple: true,
-    arg: '"N: VAR"',
-    default: 'none',
-    help: 'a header on every upstream HTTP request, its value from env VAR (repeatable)',
-  },
-  'pass-header': {
-    type: 'string',
-    multiple: true,
-    arg: 'NAME',
-    default: 'none',
-    help: "a host request's header NAME goes with that host's own upstream calls (2026-07-28 HTTP upstream only; repeatable)",
-  },
-  'connect-timeout': {
-    type: 'string',
-    arg: 'MS',
-    default: '30000',
-    help: 'the one bound on the upstream handshake (server/discover probe and initialize together)',
-  },
-  'idle-timeout': {
-    type: 'string',
-    arg: 'MS',
-    default: '60000',
-    help: 'end a relayed call after MS with no progress',
-  },
-  'max-timeout': {
-    type: 'string',
-    arg: 'MS',
-    default: '600000',
-    help: 'end a relayed call after MS whatever progress says',
-  },
-  'input-timeout': {
-    type: 'string',
-    arg: 'MS',
-    default: '300000',
-    help: 'how long an upstream call waits for a 2026-07-28 host to retry with the input asked for',
-  },
-  'progress-interval': {
-    type: 'string',
-    arg: 'MS',
-    default: '50',
-    help: 'at most one progress update per MS per call to a host, the latest kept; 0 passes every value',
-  },
-  'max-sessions': {
-    type: 'string',
-    arg: 'N',
-    default: '1000',
-    help: 'HTTP: legacy host sessions alive at once',
-  },
-  'session-idle': {
-    type: 'string',
-    arg: 'MS',
-    default: '300000',
-    help: 'HTTP: end a legacy host session after MS without contact (its calls: SESSION_EXPIRED)',
-  },
-  'request-state-secret-file': {
-    type: 'string',
-    arg: 'FILE',
-    default: 'a key per process',
-    help: 'sign the requestState handed to hosts with the secret in FILE (32+ bytes), shared by every instance',
-  },
-  redis: {
-    type: 'string',
-    arg: 'URL',
-    default: 'none',
-    help: 'record relayed tasks in Redis (redis://host:port) so any instance behind a balancer answers for them',
-  },
-  'admin-port': {
-    type: 'string',
-    arg: 'PORT',
-    default: 'none',
-    help: 'serve /healthz, /readyz and /metrics on 127.0.0.1:PORT',
-  },
-  'drain-timeout': {
-    type: 'string',
-    arg: 'MS',
-    default: '10000',
-    help: 'on SIGTERM/SIGINT, let calls in flight finish for MS, then cancel them (a second signal: at once)',
-  },
-  'max-in-flight': {
-    type: 'string',
-    arg: 'N',
-    default: '1000',
-    help: "relayed calls running at once over every host, in front of the upstream's gate; more wait, hosts taken in turn",
-  },
-  'max-host-in-flight': {
-    type: 'string',
-    arg: 'N',
-    default: '100',
-    help: 'relayed calls one host (a stdio connection, a legacy session, a 2026-07-28 token or address) runs at once',
-  },
-  'max-client-sessions': {
-    type: 'string',
-    arg: 'N',
-    default: '100',
-    help: 'HTTP: legacy sessions one client (its bearer token, else its address) keeps alive at once',
-  },
-  'max-connections': {
-    type: 'string',
-    arg: 'N',
-    default: '4096',
-    help: 'HTTP: connections open at once; one more gets 503',
-  },
-  log: {
-    type: 'string',
-    arg: 'FORMAT',
-    default: 'text',
-    help: 'what to write to stderr: text, json or quiet',
-  },
-  'log-arguments': { type: 'boolean', default: 'off', help: "log tools' arguments (cut at 200 characters)" },
-  help: { type: 'boolean', help: 'print this text and exit' },
-};
-
 /**
- * The usage text printed for `--help`: every flag with its default.
- *
- * @example
- * ```ts
- * import { USAGE } from '@mcp-inflight/proxy';
- * process.stdout.write(USAGE);
- * ```
- */
-export const USAGE = `usage: mcp-inflight-proxy (--upstream-stdio "<command line>" | --upstream-http URL) [options]
-
-${Object.entries(FLAGS)
-  .map(([name, flag]) => {
-    const left = `  --${name}${flag.arg ? ` ${flag.arg}` : ''}`;
-    const help = flag.default === undefined ? flag.help : `${flag.help} (default ${flag.default})`;
-    return `${left.padEnd(30)}${help}`;
-  })
-  .join('\n')}
-`;
-
-/** A start-up mistake: the CLI prints its message on one line and exits 2. */
-export class UsageError extends Error {
-  /** Always `UsageError`. */
-  override name = 'UsageError';
-}
-
-/**
- * Reads the proxy's command line with `node:util` `parseArgs`. Throws a {@link UsageError} saying what is
+ * Reads the proxy's command line (flags.ts). Throws a {@link UsageError} saying what is
  * wrong; `--help` is the caller's to check first.
  *
  * @example
  * ```ts
- * import { parseProxyArgs } from '@mcp-inflight/proxy';
+ * import { parseProxyArgs } from '@mcp-inflight/proxy/cli';
  * parseProxyArgs(['--upstream-stdio', 'node server.js', '--http', '0', '--idle-timeout', '800']).idleMs; // 800
  * ```
  */
 export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyOptions {
-  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
-  try {
-    const options = Object.fromEntries(
-      Object.entries(FLAGS).map(([name, f]) => [
-        name,
-        { type: f.type, ...(f.multiple ? { multiple: true } : {}) },
-      ]),
-    ) as NonNullable<ParseArgsConfig['options']>;
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
-  const str = (name: string): string | undefined => values[name] as string | undefined;
-  const list = (name: string): string[] => (values[name] as string[] | undefined) ?? [];
-  const upstreamStdio = str('upstream-stdio');
-  const upstreamHttp = str('upstream-http');
-  if ((upstreamStdio === undefined) === (upstreamHttp === undefined)) {
-    throw new UsageError('give exactly one of --upstream-stdio and --upstream-http');
-  }
-  const rev = str('upstream-revision') ?? 'auto';
-  if (rev !== 'auto' && !isRevision(rev))
-    throw new UsageError(`--upstream-revision: unknown revision ${rev}`);
-  const revision: Revision | 'auto' = rev;
-  const upstream: ProxyOptions['upstream'] =
-    upstreamStdio !== undefined
-      ? { kind: 'stdio', commandLine: upstreamStdio, revision }
-      : { kind: 'http', url: validUrl(upstreamHttp as string), revision };
-  const log = str('log') ?? 'text';
+  const flags = new Flags(parseFlags(argv));
+  const upstream = upstreamOf(flags);
+  const log = flags.str('log') ?? 'text';
   if (log !== 'text' && log !== 'json' && log !== 'quiet') {
     throw new UsageError(`--log takes text, json or quiet, not ${log}`);
   }
-  const whole = (name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
-    const text = str(name);
-    return text === undefined ? fallback : integer(`--${name}`, text, min, max);
-  };
-  const http = str('http');
-  const path = str('path') ?? '/mcp';
+  const http = flags.str('http');
+  const path = flags.str('path') ?? '/mcp';
   if (!path.startsWith('/')) throw new UsageError(`--path must start with /, not ${JSON.stringify(path)}`);
+  const headers = headersOf(flags, env, upstream);
+  const passHeaders = passHeadersOf(flags, upstream, http);
+  const tokenFile = flags.str('auth-token-file');
+  const secretFile = flags.str('request-state-secret-file');
+  const redis = flags.str('redis');
+  if (redis !== undefined && !/^rediss?:\/\/./.test(redis))
+    throw new UsageError(`--redis takes a redis:// or rediss:// URL, not ${JSON.stringify(redis)}`);
+  const minInterval = flags.str('progress-interval');
+  const adminPort = flags.str('admin-port');
+  const origins = flags.str('allowed-origins');
+  const hosts = flags.str('allowed-hosts');
+  return {
+    upstream,
+    listen:
+      http === undefined ? { kind: 'stdio' } : { kind: 'http', port: integer('--http', http, 0, 65_535) },
+    host: flags.str('host') ?? '127.0.0.1',
+    path,
+    ...(origins === undefined ? {} : { allowedOrigins: commaList(origins) }),
+    ...(hosts === undefined ? {} : { allowedHosts: commaList(hosts) }),
+    idleMs: flags.whole('idle-timeout', 60_000),
+    ceilingMs: flags.whole('max-timeout', 600_000),
+    log,
+    logArguments: flags.values['log-arguments'] === true,
+    maxSessions: flags.whole('max-sessions', 1_000),
+    sessionIdleMs: flags.whole('session-idle', 300_000),
+    inputHoldMs: flags.whole('input-timeout', 300_000),
+    ...(minInterval === undefined ? {} : { minIntervalMs: integer('--progress-interval', minInterval, 0) }),
+    headers,
+    passHeaders,
+    ...(tokenFile === undefined ? {} : { authTokens: readTokens(tokenFile) }),
+    connectTimeoutMs: flags.whole('connect-timeout', 30_000),
+    ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),
+    drainMs: flags.whole('drain-timeout', 10_000, 0),
+    ...(secretFile === undefined ? {} : { requestStateSecret: readSecret(secretFile) }),
+    ...(redis === undefined ? {} : { redisUrl: redis }),
+    maxInFlight: flags.whole('max-in-flight', DEFAULT_MAX_IN_FLIGHT),
+    maxHostInFlight: flags.whole('max-host-in-flight', DEFAULT_MAX_HOST_IN_FLIGHT),
+    maxClientSessions: flags.whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
+    maxConnections: flags.whole('max-connections', 4_096),
+  };
+}
+
+/** The parsed flags, read by name. */
+class Flags {
+  constructor(readonly values: FlagValues) {}
+
+  /** A string flag's value, if given. */
+  str(name: string): string | undefined {
+    return this.values[name] as string | undefined;
+  }
+
+  /** A repeatable flag's values. */
+  list(name: string): string[] {
+    return (this.values[name] as string[] | undefined) ?? [];
+  }
+
+  /** A whole-number flag, `fallback` when not given. */
+  whole(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+    const text = this.str(name);
+    return text === undefined ? fallback : integer(`--${name}`, text, min, max);
+  }
+}
+
+/** `--upstream-stdio` or `--upstream-http` (exactly one), with `--upstream-revision`. */
+function upstreamOf(flags: Flags): ProxyOptions['upstream'] {
+  const upstreamStdio = flags.str('upstream-stdio');
+  const upstreamHttp = flags.str('upstream-http');
+  if ((upstreamStdio === undefined) === (upstreamHttp === undefined)) {
+    throw new UsageError('give exactly one of --upstream-stdio and --upstream-http');
+  }
+  const rev = flags.str('upstream-revision') ?? 'auto';
+  if (rev !== 'auto' && !isRevision(rev))
+    throw new UsageError(`--upstream-revision: unknown revision ${rev}`);
+  const revision: Revision | 'auto' = rev;
+  return upstreamStdio !== undefined
+    ? { kind: 'stdio', commandLine: upstreamStdio, revision }
+    : { kind: 'http', url: validUrl(upstreamHttp as string), revision };
+}
+
+/** `--header` and `--header-from-env` (read from `env` now): an HTTP upstream's headers. */
+function headersOf(
+  flags: Flags,
+  env: NodeJS.ProcessEnv,
+  upstream: ProxyOptions['upstream'],
+): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const h of list('header')) {
+  for (const h of flags.list('header')) {
     const [name, value] = headerParts('--header', h);
     headers[name] = value;
   }
-  for (const h of list('header-from-env')) {
+  for (const h of flags.list('header-from-env')) {
     const [name, variable] = headerParts('--header-from-env', h);
     const value = env[variable];
     if (value === undefined) throw new UsageError(`--header-from-env: env ${variable} is not set`);
@@ -363,7 +219,12 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (Object.keys(headers).length > 0 && upstream.kind !== 'http') {
     throw new UsageError('--header and --header-from-env need an HTTP upstream (--upstream-http)');
   }
-  const passHeaders = list('pass-header').map((name) => {
+  return headers;
+}
+
+/** `--pass-header` names, lowercased; they need HTTP on both sides. */
+function passHeadersOf(flags: Flags, upstream: ProxyOptions['upstream'], http: string | undefined): string[] {
+  const passHeaders = flags.list('pass-header').map((name) => {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
       throw new UsageError(`--pass-header takes a header name, not ${JSON.stringify(name)}`);
     return name.toLowerCase();
@@ -371,44 +232,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (passHeaders.length > 0 && (upstream.kind !== 'http' || http === undefined)) {
     throw new UsageError('--pass-header needs an HTTP upstream (--upstream-http) and HTTP hosts (--http)');
   }
-  const tokenFile = str('auth-token-file');
-  const secretFile = str('request-state-secret-file');
-  const redis = str('redis');
-  if (redis !== undefined && !/^rediss?:\/\/./.test(redis))
-    throw new UsageError(`--redis takes a redis:// or rediss:// URL, not ${JSON.stringify(redis)}`);
-  const minInterval = str('progress-interval');
-  const adminPort = str('admin-port');
-  const origins = str('allowed-origins');
-  const hosts = str('allowed-hosts');
-  return {
-    upstream,
-    listen:
-      http === undefined ? { kind: 'stdio' } : { kind: 'http', port: integer('--http', http, 0, 65_535) },
-    host: str('host') ?? '127.0.0.1',
-    path,
-    ...(origins === undefined ? {} : { allowedOrigins: commaList(origins) }),
-    ...(hosts === undefined ? {} : { allowedHosts: commaList(hosts) }),
-    idleMs: whole('idle-timeout', 60_000),
-    ceilingMs: whole('max-timeout', 600_000),
-    log,
-    logArguments: values['log-arguments'] === true,
-    maxSessions: whole('max-sessions', 1_000),
-    sessionIdleMs: whole('session-idle', 300_000),
-    inputHoldMs: whole('input-timeout', 300_000),
-    ...(minInterval === undefined ? {} : { minIntervalMs: integer('--progress-interval', minInterval, 0) }),
-    headers,
-    passHeaders,
-    ...(tokenFile === undefined ? {} : { authTokens: readTokens(tokenFile) }),
-    connectTimeoutMs: whole('connect-timeout', 30_000),
-    ...(adminPort === undefined ? {} : { adminPort: integer('--admin-port', adminPort, 0, 65_535) }),
-    drainMs: whole('drain-timeout', 10_000, 0),
-    ...(secretFile === undefined ? {} : { requestStateSecret: readSecret(secretFile) }),
-    ...(redis === undefined ? {} : { redisUrl: redis }),
-    maxInFlight: whole('max-in-flight', DEFAULT_MAX_IN_FLIGHT),
-    maxHostInFlight: whole('max-host-in-flight', DEFAULT_MAX_HOST_IN_FLIGHT),
-    maxClientSessions: whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
-    maxConnections: whole('max-connections', 4_096),
-  };
+  return passHeaders;
 }
 
 /** The secret's bytes, without the newline an editor or `echo` leaves; at least 32 of them. */

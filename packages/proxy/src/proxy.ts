@@ -4,18 +4,18 @@ import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
 import { createHttpHandler, type HttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
 import { Listeners } from '@mcp-inflight/server/listen';
 import { LiveEndpoints } from '@mcp-inflight/server/stats';
+import { CallRelay, type CallRelayOptions } from './call-relay.js';
 import { logEndpointEvents } from './endpoint-log.js';
 import type { ProxyEvent } from './events.js';
 import { DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
-import { ProxyRelay, type ProxyRelayOptions } from './proxy-relay.js';
 import { serveProxyStats } from './stats.js';
 import { clientUpstream, type UpstreamClientOptions, type UpstreamTarget } from './upstream-client.js';
 import { type UpstreamConnector, UpstreamLink } from './upstream-link.js';
 
 /** Options for {@link createProxy}. */
-export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEvent'> {
+export interface ProxyConfig extends Omit<CallRelayOptions, 'onAttach' | 'onEvent'> {
   /**
    * The one upstream: where to spawn or reach it (`{ kind: 'stdio', commandLine }`, `{ kind: 'http', url }`),
    * an `http(s)://` URL, or an `McpClient` of your own (connected once; it is not reopened when it closes).
@@ -50,11 +50,11 @@ export interface ProxyConfig extends Omit<ProxyRelayOptions, 'onAttach' | 'onEve
  */
 export interface McpProxy {
   /** The relay every host endpoint is attached to (its stats, drain, shutdown, the relay step). */
-  readonly relay: ProxyRelay;
+  readonly relay: CallRelay;
   /** The one upstream (its connection, starts, readiness). */
   readonly link: UpstreamLink;
   /** Hosts' listen streams, fed by the upstream's list changes. */
-  readonly listeners: Listeners;
+  readonly listenStreams: Listeners;
   /** Host endpoints alive now (what `inflight/stats` reads). */
   readonly hosts: LiveEndpoints;
   /** The one progress relay every host endpoint shares (its `stats` count what it coalesced and dropped). */
@@ -92,9 +92,8 @@ export interface McpProxy {
  * ```
  */
 export function createProxy(config: ProxyConfig): McpProxy {
-  const { upstream, upstreamOptions, minIntervalMs, onEvent, logEndpoints, onAttach, onUpstream, ...rest } =
-    config;
-  const { maxInFlight = DEFAULT_MAX_IN_FLIGHT, maxHostInFlight, maxQueuedBytes, ...limits } = rest;
+  const { minIntervalMs, onEvent, logEndpoints, onAttach, ...rest } = config;
+  const { maxInFlight = DEFAULT_MAX_IN_FLIGHT, maxHostInFlight, maxQueuedBytes } = rest;
   // One admission over every host [rule 14]: a share per host, started round robin, each capped.
   const admission = new Admission({
     maxInFlight,
@@ -103,33 +102,12 @@ export function createProxy(config: ProxyConfig): McpProxy {
   });
   const log = onEvent ?? (() => {});
   const logging = logEndpoints === true && onEvent !== undefined;
-  const listeners = new Listeners({ offer: { resourceSubscriptions: false } });
-  const passHeaders = limits.passHeaders;
-  const connect = connectorOf(
-    upstream,
-    listeners,
-    passHeaders ? { ...upstreamOptions, fetch: passHeaders.fetch } : upstreamOptions,
-  );
-  // Each upstream connection's event stream feeds the log: the cancels it sent, the deadlines that fired
-  // on it, the late answers it absorbed. Nobody subscribing means its endpoint emits nothing.
-  const link: UpstreamLink = new UpstreamLink(
-    async () => {
-      const connection = await connect();
-      if (logging) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
-      onUpstream?.(connection.endpoint);
-      return connection;
-    },
-    {
-      onEvent: log,
-      ...(upstreamOptions?.connectTimeoutMs === undefined
-        ? {}
-        : { connectTimeoutMs: upstreamOptions.connectTimeoutMs }),
-    },
-  );
+  const listenStreams = new Listeners({ offer: { resourceSubscriptions: false } });
+  const link = linkFor(config, listenStreams, logging ? log : undefined);
   const hosts = new LiveEndpoints();
   let listener: Listener | undefined;
-  const relay = new ProxyRelay(link, {
-    ...limits,
+  const relay = new CallRelay(link, {
+    ...relayOptionsOf(config),
     onEvent: log,
     onAttach: (endpoint, host) => {
       if (logging) logEndpointEvents(endpoint, host, log);
@@ -153,20 +131,21 @@ export function createProxy(config: ProxyConfig): McpProxy {
     listener = l;
     return l;
   };
+  const passHeaders = config.passHeaders;
   return {
     relay,
     link,
-    listeners,
+    listenStreams,
     hosts,
     progress,
     admission,
     connect: async () => {
       await link.get();
     },
-    serveStdio: () => keep(listenStdio(relay, listeners, progress, admission)),
+    serveStdio: () => keep(listenStdio(relay, listenStreams, progress, admission)),
     serveHttp: async (options) => {
       const http = { admission, ...(passHeaders ? { passHeaders } : {}), ...options };
-      return keep(await listenHttp(relay, http, listeners, progress));
+      return keep(await listenHttp(relay, http, listenStreams, progress));
     },
     // Without the connection's address, the 2026-07-28 hosts of a Fetch handler are one share together.
     fetchHandler: (options = {}) =>
@@ -175,21 +154,72 @@ export function createProxy(config: ProxyConfig): McpProxy {
           if (info.sessionId !== undefined) admission.assign(endpoint, `session ${info.sessionId}`);
           relay.attach(endpoint, hostLabel(info.sessionId));
         },
-        { listeners, progressRelay: progress, admission, ...options },
+        { listeners: listenStreams, progressRelay: progress, admission, ...options },
       ),
     shutdown: (why) => relay.shutdown(why),
     close: () => link.close(),
   };
 }
 
+/** The relay's own options out of the proxy's. */
+function relayOptionsOf(config: ProxyConfig): Omit<CallRelayOptions, 'onAttach' | 'onEvent'> {
+  const {
+    upstream: _upstream,
+    upstreamOptions: _upstreamOptions,
+    minIntervalMs: _minIntervalMs,
+    onEvent: _onEvent,
+    logEndpoints: _logEndpoints,
+    onAttach: _onAttach,
+    onUpstream: _onUpstream,
+    maxInFlight: _maxInFlight,
+    maxHostInFlight: _maxHostInFlight,
+    maxQueuedBytes: _maxQueuedBytes,
+    ...limits
+  } = config;
+  return limits;
+}
+
+/**
+ * The one upstream, started on the first call (or `connect()`). Each connection's event stream feeds the
+ * log when `log` is given: the cancels it sent, the deadlines that fired on it, the late answers it
+ * absorbed; nobody subscribing means its endpoint emits nothing.
+ */
+function linkFor(
+  config: ProxyConfig,
+  listenStreams: Listeners,
+  log: ((event: ProxyEvent) => void) | undefined,
+): UpstreamLink {
+  const { upstream, upstreamOptions, passHeaders, onUpstream } = config;
+  const connect = connectorOf(
+    upstream,
+    listenStreams,
+    passHeaders ? { ...upstreamOptions, fetch: passHeaders.fetch } : upstreamOptions,
+  );
+  const link: UpstreamLink = new UpstreamLink(
+    async () => {
+      const connection = await connect();
+      if (log) logEndpointEvents(connection.endpoint, `upstream #${link.starts}`, log);
+      onUpstream?.(connection.endpoint);
+      return connection;
+    },
+    {
+      onEvent: config.onEvent ?? (() => {}),
+      ...(upstreamOptions?.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: upstreamOptions.connectTimeoutMs }),
+    },
+  );
+  return link;
+}
+
 function connectorOf(
   upstream: ProxyConfig['upstream'],
-  listeners: Listeners,
+  listenStreams: Listeners,
   options: UpstreamClientOptions | undefined,
 ): UpstreamConnector {
   if (typeof upstream === 'string') {
-    return clientUpstream({ kind: 'http', url: upstream, revision: 'auto' }, listeners, options);
+    return clientUpstream({ kind: 'http', url: upstream, revision: 'auto' }, listenStreams, options);
   }
-  if ('kind' in upstream) return clientUpstream(upstream, listeners, options);
-  return clientUpstream({ kind: 'client', client: upstream, revision: 'auto' }, listeners, options);
+  if ('kind' in upstream) return clientUpstream(upstream, listenStreams, options);
+  return clientUpstream({ kind: 'client', client: upstream, revision: 'auto' }, listenStreams, options);
 }

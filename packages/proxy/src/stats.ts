@@ -1,6 +1,6 @@
 import type { Endpoint } from '@mcp-inflight/core';
 import { type LiveEndpoints, STATS_METHOD, serveStats, tablesOf } from '@mcp-inflight/server/stats';
-import type { ProxyRelay } from './proxy-relay.js';
+import type { CallRelay } from './call-relay.js';
 import type { UpstreamLink } from './upstream-link.js';
 
 // The counting itself (process, heap, timers, endpoint tables) is @mcp-inflight/server/stats, so the
@@ -9,7 +9,7 @@ import type { UpstreamLink } from './upstream-link.js';
 /** What the proxy's stats request reads; filled in as the proxy starts. */
 export interface ProxyStatsSources {
   /** The relay (its totals and call table). */
-  relay: ProxyRelay;
+  relay: CallRelay;
   /** The upstream link (its starts and tables). */
   link: UpstreamLink;
   /** The listener's own tables (HTTP sessions, stdio queues); `stateless` says the request is one. */

@@ -1,7 +1,13 @@
 // A 2025-11-25 host's task on a 2026-07-28 upstream: the proxy speaks each leg's shape. The upstream's
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
-import { type Clock, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
+import {
+  type Clock,
+  type Endpoint,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  type RequestContext,
+} from '@mcp-inflight/core';
 import {
   checkInputRequired,
   type InputRequest,
@@ -9,7 +15,9 @@ import {
   pause,
   RELATED_TASK_META_KEY,
   type TaskStatus,
+  withTasksExtension,
 } from '@mcp-inflight/core/adapter';
+import type { UpstreamConnection } from './upstream-link.js';
 
 /** A bridged task's outcome, once the upstream showed it (or the host cancelled it). */
 export interface BridgedOutcome {
@@ -119,4 +127,135 @@ export function refuseTerminalCancel(outcome: BridgedOutcome): never {
     JsonRpcErrorCode.InvalidParams,
     `Cannot cancel task: already in terminal status '${outcome.status}'`,
   );
+}
+
+/** A 2026-07-28 result without its `resultType`, for a legacy host. */
+export function stripResultType(result: unknown): unknown {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  const { resultType: _type, ...rest } = result as Record<string, unknown>;
+  return rest;
+}
+
+/** A bridged task as the task table keeps it: what a bridged `tasks/*` request reads and updates. */
+export interface BridgedTask {
+  /** The id the 2025-11-25 host sees. */
+  readonly hostTaskId: string;
+  /** The upstream's id; `undefined` when the upstream answered at once (the outcome is `final`). */
+  readonly upstreamTaskId: string | undefined;
+  /** The outcome once known (seen upstream, or the host cancelled it). */
+  final: BridgedOutcome | undefined;
+  /** The host, asked for input on its `tasks/result`. */
+  readonly host: Endpoint;
+  readonly upstream: UpstreamConnection;
+  /** The input request keys its host has answered. */
+  answered?: Set<string>;
+}
+
+/** What a bridged `tasks/*` request needs beside its task: the clock it polls on, how to cancel upstream. */
+export interface BridgeContext {
+  readonly clock: Clock;
+  readonly cancelUpstream: (upstream: UpstreamConnection, taskId: string) => void;
+}
+
+/** A bridged task's `tasks/*` for its 2025-11-25 host, asked of the 2026-07-28 upstream. */
+export async function bridgeTaskRequest(
+  method: string,
+  entry: BridgedTask,
+  ctx: RequestContext,
+  bridge: BridgeContext,
+): Promise<unknown> {
+  const upstreamId = entry.upstreamTaskId;
+  switch (method) {
+    case 'tasks/get':
+      return legacyView(knownTask(entry) ?? (await getUpstreamTask(entry, ctx)), entry.hostTaskId);
+    case 'tasks/result': {
+      const outcome = await pollUntilTerminal(
+        () => getUpstreamTask(entry, ctx),
+        () => entry.final,
+        bridge.clock,
+        ctx.signal,
+        (task) => answerOnResult(entry, ctx, bridge, task),
+      );
+      return resultFor(outcome, entry.hostTaskId);
+    }
+    case 'tasks/cancel': {
+      if (entry.final) refuseTerminalCancel(entry.final);
+      await entry.upstream.request(
+        'tasks/cancel',
+        withTasksExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+        {
+          signal: ctx.signal,
+          progress: false,
+        },
+      );
+      // 2025-11-25 wants the task cancelled in the answer [T2]; the upstream's cancel is cooperative [T12],
+      // so from here on this host sees it cancelled, whatever the upstream still does.
+      entry.final = { status: 'cancelled', statusMessage: 'The task was cancelled by request.' };
+      return legacyView({ ...(knownTask(entry) ?? {}), createdAt: undefined }, entry.hostTaskId);
+    }
+    default:
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+}
+
+/** The upstream task's state now (`tasks/get`); its outcome is kept once terminal. */
+async function getUpstreamTask(entry: BridgedTask, ctx: RequestContext): Promise<Record<string, unknown>> {
+  const upstreamId = entry.upstreamTaskId;
+  if (upstreamId === undefined) throw new JsonRpcError(JsonRpcErrorCode.InternalError, 'no upstream task');
+  const task = (await entry.upstream.request(
+    'tasks/get',
+    withTasksExtension({ taskId: upstreamId }, entry.upstream.endpoint.clientCapabilities),
+    {
+      signal: ctx.signal,
+      progress: false,
+    },
+  )) as Record<string, unknown>;
+  entry.final ??= outcomeOf(task);
+  return task;
+}
+
+/** The task as last known here, once its outcome is. */
+function knownTask(entry: BridgedTask): Record<string, unknown> | undefined {
+  return (
+    entry.final && {
+      status: entry.final.status,
+      statusMessage: entry.final.statusMessage,
+      result: entry.final.result,
+      createdAt: undefined,
+    }
+  );
+}
+
+/**
+ * A task waiting for input, met while the host blocks in `tasks/result`: its requests go to the host on
+ * that request's stream (HTTP), marked as the task's [T5], and the answers upstream. A host that cannot
+ * answer fails the task on both legs.
+ */
+function answerOnResult(
+  entry: BridgedTask,
+  ctx: RequestContext,
+  bridge: BridgeContext,
+  task: Record<string, unknown>,
+): Promise<void> {
+  const upstreamId = entry.upstreamTaskId;
+  entry.answered ??= new Set();
+  const ask = (request: InputRequest): Promise<unknown> =>
+    entry.host.request(
+      request.method,
+      { ...request.params, _meta: { [RELATED_TASK_META_KEY]: { taskId: entry.hostTaskId } } },
+      { related: ctx.id, signal: ctx.signal, idleMs: Number.POSITIVE_INFINITY },
+    );
+  const update = (inputResponses: Record<string, unknown>): Promise<unknown> =>
+    entry.upstream.request(
+      'tasks/update',
+      withTasksExtension({ taskId: upstreamId, inputResponses }, entry.upstream.endpoint.clientCapabilities),
+      { signal: ctx.signal, progress: false },
+    );
+  return answerForLegacyHost(task, entry.answered, ask, update).catch((error: unknown) => {
+    if (ctx.signal.aborted) throw error;
+    // The host could not answer: the task cannot go on; both legs see it fail.
+    if (upstreamId !== undefined) bridge.cancelUpstream(entry.upstream, upstreamId);
+    const wire = error instanceof JsonRpcError ? error : new JsonRpcError(-32603, String(error));
+    entry.final = { status: 'failed', error: { code: wire.code, message: wire.message } };
+  });
 }

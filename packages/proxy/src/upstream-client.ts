@@ -99,17 +99,19 @@ export const PROXY_CAPABILITIES: Record<string, Record<string, unknown>> = { eli
  */
 export function clientUpstream(
   target: UpstreamTarget,
-  listeners?: Publisher,
+  listenStreams?: Publisher,
   options: UpstreamClientOptions = {},
 ): UpstreamConnector {
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   return async (): Promise<UpstreamConnection> => {
     const client = open(target, options);
-    // The upstream's list changes go to the hosts' listeners. Handling them makes a 2026-07-28 client ask
-    // for them on its own listen stream; a legacy upstream sends them unasked (the GET stream, the pipe).
-    if (listeners) {
+    // The upstream's list changes go to the hosts' listen streams. Handling them makes a 2026-07-28
+    // client ask for them on its own listen stream; a legacy upstream sends them unasked (the GET stream, the pipe).
+    if (listenStreams) {
       for (const method of RELAYED_CHANGES)
-        client.onNotification(method, (params) => listeners.notify(method, withoutSubscriptionId(params)));
+        client.onNotification(method, (params) =>
+          listenStreams.notify(method, withoutSubscriptionId(params)),
+        );
     }
     let server: ServerHandshake;
     try {

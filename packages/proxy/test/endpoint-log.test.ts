@@ -2,6 +2,7 @@
 // the log with cancels, deadlines and late messages. Real core endpoints joined in memory, ManualClock.
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
+import { CallRelay } from '../src/call-relay.js';
 import type { EndpointLogEvent } from '../src/endpoint-log.js';
 import { logEndpointEvents } from '../src/endpoint-log.js';
 import {
@@ -11,7 +12,6 @@ import {
   LOG_ARGUMENTS_MAX_CHARS,
   type ProxyEvent,
 } from '../src/events.js';
-import { ProxyRelay } from '../src/proxy-relay.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, wire } from './memory.js';
 import { serveWork, type WorkRecord } from './memory-server.js';
@@ -28,7 +28,7 @@ function proxy(idleMs = 1_000, logArguments = true) {
     logEndpointEvents(upstream.endpoint, `upstream #${link.starts}`, log);
     return upstream;
   }, log);
-  const relay = new ProxyRelay(link, {
+  const relay = new CallRelay(link, {
     idleMs,
     ceilingMs: 10_000,
     clock,
@@ -160,7 +160,7 @@ describe('endpoint events in the log', () => {
   });
 });
 
-describe('ProxyRelay.idle, the wait of a graceful shutdown', () => {
+describe('CallRelay.idle, the wait of a graceful shutdown', () => {
   it('settles at once with nothing in flight, and when the last call in flight ends', async () => {
     const p = proxy();
     await p.relay.idle(); // nothing in flight

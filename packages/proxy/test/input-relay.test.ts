@@ -13,7 +13,7 @@ import {
 import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
-import { ProxyRelay } from '../src/proxy-relay.js';
+import { CallRelay } from '../src/call-relay.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
 
@@ -81,7 +81,7 @@ function proxy(
     upstreamWires.push(w);
     return memoryUpstream(w, upstreamRevision);
   });
-  const relay = new ProxyRelay(link, {
+  const relay = new CallRelay(link, {
     idleMs: options.idleMs ?? 1_000,
     ceilingMs: options.ceilingMs ?? 60_000,
     clock,
@@ -416,7 +416,7 @@ describe('the other directions', () => {
       });
       return memoryUpstream(w, '2026-07-28');
     });
-    const relay = new ProxyRelay(link, { clock, idleMs: 1_000, ceilingMs: 10_000 });
+    const relay = new CallRelay(link, { clock, idleMs: 1_000, ceilingMs: 10_000 });
     const h = wire({ clock, transport: 'stdio', revision: '2025-06-18' });
     relay.attach(h.server, 'legacy-host');
     h.client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
@@ -444,7 +444,7 @@ describe('the other directions', () => {
       );
       return memoryUpstream(w, '2026-07-28');
     });
-    const relay = new ProxyRelay(link, { clock });
+    const relay = new CallRelay(link, { clock });
     const h = wire({ clock, transport: 'stdio', revision: '2026-07-28', clientCapabilities: { roots: {} } });
     relay.attach(h.server, 'modern-host');
     const result = await requestWithInput<{ content: Array<{ text: string }> }>(

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
-import { parseProxyArgs, USAGE } from '../src/options.js';
+import { USAGE } from '../src/flags.js';
+import { parseProxyArgs } from '../src/options.js';
 import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
 
 describe('parseProxyArgs', () => {

@@ -9,7 +9,7 @@ import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { serveTasks, TaskStore, taskCapabilities } from '@mcp-inflight/server/tasks';
 import { describe, expect, it } from 'vitest';
-import { ProxyRelay } from '../src/proxy-relay.js';
+import { CallRelay } from '../src/call-relay.js';
 import { capabilitiesForHosts } from '../src/relayed-methods.js';
 import { UpstreamLink } from '../src/upstream-link.js';
 import { memoryUpstream, settle, type Wire, wire } from './memory.js';
@@ -37,7 +37,7 @@ async function setup(options: { maxTasks?: number } = {}) {
   };
   const link = new UpstreamLink(async () => upstream);
   await link.get();
-  const proxy = new ProxyRelay(link, {
+  const proxy = new CallRelay(link, {
     clock,
     tasks: options.maxTasks ? { maxTasks: options.maxTasks } : {},
   });

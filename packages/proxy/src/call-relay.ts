@@ -4,7 +4,6 @@ import {
   type Endpoint,
   InflightError,
   type RequestContext,
-  type RequestId,
   serveLifecycle,
   systemClock,
 } from '@mcp-inflight/core';
@@ -18,24 +17,19 @@ import {
   relayedParams,
 } from '@mcp-inflight/core/adapter';
 import type { CacheHints } from '@mcp-inflight/server';
-import {
-  argumentsForLog,
-  type CallEvent,
-  type CallOutcome,
-  countCall,
-  emptyStats,
-  type ProxyEvent,
-  type ProxyStats,
-} from './events.js';
+import { type CallOutcome, countCall, type ProxyEvent, type ProxyStats } from './events.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';
 import type { PassHeaders } from './pass-headers.js';
+import { RelayedCall, totalsOver } from './relayed-call.js';
 import { NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
-import { type TaskLeg, TaskRelay, type TaskRelayOptions } from './task-relay.js';
-import type { UpstreamLink } from './upstream-link.js';
+import type { TaskTableOptions } from './task-directory.js';
+import type { TaskLeg } from './task-leg.js';
+import { TaskTable } from './task-table.js';
+import type { UpstreamConnection, UpstreamLink } from './upstream-link.js';
 
-/** Options for a {@link ProxyRelay}. */
-export interface ProxyRelayOptions {
+/** Options for a {@link CallRelay}. */
+export interface CallRelayOptions {
   /** Idle limit for every relayed call: upstream progress resets it. @default 60_000 */
   idleMs?: number;
   /** Hard ceiling for every relayed call, from the host's request; nothing extends it. @default 600_000 */
@@ -51,8 +45,8 @@ export interface ProxyRelayOptions {
    * upstream has none to give) [CA1]. @default NO_CACHING: `{ ttlMs: 0, cacheScope: 'private' }`
    */
   cacheHints?: CacheHints;
-  /** The task table's TTL bounds and cap (see {@link TaskRelay}). */
-  tasks?: TaskRelayOptions;
+  /** The task table's TTL bounds and cap (see {@link TaskTable}). */
+  tasks?: TaskTableOptions;
   /** How upstream server-to-client requests wait for a 2026-07-28 host's retry (see {@link InputBroker}). */
   input?: Omit<InputBrokerOptions, 'clock'>;
   /** Call events carry the tool's `arguments` (cut to 200 characters); they may hold secrets. @default false */
@@ -61,15 +55,8 @@ export interface ProxyRelayOptions {
   passHeaders?: PassHeaders;
 }
 
-interface InFlight {
-  readonly endpoint: Endpoint;
-  readonly id: RequestId;
-  readonly host: string;
-  readonly revision: string;
-}
-
 /**
- * The proxy's relay, independent of transports: {@link ProxyRelay.attach} makes any host-facing server
+ * The proxy's relay step, independent of transports: {@link CallRelay.attach} makes any host-facing server
  * endpoint (a stdio pipe, an HTTP session, one stateless 2026-07-28 request) answer the lifecycle with
  * the upstream's identity and relay every other request to the one shared upstream. Each relayed call
  * gets an upstream id and progress token minted by the upstream endpoint (hosts' ids and tokens are only
@@ -81,7 +68,7 @@ interface InFlight {
  *
  * @example
  * ```ts
- * import { ProxyRelay } from './proxy-relay.js';
+ * import { CallRelay } from './call-relay.js';
  * import { UpstreamLink } from './upstream-link.js';
  * import { clientUpstream } from './upstream-client.js';
  * import { serveStdio } from '@mcp-inflight/stdio';
@@ -90,21 +77,23 @@ interface InFlight {
  *   clientUpstream({ kind: 'stdio', commandLine: 'node examples/server/dist/index.js', revision: 'auto' }),
  * );
  * await link.get();
- * const relay = new ProxyRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
+ * const relay = new CallRelay(link, { idleMs: 60_000, ceilingMs: 600_000 });
  * serveStdio((endpoint) => relay.attach(endpoint, 'stdio'));
  * ```
  */
-export class ProxyRelay {
+export class CallRelay {
   /** The one upstream every host's calls go to. */
   readonly link: UpstreamLink;
   /** The idle limit of every relayed call (ms). */
   readonly idleMs: number;
   /** The ceiling of every relayed call (ms). */
   readonly ceilingMs: number;
-  /** Running totals over every relayed call. */
-  readonly stats: ProxyStats = emptyStats();
+  /** Calls in flight, by a per-relay key: the one record of each (see {@link RelayedCall}). */
+  readonly #calls = new IdTable<RelayedCall>(); // not a Map: one entry per relayed call (see IdTable)
+  /** Running totals over every relayed call; `inFlight` is read from the call table, not counted apart. */
+  readonly stats: ProxyStats = totalsOver(this.#calls);
   /** Task-augmented calls relayed, mapped per host. */
-  readonly tasks: TaskRelay;
+  readonly tasks: TaskTable;
   readonly #clock: Clock;
   readonly #onEvent: (event: ProxyEvent) => void;
   readonly #onAttach: ((endpoint: Endpoint, host: string) => void) | undefined;
@@ -112,19 +101,17 @@ export class ProxyRelay {
   readonly #logArguments: boolean;
   readonly #passHeaders: PassHeaders | undefined;
   #draining: string | undefined;
-  /** Calls in flight, by a per-relay key, so shutdown reaches every host (and nothing is kept after). */
-  readonly #inFlight = new IdTable<InFlight>(); // not a Map: one entry per relayed call (see IdTable)
   #nextKey = 0;
   /** Server-to-client requests from a legacy upstream, carried to the host whose call they belong to. */
   readonly inputs: InputBroker;
   /** Upstream endpoints whose server-to-client requests the broker already serves. */
   readonly #served = new WeakSet<Endpoint>();
-  /** Resolvers of {@link ProxyRelay.idle} promises, called when the last call in flight ends. */
+  /** Resolvers of {@link CallRelay.idle} promises, called when the last call in flight ends. */
   #waitingForIdle: Array<() => void> = [];
   /** The upstream tools' mirrored parameters, from every `tools/list` relayed (SEP-2243). */
   readonly #paramHeaders = new Map<string, readonly ParamHeader[]>();
 
-  constructor(link: UpstreamLink, options: ProxyRelayOptions = {}) {
+  constructor(link: UpstreamLink, options: CallRelayOptions = {}) {
     this.link = link;
     this.idleMs = options.idleMs ?? 60_000;
     this.ceilingMs = options.ceilingMs ?? 600_000;
@@ -134,13 +121,13 @@ export class ProxyRelay {
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
     this.#logArguments = options.logArguments ?? false;
     this.#passHeaders = options.passHeaders;
-    this.tasks = new TaskRelay({ clock: this.#clock, ...options.tasks });
-    this.inputs = new InputBroker({ clock: this.#clock, ...options.input });
+    this.tasks = new TaskTable({ clock: this.#clock, ...options.tasks });
+    this.inputs = new InputBroker({ clock: this.#clock, ...options.input }, () => this.#flows());
   }
 
   /** Calls relayed and not yet ended. */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#calls.size;
   }
 
   /** The calls in flight now, by host label and host revision (read when scraped, never kept). */
@@ -150,12 +137,17 @@ export class ProxyRelay {
     /** The revision the host's request was served under. */
     revision: string;
   }> {
-    for (const call of this.#inFlight.list()) yield call;
+    for (const call of this.#calls.list()) yield call;
+  }
+
+  /** The input flows of the calls in flight (what an upstream's request may belong to). */
+  *#flows(): IterableIterator<InputFlow> {
+    for (const call of this.#calls.list()) if (call.flow) yield call.flow;
   }
 
   /** Settles once no call is in flight (at once if none is); bound it with `withTimeout`. */
   idle(): Promise<void> {
-    if (this.#inFlight.size === 0) return Promise.resolve();
+    if (this.#calls.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waitingForIdle.push(resolve));
   }
 
@@ -164,16 +156,16 @@ export class ProxyRelay {
     this.#passHeaders?.bind(endpoint);
     serveLifecycle(endpoint, this.link.identity);
     for (const method of RELAYED_METHODS) {
-      endpoint.setRequestHandler(method, (params, ctx) => this.relay(endpoint, host, params, ctx));
+      endpoint.setRequestHandler(method, (params, ctx) => this.call(endpoint, host, params, ctx));
     }
     // A task-augmented tools/call keeps its routes past the CreateTaskResult; tasks/* reach only the host's own.
     endpoint.setRequestHandler('tools/call', (params, ctx) =>
-      this.relay(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
+      this.call(endpoint, host, params, ctx, this.tasks.legFor(endpoint, params, ctx, this.link.current)),
     );
     // The upstream's tools, as relayed, tell the HTTP server which Mcp-Param-* headers a 2026-07-28
     // host's call must carry: it refuses one that disagrees with its body (400, -32020) before relaying.
     endpoint.setRequestHandler('tools/list', async (params, ctx) =>
-      this.#listed(await this.relay(endpoint, host, params, ctx)),
+      this.#listed(await this.call(endpoint, host, params, ctx)),
     );
     declareParamHeaders(endpoint, (name) => this.#paramHeaders.get(name));
     this.tasks.attach(endpoint, () => this.link.current);
@@ -205,7 +197,7 @@ export class ProxyRelay {
 
   /**
    * Refuses new calls with `SHUTDOWN` (the host is told why) and lets the calls in flight go on: wait for
-   * {@link ProxyRelay.idle}, bounded, then {@link ProxyRelay.shutdown} what is left.
+   * {@link CallRelay.idle}, bounded, then {@link CallRelay.shutdown} what is left.
    */
   drain(why: string): void {
     this.#draining ??= why;
@@ -216,9 +208,9 @@ export class ProxyRelay {
    * and each upstream call is cancelled on the wire with that reason.
    */
   shutdown(why: string): void {
-    this.#onEvent({ type: 'shutdown', why, inFlight: this.#inFlight.size });
+    this.#onEvent({ type: 'shutdown', why, inFlight: this.#calls.size });
     const cause = new InflightError('SHUTDOWN', why);
-    for (const call of this.#inFlight.list()) call.endpoint.abortInbound(call.id, cause, false);
+    for (const call of this.#calls.list()) call.endpoint.abortInbound(call.ctx.id, cause, false);
     this.tasks.clear(); // the task table's timers and held routes go with the proxy
     this.inputs.shutdown(cause);
   }
@@ -226,18 +218,18 @@ export class ProxyRelay {
   /**
    * The one relay step: serves a host's request (`ctx` on a host-facing `endpoint`, labelled `host` in
    * events) by calling the upstream, under the relay's limits, with progress and cancellation carried
-   * both ways. {@link ProxyRelay.attach} registers it for every relayed method; call it from a handler
+   * both ways. {@link CallRelay.attach} registers it for every relayed method; call it from a handler
    * of your own to relay a method of your choosing.
    *
    * @example
    * ```ts
-   * import type { ProxyRelay } from '@mcp-inflight/proxy';
-   * declare const relay: ProxyRelay;
+   * import type { CallRelay } from '@mcp-inflight/proxy';
+   * declare const relay: CallRelay;
    * declare const endpoint: import('@mcp-inflight/core').Endpoint;
-   * endpoint.setRequestHandler('custom/run', (params, ctx) => relay.relay(endpoint, 'stdio', params, ctx));
+   * endpoint.setRequestHandler('custom/run', (params, ctx) => relay.call(endpoint, 'stdio', params, ctx));
    * ```
    */
-  async relay(
+  async call(
     endpoint: Endpoint,
     host: string,
     params: Record<string, unknown> | undefined,
@@ -245,13 +237,10 @@ export class ProxyRelay {
     task?: TaskLeg,
   ): Promise<unknown> {
     if (this.#draining !== undefined) throw new InflightError('SHUTDOWN', this.#draining);
-    const startedAt = this.#clock.now();
-    const key = this.#nextKey++;
-    this.#inFlight.set(key, { endpoint, id: ctx.id, host, revision: ctx.revision });
+    const record = new RelayedCall(this.#nextKey++, endpoint, host, ctx, params);
+    record.startedAt = this.#clock.now();
+    this.#calls.set(record.key, record);
     this.stats.calls++;
-    this.stats.inFlight++;
-    let progressIn = 0;
-    let progressOut = 0;
     // The ceiling runs from the host's request, so waiting for a (re)started upstream counts against it;
     // its parent is the host's signal, so the host's cancel, its stream closing and shutdown end it too.
     const call = new DeadlineController({
@@ -259,35 +248,6 @@ export class ProxyRelay {
       clock: this.#clock,
       parent: ctx.signal,
     });
-    const end = (outcome: CallOutcome, error?: InflightError | Error): void => {
-      this.#inFlight.delete(key);
-      this.stats.inFlight--;
-      if (this.#inFlight.size === 0) for (const resolve of this.#waitingForIdle.splice(0)) resolve();
-      const event: CallEvent = {
-        type: 'call',
-        host,
-        hostRevision: ctx.revision,
-        id: ctx.id,
-        method: ctx.method,
-        outcome,
-        progressIn,
-        progressOut,
-        ms: this.#clock.now() - startedAt,
-      };
-      const name = nameOf(params);
-      if (name !== undefined) event.name = name;
-      if (this.#logArguments && ctx.method === 'tools/call' && params?.arguments !== undefined)
-        event.arguments = argumentsForLog(params.arguments);
-      if (error instanceof InflightError) event.cause = error.code;
-      if (error)
-        event.message =
-          error instanceof InflightError && outcome === 'cancelled' ? error.wireReason() : error.message;
-      countCall(this.stats, event);
-      this.#onEvent(event);
-    };
-    // The upstream call may outlive this host request (parked for a 2026-07-28 host's input), so its
-    // deadline is the flow's to dispose, not this request's.
-    let flow: InputFlow | undefined;
     try {
       // A (re)start in progress: wait at most this call's idle limit (and the connect timeout), then
       // UPSTREAM_UNAVAILABLE while the start goes on [issue 21 item 5].
@@ -296,84 +256,112 @@ export class ProxyRelay {
         this.#served.add(upstream.endpoint);
         this.inputs.serveUpstream(upstream.endpoint);
       }
-      if (task) {
-        // A task-augmented call is relayed as one request; its task lives on in the task relay.
-        const send = this.#sender(endpoint);
-        const result = await send(() =>
-          upstream.request(ctx.method, task.params(relayedParams(params)), {
-            onprogress: (p) => {
-              progressIn++;
-              if (ctx.progress(p.progress, p.total, p.message)) progressOut++;
-            },
-            parent: call,
-            idleMs: this.idleMs,
-            ceilingMs: Number.POSITIVE_INFINITY,
-            taskRoute: task.taskRoute,
-          }),
-        );
-        end('completed');
-        // Only a task claimed in a shared directory waits (the claim goes before the answer).
-        const shaped = task.result(result);
-        return resultForHost(
-          shaped instanceof Promise ? await shaped : shaped,
-          ctx.revision,
-          ctx.method,
-          this.#cacheHints,
-        );
-      }
-      const round = { endpoint, ctx, host };
-      // A retry with a requestState from the proxy (its upstream is legacy) resumes the call it parked.
-      const legacyUpstream = upstream.revision === undefined || isLegacy(upstream.revision);
-      if (legacyUpstream && typeof params?.requestState === 'string') {
-        call.dispose();
-        flow = await this.inputs.claim(host, ctx);
-      } else {
-        const send = this.#sender(endpoint);
-        const started: InputFlow = this.inputs.start(call, round, this.idleMs, upstream.revision, (p) =>
-          send(() =>
-            upstream.request(ctx.method, relayedParams(p), {
-              onprogress: (p) => {
-                started.touch();
-                const current = started.round;
-                if (!current) return; // parked: that host request is over, and nothing follows a result
-                progressIn++;
-                if (current.ctx.progress(p.progress, p.total, p.message)) progressOut++;
-              },
-              // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
-              // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
-              // a reason naming the cause [CN25 CN24 TO5].
-              parent: call,
-              idleMs: Number.POSITIVE_INFINITY,
-              ceilingMs: Number.POSITIVE_INFINITY,
-            }),
-          ),
-        );
-        flow = started;
-      }
-      const result = await flow.drive(round);
-      end(isInputRequired(result) ? 'input-required' : 'completed');
+      if (task) return await this.#callTask(record, upstream, call, task);
+      const result = await this.#callWithInput(record, upstream, call);
+      this.#end(record, isInputRequired(result) ? 'input-required' : 'completed');
       return resultForHost(result, ctx.revision, ctx.method, this.#cacheHints);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       // UPSTREAM_CLOSED fails this call only; whether the whole upstream is gone is the link's business
       // (it watches the connection itself), since over HTTP one broken exchange leaves the rest working.
       if (e instanceof InflightError && (e.code === 'UPSTREAM_CLOSED' || e.code === 'UPSTREAM_UNAVAILABLE'))
-        end('upstream-closed', e);
-      else if (e instanceof InflightError) end('cancelled', e);
-      else end('error', e);
+        this.#end(record, 'upstream-closed', e);
+      else if (e instanceof InflightError) this.#end(record, 'cancelled', e);
+      else this.#end(record, 'error', e);
       // Thrown on: the host endpoint answers with e.toJsonRpc() (data.cause names the cause) or the
       // upstream's own JSON-RPC error, unchanged; after a host cancel nothing is sent [CN9].
       throw e;
     } finally {
-      if (!flow) call.dispose();
+      // The upstream call may outlive this host request (parked for a 2026-07-28 host's input), so its
+      // deadline is then the flow's to dispose, not this request's.
+      if (!record.flow) call.dispose();
     }
+  }
+
+  /** A task-augmented call, relayed as one request; its task lives on in the task table. */
+  async #callTask(
+    record: RelayedCall,
+    upstream: UpstreamConnection,
+    call: DeadlineController,
+    task: TaskLeg,
+  ): Promise<unknown> {
+    const { ctx } = record;
+    const send = this.#sender(record.endpoint);
+    const result = await send(() =>
+      upstream.request(ctx.method, task.params(relayedParams(record.params)), {
+        onprogress: (p) => {
+          record.progressIn++;
+          if (ctx.progress(p.progress, p.total, p.message)) record.progressOut++;
+        },
+        parent: call,
+        idleMs: this.idleMs,
+        ceilingMs: Number.POSITIVE_INFINITY,
+        taskRoute: task.taskRoute,
+      }),
+    );
+    this.#end(record, 'completed');
+    // Only a task claimed in a shared directory waits (the claim goes before the answer).
+    const shaped = task.result(result);
+    return resultForHost(
+      shaped instanceof Promise ? await shaped : shaped,
+      ctx.revision,
+      ctx.method,
+      this.#cacheHints,
+    );
+  }
+
+  /**
+   * A call that may need input on the way: a new upstream call driven by an input flow, or, for a retry
+   * carrying a requestState from the proxy (its upstream is legacy), the parked call it resumes.
+   */
+  #callWithInput(
+    record: RelayedCall,
+    upstream: UpstreamConnection,
+    call: DeadlineController,
+  ): Promise<unknown> {
+    const { ctx } = record;
+    const legacyUpstream = upstream.revision === undefined || isLegacy(upstream.revision);
+    if (legacyUpstream && typeof record.params?.requestState === 'string') {
+      call.dispose();
+      return this.inputs.claim(record.host, ctx).then((flow) => {
+        record.flow = flow;
+        return flow.drive(record);
+      });
+    }
+    const send = this.#sender(record.endpoint);
+    const flow = this.inputs.open(call, record, this.idleMs);
+    record.flow = flow;
+    flow.start(upstream.revision, (p) =>
+      send(() =>
+        upstream.request(ctx.method, relayedParams(p), {
+          onprogress: (p) => {
+            flow.touch();
+            const current = flow.round;
+            if (!current) return; // parked: that host request is over, and nothing follows a result
+            record.progressIn++;
+            if (current.ctx.progress(p.progress, p.total, p.message)) record.progressOut++;
+          },
+          // When `call` ends (host cancel, host gone, shutdown, ceiling, the flow's idle window) the
+          // upstream endpoint cancels on its own leg's terms (notification, or closing that stream) with
+          // a reason naming the cause [CN25 CN24 TO5].
+          parent: call,
+          idleMs: Number.POSITIVE_INFINITY,
+          ceilingMs: Number.POSITIVE_INFINITY,
+        }),
+      ),
+    );
+    return flow.drive(record);
+  }
+
+  /** The call is over for its host: out of the table, counted, reported (once). */
+  #end(record: RelayedCall, outcome: CallOutcome, error?: InflightError | Error): void {
+    if (!this.#calls.delete(record.key)) return;
+    if (this.#calls.size === 0) for (const resolve of this.#waitingForIdle.splice(0)) resolve();
+    const event = record.endEvent(outcome, error, this.#clock.now(), this.#logArguments);
+    countCall(this.stats, event);
+    this.#onEvent(event);
   }
 }
 
 /** Sends with the host's passed headers (`--pass-header`), or as it is. */
 const direct = <T>(send: () => T): T => send();
-
-function nameOf(params: Record<string, unknown> | undefined): string | undefined {
-  const name = params?.name ?? params?.uri;
-  return typeof name === 'string' ? name : undefined;
-}

@@ -1,0 +1,57 @@
+import type { Clock } from '@mcp-inflight/core';
+
+/**
+ * Which proxy instance relays each task, shared by every instance behind a balancer (see
+ * {@link TaskTableOptions.directory}; `RedisTaskDirectory` of `@mcp-inflight/redis` is one).
+ *
+ * @example
+ * ```ts
+ * import type { TaskDirectory } from '@mcp-inflight/proxy';
+ * declare const directory: TaskDirectory;
+ * const answer = await directory.forward('task-1', 'tasks/get', { taskId: 'task-1' });
+ * if (!answer.held) console.log('no instance holds it');
+ * ```
+ */
+export interface TaskDirectory {
+  /** Records that this instance relays `taskId` for `ttlMs`. */
+  claim(taskId: string, ttlMs: number): Promise<void>;
+  /** Keeps the task's terminal `tasks/get` answer for every instance. */
+  settle(taskId: string, answer: Record<string, unknown>): Promise<void>;
+  /** Has the instance relaying `taskId` (or what is kept of it) answer `method`. */
+  forward(
+    taskId: string,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<
+    | {
+        /** No instance holds the task: it never was, or its TTL passed. */
+        held: false;
+      }
+    | {
+        /** An instance holds it, or its end was kept. */
+        held: true;
+        /** The answer, as the holder's host would have had it. */
+        result: unknown;
+      }
+  >;
+  /** Answers what other instances forward for the tasks relayed here. */
+  serve(answer: (method: string, params: Record<string, unknown>) => Promise<unknown>): void;
+}
+
+/** Options for a `TaskTable` (task-table.ts). */
+export interface TaskTableOptions {
+  /** @default the system clock */
+  clock?: Clock;
+  /** How long a task whose upstream named no TTL stays mapped, in ms. @default 60_000 */
+  defaultTtlMs?: number;
+  /** The longest a task stays mapped, whatever its TTL. @default 3_600_000 */
+  maxTtlMs?: number;
+  /** The most tasks mapped at once; a host's task request beyond it is refused (-32010). @default 1_000 */
+  maxTasks?: number;
+  /**
+   * Where proxies behind a balancer record which instance relays each 2026-07-28 task, so a task request
+   * that lands on another instance is forwarded to it (`RedisTaskDirectory` of `@mcp-inflight/redis`).
+   * @default none: a task's requests must reach the instance that relayed it
+   */
+  directory?: TaskDirectory;
+}
