@@ -16,13 +16,13 @@ import {
   paramHeadersOf,
   relayedParams,
 } from '@mcp-inflight/core/adapter';
-import type { CacheHints } from '@mcp-inflight/server';
+import { type CacheHints, NO_CACHING } from '@mcp-inflight/server';
 import { type CallOutcome, countCall, type ProxyEvent, type ProxyStats } from './events.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';
 import type { PassHeaders } from './pass-headers.js';
 import { RelayedCall, totalsOver } from './relayed-call.js';
-import { NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
+import { RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 import type { TaskTableOptions } from './task-directory.js';
 import type { TaskLeg } from './task-leg.js';
 import { TaskTable } from './task-table.js';

@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HTTP_ERROR_CODES } from '@mcp-inflight/http';
 
 /**
- * The JSON-RPC code of a refused credential: ours, the last free one of -32003..-32019 (http's
- * `HTTP_ERROR_CODES` and core's `JsonRpcErrorCode` hold the rest).
+ * The JSON-RPC code of a refused credential: http's `Forbidden` (-32004), the one code for a request the
+ * server will not serve for who sent it, with `data.httpStatus` 401 (a 403 is a refused `Host`/`Origin`).
+ * Every code of ours is in one table: docs/architecture.md, "Error codes".
  */
-export const UNAUTHORIZED_CODE = -32019;
+export const UNAUTHORIZED_CODE = HTTP_ERROR_CODES.Forbidden;
 
 /**
  * A check of `Authorization: Bearer <token>` against `tokens`. Each candidate is hashed and compared with
@@ -40,7 +42,11 @@ export function unauthorized(res: ServerResponse): void {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: null,
-    error: { code: UNAUTHORIZED_CODE, message: 'Unauthorized: send Authorization: Bearer <token>' },
+    error: {
+      code: UNAUTHORIZED_CODE,
+      message: 'Unauthorized: send Authorization: Bearer <token>',
+      data: { httpStatus: 401 },
+    },
   });
   res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(body);
 }

@@ -30,7 +30,7 @@ export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-bro
 export { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
 export { PassHeaders } from './pass-headers.js';
 export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
-export { capabilitiesForHosts, NO_CACHING, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
+export { capabilitiesForHosts, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 export { type ProxyStatsSources, serveProxyStats } from './stats.js';
 export type { TaskDirectory, TaskTableOptions } from './task-directory.js';
 export type { TaskLeg } from './task-leg.js';

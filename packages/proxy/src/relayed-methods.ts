@@ -25,18 +25,6 @@ export const RELAYED_METHODS: readonly string[] = [
   'completion/complete',
 ];
 
-/**
- * Caching hints a 2026-07-28 host gets on a cacheable result whose upstream (legacy) sent none: fresh
- * every time and never shared, the only claim the proxy can make about a result it did not produce [CA1].
- *
- * @example
- * ```ts
- * import { NO_CACHING } from './relayed-methods.js';
- * NO_CACHING; // { ttlMs: 0, cacheScope: 'private' }
- * ```
- */
-export const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
-
 /** Results 2026-07-28 requires to carry `ttlMs` and `cacheScope` [CA1]. */
 const CACHEABLE = new Set([
   'tools/list',
@@ -54,7 +42,8 @@ const CACHEABLE = new Set([
  *
  * @example
  * ```ts
- * import { NO_CACHING, resultForHost } from './relayed-methods.js';
+ * import { NO_CACHING } from '@mcp-inflight/server';
+ * import { resultForHost } from './relayed-methods.js';
  * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18', 'tools/call', NO_CACHING); // { content: [] }
  * resultForHost({ tools: [] }, '2026-07-28', 'tools/list', NO_CACHING); // { tools: [], ttlMs: 0, cacheScope: 'private' }
  * ```

@@ -276,10 +276,9 @@ export class TaskTable {
   }
 
   #find(host: Endpoint, params: Record<string, unknown> | undefined, ctx: RequestContext): RelayedTask {
-    // TODO(error codes): server's tasks answer these two errors with its own helpers (`missingCapability`,
-    // `notFound` in server/src/tasks/serve-tasks.ts), not exported; -32021 belongs in the one table.
+    // The same answers as server's own tasks methods give (rule 9: an unknown task and another host's read alike).
     if (!isLegacy(ctx.revision) && !declaresTasksExtension(ctx.meta))
-      throw new JsonRpcError(-32021, 'Missing required client capability', {
+      throw new JsonRpcError(JsonRpcErrorCode.MissingClientCapability, 'Missing required client capability', {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
     const id = params?.taskId;

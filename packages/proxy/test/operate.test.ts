@@ -61,7 +61,10 @@ describe('upstream and inbound auth', () => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'host-a' }]) {
       const refused = await post(p.url, headers);
       expect(refused.status).toBe(401);
-      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32019 } });
+      expect(await refused.json()).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32004, data: { httpStatus: 401 } },
+      });
     }
     const preflight = (from: string) =>
       fetch(p.url, {

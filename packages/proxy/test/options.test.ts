@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NO_CACHING } from '@mcp-inflight/server';
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
 import { USAGE } from '../src/flags.js';
 import { parseProxyArgs } from '../src/options.js';
-import { capabilitiesForHosts, NO_CACHING, resultForHost } from '../src/relayed-methods.js';
+import { capabilitiesForHosts, resultForHost } from '../src/relayed-methods.js';
 
 describe('parseProxyArgs', () => {
   it('has the documented defaults', () => {
