@@ -81,10 +81,10 @@ export class Endpoint {
       hub.events?.emit('error', error, context);
       onError?.(error, context);
     };
-    // Each table gets its settings as one literal, not `{ ...shared, more }`: on Node 20 that spread made
-    // a new hidden class per endpoint (~10 µs each and old-space garbage), and a 2026-07-28 HTTP server
-    // makes an endpoint per request.
-    this.#inbound = new InboundRequests({
+    // Both tables share one settings literal, not `{ ...shared, more }` each: on Node 20 that spread made a
+    // new hidden class per endpoint (13-27 -> 0.5 µs per `new Endpoint()` in the bench), and a 2026-07-28
+    // HTTP server makes an endpoint per request.
+    const settings = {
       hub,
       onError: this.#onError,
       role: this.role,
@@ -96,21 +96,14 @@ export class Endpoint {
       handlerCeilingMs: options.handlerCeilingMs ?? Number.POSITIVE_INFINITY,
       admission: options.admission,
       owner: this,
-    });
-    this.#outbound = new OutboundRequests({
-      hub,
-      onError: this.#onError,
-      role: this.role,
-      transport: this.transport,
-      channel: this.channel,
-      clock: this.clock,
-      progressRelay: this.progressRelay,
       idleMs: options.idleMs ?? 60_000,
       ceilingMs: options.ceilingMs ?? 600_000,
       clientInfo: options.clientInfo,
       clientCapabilities: options.clientCapabilities ?? {},
-    });
-    this.#receiver = new Receiver(this, this.#inbound, this.#outbound, this.#onError);
+    };
+    this.#inbound = new InboundRequests(settings);
+    this.#outbound = new OutboundRequests(settings);
+    this.#receiver = new Receiver(this, this.#inbound, this.#outbound);
     this.#receiver.handlers.set('ping', () => ({}));
   }
 

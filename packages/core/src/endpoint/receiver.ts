@@ -57,16 +57,11 @@ export class Receiver {
   readonly #outbound: OutboundRequests;
   readonly #onError: (error: unknown, context: string) => void;
 
-  constructor(
-    host: ReceiverHost,
-    inbound: InboundRequests,
-    outbound: OutboundRequests,
-    onError: (error: unknown, context: string) => void,
-  ) {
+  constructor(host: ReceiverHost, inbound: InboundRequests, outbound: OutboundRequests) {
     this.#host = host;
     this.#inbound = inbound;
     this.#outbound = outbound;
-    this.#onError = onError;
+    this.#onError = inbound.settings.onError;
   }
 
   /** Text that was not JSON: a server answers -32700; a client only counts it [S5]. */
