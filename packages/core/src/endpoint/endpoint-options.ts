@@ -4,6 +4,7 @@ import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import type { ProgressRelay } from '../relay/progress-relay.js';
 import type { Revision } from '../revisions/revisions.js';
 import type { Channel } from './channel.js';
+import type { EventHub } from './events.js';
 
 /**
  * Options for an `Endpoint`.
@@ -112,4 +113,27 @@ export interface EndpointStats {
   badInput: number;
   /** Errors passed to `onError` (thrown by callbacks or by the channel, invalid answers to our calls). */
   errors: number;
+}
+
+/** What an endpoint's request tables share: one literal per endpoint, built by its constructor. @internal */
+export interface EndpointSettings {
+  role: Role;
+  transport: TransportKind;
+  channel: Channel;
+  clock: Clock;
+  progressRelay: ProgressRelay;
+  onError: (error: unknown, context: string) => void;
+  hub: EventHub;
+  /** Idle limit and ceiling of inbound handlers, unless a handler has its own. */
+  handlerIdleMs: number;
+  handlerCeilingMs: number;
+  /** Asked before each handler runs; none: every request runs at once. */
+  admission: Admission | undefined;
+  /** Whose requests these are, for the admission's shares (the endpoint). */
+  owner: object;
+  /** Default idle limit and ceiling of outbound requests. */
+  idleMs: number;
+  ceilingMs: number;
+  clientInfo: Record<string, unknown> | undefined;
+  clientCapabilities: Record<string, unknown>;
 }

@@ -8,7 +8,12 @@ import { isLegacy, isRevision, LATEST_LEGACY_REVISION, type Revision } from '../
 import type { RequestId } from '../schemas/types.js';
 import type { Channel } from './channel.js';
 import type { HandlerLimits, NotificationHandler, RequestHandler } from './context.js';
-import { DEFAULT_MAX_BATCH_ELEMENTS, type EndpointOptions, type EndpointStats } from './endpoint-options.js';
+import {
+  DEFAULT_MAX_BATCH_ELEMENTS,
+  type EndpointOptions,
+  type EndpointSettings,
+  type EndpointStats,
+} from './endpoint-options.js';
 import { createEmitter, type EndpointEvents, type EventHub } from './events.js';
 import { InboundRequests } from './inbound.js';
 import type { JsonRpcMessage } from './messages.js';
@@ -84,7 +89,7 @@ export class Endpoint {
     // Both tables share one settings literal, not `{ ...shared, more }` each: on Node 20 that spread made a
     // new hidden class per endpoint (13-27 -> 0.5 µs per `new Endpoint()` in the bench), and a 2026-07-28
     // HTTP server makes an endpoint per request.
-    const settings = {
+    const settings: EndpointSettings = {
       hub,
       onError: this.#onError,
       role: this.role,

@@ -1,16 +1,14 @@
-import type { Admission, AdmissionTicket } from '../admission/admission.js';
-import type { Clock } from '../clock/clock.js';
+import type { AdmissionTicket } from '../admission/admission.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
-import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+import type { ProgressRoute } from '../relay/progress-relay.js';
 import type { Revision } from '../revisions/revisions.js';
 import { isTokenOrId } from '../schemas/guards.js';
 import type { ProgressToken, RequestId } from '../schemas/types.js';
 import type { BatchCollector } from './batch.js';
-import type { Channel, SendIntent } from './channel.js';
+import type { SendIntent } from './channel.js';
 import type { HandlerLimits, HandlerOptions, RequestContext, RequestHandler } from './context.js';
-import type { EventHub } from './events.js';
+import type { EndpointSettings } from './endpoint-options.js';
 import { hasTask, metaOf } from './messages.js';
 
 /** One request of the peer's, as the endpoint hands it to the inbound table. */
@@ -32,22 +30,8 @@ export interface InboundRequest {
   readonly parts: number;
 }
 
-/** Shared settings for the inbound table (`InboundRequests`). */
-export interface InboundSettings {
-  role: Role;
-  transport: TransportKind;
-  channel: Channel;
-  clock: Clock;
-  progressRelay: ProgressRelay;
-  handlerIdleMs: number;
-  handlerCeilingMs: number;
-  onError: (error: unknown, context: string) => void;
-  hub: EventHub;
-  /** Asked before each handler runs; none: every request runs at once. */
-  admission: Admission | undefined;
-  /** Whose requests these are, for the admission's shares (the endpoint). */
-  owner: object;
-}
+/** The inbound table's settings: the endpoint's. */
+export type InboundSettings = EndpointSettings;
 
 /** What a call reads of the table it is in. */
 export interface CallTable {

@@ -1,10 +1,7 @@
-import type { Clock } from '../clock/clock.js';
 import type { DeadlineController } from '../deadline/deadline-controller.js';
 import { linkSignal } from '../deadline/link-signal.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
-import type { ProgressRelay } from '../relay/progress-relay.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -16,8 +13,8 @@ import type { ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import { copyWith } from '../util/copy-with.js';
 import { IdTable } from '../util/id-table.js';
-import type { Channel } from './channel.js';
-import type { EventHub, Outcome } from './events.js';
+import type { EndpointSettings } from './endpoint-options.js';
+import type { Outcome } from './events.js';
 import { hasTask, JsonRpcError, type JsonRpcMessage, metaOf, type ProgressFields } from './messages.js';
 import { Pending, type RequestOptions, type TaskRouteHooks } from './outbound-call.js';
 
@@ -26,20 +23,8 @@ export type { RequestOptions, TaskRouteHooks } from './outbound-call.js';
 /** At most this many ended calls wait for a late result to hand to their task hooks. */
 const LATE_TASK_HOOKS = 64;
 
-/** Shared settings for {@link OutboundRequests}. */
-export interface OutboundSettings {
-  role: Role;
-  transport: TransportKind;
-  channel: Channel;
-  clock: Clock;
-  progressRelay: ProgressRelay;
-  idleMs: number;
-  ceilingMs: number;
-  clientInfo: Record<string, unknown> | undefined;
-  clientCapabilities: Record<string, unknown>;
-  hub: EventHub;
-  onError: (error: unknown, context: string) => void;
-}
+/** The outbound table's settings: the endpoint's. */
+export type OutboundSettings = EndpointSettings;
 
 /**
  * Requests we sent, in flight: a minted progress token on every one (so idle reset works without a
