@@ -1,7 +1,7 @@
 import type { AdmissionTicket } from '../admission/admission.js';
 import type { DeadlineController } from '../deadline/deadline-controller.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
-import { InflightError } from '../errors/inflight-error.js';
+import { InflightError, type JsonRpcErrorObject } from '../errors/inflight-error.js';
 import type { ProgressRoute } from '../relay/progress-relay.js';
 import { isLegacy, type Revision } from '../revisions/revisions.js';
 import type { RequestId } from '../schemas/types.js';
@@ -220,7 +220,7 @@ export class InboundRequests implements CallTable {
     if (entry.suppress) {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
-    } else this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+    } else this.#reply(entry.batch, entry.id, errorResponseFor(entry.id, cause));
   }
 
   /** A waiting request that will never run: answered with `cause`, or ended with no response. */
@@ -233,7 +233,7 @@ export class InboundRequests implements CallTable {
     this.settings.admission!.withdraw(queued.ticket, cancelled);
     this.#queued.delete(id);
     this.#recentlyDone.add(id);
-    if (cause) return this.#reply(queued.batch, id, errorResponse(id, ...jsonRpcArgs(cause)));
+    if (cause) return this.#reply(queued.batch, id, errorResponseFor(id, cause));
     queued.batch?.add(undefined);
     this.#suppressed(id);
   }
@@ -314,13 +314,6 @@ function withResultType(result: unknown, revision: Revision): unknown {
   return { resultType: 'complete', ...value };
 }
 
-function jsonRpcArgs(error: {
-  toJsonRpc(): { code: number; message: string; data?: unknown };
-}): [number, string, unknown] {
-  const e = error.toJsonRpc();
-  return [e.code, e.message, e.data];
-}
-
 /**
  * The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails).
  */
@@ -333,10 +326,18 @@ export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage 
 }
 
 function describeError(id: RequestId, error: unknown): JsonRpcMessage {
-  if (error instanceof InflightError) return errorResponse(id, ...jsonRpcArgs(error));
   if (typeof error === 'object' && error !== null) {
-    const e = error as { code?: unknown; message?: unknown; data?: unknown; toJsonRpc?: unknown };
-    if (typeof e.toJsonRpc === 'function') return errorResponse(id, ...jsonRpcArgs(e as never));
+    // An InflightError (of any copy of this package) and anything else that says how it goes on the wire.
+    const e = error as {
+      code?: unknown;
+      message?: unknown;
+      data?: unknown;
+      toJsonRpc?: () => JsonRpcErrorObject;
+    };
+    if (typeof e.toJsonRpc === 'function') {
+      const { code, message, data } = e.toJsonRpc();
+      return errorResponse(id, code, message, data);
+    }
     if (typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string') {
       return errorResponse(id, e.code, e.message, e.data);
     }
