@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { InflightError, limitPassed } from '../errors/inflight-error.js';
+import { InflightError, type LimitFacts, limitWithoutStack } from '../errors/inflight-error.js';
 import { type QueueEntry, TimerQueue, type TouchRun } from '../timers/timer-queue.js';
 
 /**
@@ -57,31 +57,6 @@ interface Rare {
   ceilingLimitMs: number | undefined;
   /** Set for a scope: the deadline whose updates its messages count. */
   countsOf: DeadlineController | undefined;
-}
-
-/** What a limit's error says of the call: one literal shape for every firing. */
-type LimitFacts = { elapsedMs: number; progressCount: number; limitMs: number };
-
-/**
- * Builds a limit's error without capturing a stack: it is raised by the shared timer, whose frames say
- * nothing about the call, and capturing them is most of what firing a deadline costs (10,000 deadlines
- * falling due together spent about 5 of every 6 microseconds on it).
- */
-function withoutStack(kind: 'IDLE_TIMEOUT' | 'CEILING', details: LimitFacts): InflightError {
-  const errorClass = Error as { stackTraceLimit?: number };
-  const limit = errorClass.stackTraceLimit;
-  // An engine without the knob, or a frozen `Error` (a hardened realm), gets an ordinary error.
-  if (typeof limit !== 'number') return limitPassed(kind, details);
-  try {
-    errorClass.stackTraceLimit = 0;
-  } catch {
-    return limitPassed(kind, details);
-  }
-  try {
-    return limitPassed(kind, details);
-  } finally {
-    errorClass.stackTraceLimit = limit;
-  }
 }
 
 const LIVE = 0;
@@ -364,9 +339,9 @@ export class DeadlineController implements QueueEntry {
     const ceilingAt = this.#ceilingAt();
     if (ceilingAt <= now && ceilingAt <= idleAt) {
       const limitMs = this.#rare?.ceilingLimitMs ?? this.ceilingMs;
-      this.#abort(withoutStack('CEILING', this.#facts(now, limitMs)));
+      this.#abort(limitWithoutStack('CEILING', this.#facts(now, limitMs)));
     } else if (idleAt <= now) {
-      this.#abort(withoutStack('IDLE_TIMEOUT', this.#facts(now, this.idleMs)));
+      this.#abort(limitWithoutStack('IDLE_TIMEOUT', this.#facts(now, this.idleMs)));
     }
     return this.#state === ABORTED;
   }

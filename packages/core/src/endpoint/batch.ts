@@ -1,5 +1,6 @@
+import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { Channel } from './channel.js';
-import type { JsonRpcMessage } from './messages.js';
+import { errorResponse, type JsonRpcMessage } from './messages.js';
 
 /**
  * Collects the responses to one 2025-03-26 batch and writes them as one array, answering in kind [J9].
@@ -39,4 +40,19 @@ export class BatchCollector {
     this.#sealed = false; // write once
     if (this.#responses.length > 0) this.#channel.write(this.#responses);
   }
+}
+
+export const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatchElements (${max})`;
+
+/**
+ * The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit, with
+ * `data: { elements, maxBatchElements }`. For transports that refuse a batch before it reaches an endpoint.
+ */
+export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
+  return errorResponse(
+    null,
+    JsonRpcErrorCode.InvalidRequest,
+    `Invalid Request: ${batchTooLargeWhy(maxBatchElements)}`,
+    { elements, maxBatchElements },
+  );
 }

@@ -1,149 +1,27 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { Admission } from '../admission/admission.js';
 import { type Clock, systemClock, type TimerHandle } from '../clock/clock.js';
-import { JsonRpcErrorCode } from '../errors/causes.js';
 import { InflightError } from '../errors/inflight-error.js';
 import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { ProgressRelay } from '../relay/progress-relay.js';
-import {
-  allowsBatches,
-  isLegacy,
-  isRevision,
-  LATEST_LEGACY_REVISION,
-  MODERN_REVISION,
-  metaVersionOf,
-  negotiateLegacy,
-  REVISIONS,
-  type Revision,
-  revisionOf,
-} from '../revisions/revisions.js';
-import { isCancelledParams, isProgressParams } from '../schemas/guards.js';
+import { isLegacy, isRevision, LATEST_LEGACY_REVISION, type Revision } from '../revisions/revisions.js';
 import type { RequestId } from '../schemas/types.js';
-import { BatchCollector } from './batch.js';
 import type { Channel } from './channel.js';
-import type { HandlerLimits, HandlerOptions, NotificationHandler, RequestHandler } from './context.js';
+import type { HandlerLimits, NotificationHandler, RequestHandler } from './context.js';
+import {
+  DEFAULT_MAX_BATCH_ELEMENTS,
+  type EndpointOptions,
+  type EndpointSettings,
+  type EndpointStats,
+} from './endpoint-options.js';
 import { createEmitter, type EndpointEvents, type EventHub } from './events.js';
 import { InboundRequests } from './inbound.js';
-import {
-  classify,
-  errorResponse,
-  type JsonRpcMessage,
-  type MessageFields,
-  type ProgressFields,
-} from './messages.js';
+import type { JsonRpcMessage } from './messages.js';
 import { OutboundRequests, type RequestOptions } from './outbound.js';
+import { Receiver } from './receiver.js';
 
-/** Requests 2026-07-28 removed: answered -32601 there, whoever registered a handler [TO10 M12]. */
-const REMOVED_IN_MODERN: ReadonlySet<string> = new Set(['ping', 'initialize']);
-
-/**
- * Options for an {@link Endpoint}.
- *
- * @example
- * ```ts
- * import { Endpoint, type EndpointOptions } from '@mcp-inflight/core';
- * const options: EndpointOptions = {
- *   role: 'client',
- *   transport: 'stdio',
- *   channel: { write: (message) => console.log(JSON.stringify(message)) },
- *   idleMs: 10_000, // outbound calls end after 10 s without progress…
- *   ceilingMs: 120_000, // …and after 2 min, whatever progress says
- *   onError: (error, context) => console.error(context, error),
- * };
- * const client = new Endpoint(options);
- * ```
- */
-export interface EndpointOptions {
-  /** Which side we are: decides who may send progress and cancels (2026-07-28 narrows both). */
-  role: Role;
-  /** Which transport carries us: decides how a cancel is signalled. */
-  transport: TransportKind;
-  /** Where messages are written. */
-  channel: Channel;
-  /** @default systemClock */
-  clock?: Clock;
-  /** Share one relay (and its counters) among endpoints. @default a new relay on `clock` */
-  progressRelay?: ProgressRelay;
-  /** The session's revision when known up front (an HTTP header, a pinned client). Set by `initialize`. */
-  revision?: Revision;
-  /** Who we are, stamped on every 2026-07-28 request we send unless the request names itself [M4]. */
-  clientInfo?: {
-    /** The implementation's name. */
-    name: string;
-    /** Its version. */
-    version: string;
-    [key: string]: unknown;
-  };
-  /** What we offer, stamped on every 2026-07-28 request we send [M2]. @default {} */
-  clientCapabilities?: Record<string, unknown>;
-  /** Default idle limit for outbound requests. @default 60_000 */
-  idleMs?: number | undefined;
-  /** Default hard ceiling for outbound requests. @default 600_000 */
-  ceilingMs?: number | undefined;
-  /** Idle limit for inbound handlers (reset by their own progress). @default Infinity */
-  handlerIdleMs?: number | undefined;
-  /** Hard ceiling for inbound handlers. @default Infinity */
-  handlerCeilingMs?: number | undefined;
-  /**
-   * Told about failures that must not stop the endpoint: a notification handler that threw, a response
-   * the channel could not write. The endpoint keeps serving either way. @default ignore (counted in stats)
-   */
-  onError?: (error: unknown, context: string) => void;
-  /**
-   * The most elements a 2025-03-26 batch may have; a larger one is refused whole with one `-32600`
-   * (`id: null`) naming the limit, since every element's answer would go out in one message (a 2 MB body
-   * of a million invalid elements asked for a 113 MB answer). @default 1_000 (`DEFAULT_MAX_BATCH_ELEMENTS`)
-   */
-  maxBatchElements?: number | undefined;
-  /**
-   * Asked before each inbound handler runs: at most its `maxInFlight` handlers at once over every endpoint
-   * that shares it, a bounded queue, `-32010` beyond it, a cancel that takes a waiting request out at once.
-   * Transports give one to each server endpoint (stdio: one per connection; HTTP: one per server).
-   * @default none: every request runs at once
-   */
-  admission?: Admission;
-}
-
-/**
- * The default bound on a 2025-03-26 batch's elements ({@link EndpointOptions.maxBatchElements}).
- */
-export const DEFAULT_MAX_BATCH_ELEMENTS = 1_000;
-
-/**
- * Counters for one endpoint.
- *
- * @example
- * ```ts
- * import type { Endpoint, EndpointStats } from '@mcp-inflight/core';
- * declare const endpoint: Endpoint;
- * const stats: EndpointStats = endpoint.stats; // a snapshot: read `stats` again for new numbers
- * if (stats.lateResponses + stats.lateResults > 0) console.warn('answers came after the calls ended', stats);
- * ```
- */
-export interface EndpointStats {
-  /** Requests from the peer being handled now. */
-  inboundInFlight: number;
-  /** Requests from the peer waiting for admission (`EndpointOptions.admission`): not started yet. */
-  inboundQueued: number;
-  /** Our requests waiting for their answer. */
-  outboundInFlight: number;
-  /** Progress tokens held by outbound requests (minted per request, released when it settles). */
-  outboundTokens: number;
-  /** Responses that came after their request had ended (absorbed). */
-  lateResponses: number;
-  /** Handler results or errors that came after their request had ended (absorbed). */
-  lateResults: number;
-  /** Cancels that matched no request in flight when they arrived, or named `initialize` [CN7 CN11]. */
-  ignoredCancels: number;
-  /** Cancels that arrived before their request and still won (rule 3). */
-  earlyCancelsApplied: number;
-  /** Notifications ignored: malformed, or for a method nobody handles [CN15]. */
-  ignoredNotifications: number;
-  /** Input that was not JSON, when we are the client (a client does not answer it). */
-  badInput: number;
-  /** Errors passed to `onError` (thrown by callbacks or by the channel, invalid answers to our calls). */
-  errors: number;
-}
+export { batchTooLarge } from './batch.js';
+export { DEFAULT_MAX_BATCH_ELEMENTS, type EndpointOptions, type EndpointStats } from './endpoint-options.js';
 
 /**
  * One JSON-RPC connection (a stdio pipe, an HTTP session, or one stateless 2026-07-28 request) with the
@@ -183,14 +61,11 @@ export class Endpoint {
   readonly maxBatchElements: number;
   /** Asked before each inbound handler runs ({@link EndpointOptions.admission}), if any. */
   readonly admission: Admission | undefined;
-  #handlers = new Map<string, RequestHandler>();
-  #handlerLimits = new Map<string, HandlerOptions>();
-  #notificationHandlers = new Map<string, NotificationHandler>();
   #inbound: InboundRequests;
   #outbound: OutboundRequests;
+  /** Sorts what the peer sent; holds the handlers. */
+  #receiver: Receiver;
   #closed = false;
-  #ignoredNotifications = 0;
-  #badInput = 0;
   #errors = { count: 0 };
   #onError: (error: unknown, context: string) => void;
   #hub: EventHub = { events: undefined };
@@ -211,10 +86,10 @@ export class Endpoint {
       hub.events?.emit('error', error, context);
       onError?.(error, context);
     };
-    // Each table gets its settings as one literal, not `{ ...shared, more }`: on Node 20 that spread made
-    // a new hidden class per endpoint (~10 µs each and old-space garbage), and a 2026-07-28 HTTP server
-    // makes an endpoint per request.
-    this.#inbound = new InboundRequests({
+    // Both tables share one settings literal, not `{ ...shared, more }` each: on Node 20 that spread made a
+    // new hidden class per endpoint (13-27 -> 0.5 µs per `new Endpoint()` in the bench), and a 2026-07-28
+    // HTTP server makes an endpoint per request.
+    const settings: EndpointSettings = {
       hub,
       onError: this.#onError,
       role: this.role,
@@ -226,21 +101,15 @@ export class Endpoint {
       handlerCeilingMs: options.handlerCeilingMs ?? Number.POSITIVE_INFINITY,
       admission: options.admission,
       owner: this,
-    });
-    this.#outbound = new OutboundRequests({
-      hub,
-      onError: this.#onError,
-      role: this.role,
-      transport: this.transport,
-      channel: this.channel,
-      clock: this.clock,
-      progressRelay: this.progressRelay,
       idleMs: options.idleMs ?? 60_000,
       ceilingMs: options.ceilingMs ?? 600_000,
       clientInfo: options.clientInfo,
       clientCapabilities: options.clientCapabilities ?? {},
-    });
-    this.#handlers.set('ping', () => ({}));
+    };
+    this.#inbound = new InboundRequests(settings);
+    this.#outbound = new OutboundRequests(settings);
+    this.#receiver = new Receiver(this, this.#inbound, this.#outbound);
+    this.#receiver.handlers.set('ping', () => ({}));
   }
 
   /**
@@ -254,15 +123,15 @@ export class Endpoint {
     handler: RequestHandler,
     limits?: HandlerLimits & { bypassesAdmission?: boolean },
   ): this {
-    this.#handlers.set(method, handler);
-    if (limits) this.#handlerLimits.set(method, limits);
-    else this.#handlerLimits.delete(method);
+    this.#receiver.handlers.set(method, handler);
+    if (limits) this.#receiver.handlerLimits.set(method, limits);
+    else this.#receiver.handlerLimits.delete(method);
     return this;
   }
 
   /** The handler serving `method`, if one is set (multi round-trip requests answer input requests with it). */
   requestHandler(method: string): RequestHandler | undefined {
-    return this.#handlers.get(method);
+    return this.#receiver.handlers.get(method);
   }
 
   /** The default limits of outbound requests (`EndpointOptions.idleMs` / `ceilingMs`). */
@@ -283,7 +152,7 @@ export class Endpoint {
 
   /** Receives `method` notifications (cancel and progress are handled by the endpoint itself). */
   setNotificationHandler(method: string, handler: NotificationHandler): this {
-    this.#notificationHandlers.set(method, handler);
+    this.#receiver.notificationHandlers.set(method, handler);
     return this;
   }
 
@@ -322,8 +191,8 @@ export class Endpoint {
       lateResults: this.#inbound.lateResults,
       ignoredCancels: this.#inbound.ignoredCancels,
       earlyCancelsApplied: this.#inbound.earlyCancelsApplied,
-      ignoredNotifications: this.#ignoredNotifications,
-      badInput: this.#badInput,
+      ignoredNotifications: this.#receiver.ignoredNotifications,
+      badInput: this.#receiver.badInput,
       errors: this.#errors.count,
     };
   }
@@ -338,14 +207,7 @@ export class Endpoint {
     try {
       value = JSON.parse(text);
     } catch {
-      if (this.role === 'client') {
-        this.#badInput++;
-        return;
-      }
-      this.channel.write(
-        errorResponse(null, JsonRpcErrorCode.ParseError, 'Parse error: the input is not valid JSON'),
-      );
-      return;
+      return this.#receiver.notJson();
     }
     this.receive(value, text);
   }
@@ -357,8 +219,8 @@ export class Endpoint {
    */
   receive(value: unknown, source?: string | number): void {
     if (this.#closed) return;
-    if (Array.isArray(value)) return this.#receiveBatch(value, source);
-    this.#receiveOne(value, undefined, source, 1);
+    if (Array.isArray(value)) return this.#receiver.batch(value, source);
+    this.#receiver.one(value, undefined, source, 1);
   }
 
   /** Sends a request and waits for its result, within its deadline. Rejects with `InflightError` or `JsonRpcError`. */
@@ -460,179 +322,4 @@ export class Endpoint {
     this.#outbound.failAll(cause ?? (() => new InflightError('UPSTREAM_CLOSED')));
     this.#inbound.abortAll(inboundCause ?? (() => new InflightError('DISCONNECTED')), true);
   }
-
-  #receiveBatch(values: unknown[], source: string | number | undefined): void {
-    // Batches exist only in 2025-03-26 [J9 J13]; an empty one is invalid. The spec names no error for one
-    // over maxBatchElements: it is refused whole, so its answer stays one small message.
-    const n = values.length;
-    const max = this.maxBatchElements;
-    const why =
-      n === 0
-        ? 'an empty batch'
-        : !(this.revision && allowsBatches(this.revision))
-          ? 'batches are not part of this revision'
-          : n > max
-            ? batchTooLargeWhy(max)
-            : undefined;
-    if (why) {
-      if (this.role === 'client') return void this.#badInput++; // a client answers no batch it did not send
-      this.channel.write(errorResponse(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
-      return;
-    }
-    const batch = new BatchCollector(this.channel);
-    for (const value of values) this.#receiveOne(value, batch, source, n);
-    batch.seal();
-  }
-
-  #receiveOne(
-    value: unknown,
-    batch: BatchCollector | undefined,
-    source: string | number | undefined,
-    parts: number,
-  ): void {
-    // The hot path: progress skips classification and allocates nothing until it is routed.
-    const m = value as MessageFields | null;
-    if (m !== null && typeof m === 'object' && m.method === 'notifications/progress' && m.id === undefined) {
-      // `message` is checked by the route for the revisions that have it (2024-11-05 ignores it).
-      if (m.jsonrpc === '2.0' && isProgressParams(m.params, false))
-        this.#outbound.progress(m.params as ProgressFields);
-      else this.#ignoredNotifications++; // invalid notifications are ignored [CN15]
-      return;
-    }
-    const c = classify(value);
-    switch (c.kind) {
-      case 'request':
-        return this.#onRequest(c.id, c.method, c.params, batch, source, parts);
-      case 'notification':
-        return this.#onNotification(c.method, c.params);
-      case 'response':
-        return this.#outbound.response(c.id, c.result, c.error);
-      case 'invalid': {
-        // Only something that tried to be a request is answered: never a response (two endpoints would
-        // answer each other's errors forever), never a notification [CN15], and never by a 2026-07-28
-        // client, which writes no responses [S5].
-        if (!c.answerable || (this.role === 'client' && this.revision === MODERN_REVISION)) {
-          // A broken answer to a call of ours (both result and error, a malformed error) is reported and
-          // dropped: the call stays pending, to end by a valid answer or its deadline. Others are counted.
-          if (this.#outbound.has(c.id)) {
-            this.#onError(new Error(`invalid response ${JSON.stringify(c.id)}: ${c.message}`), 'response');
-          } else this.#ignoredNotifications++;
-          return;
-        }
-        this.#write(errorResponse(c.id, c.code, `Invalid Request: ${c.message}`), batch, undefined);
-      }
-    }
-  }
-
-  /** Writes a reply, or adds it to the batch it belongs to. */
-  #write(message: JsonRpcMessage, batch: BatchCollector | undefined, related: RequestId | undefined): void {
-    if (batch) {
-      batch.expect();
-      batch.add(message);
-    } else
-      this.channel.write(
-        message,
-        related,
-        related === undefined ? undefined : { kind: 'response', id: related },
-      );
-  }
-
-  #onRequest(
-    id: RequestId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    batch: BatchCollector | undefined,
-    source: string | number | undefined,
-    parts: number,
-  ): void {
-    const reply = (message: JsonRpcMessage): void => this.#write(message, batch, id);
-    let revision = revisionOf({ params }, this.revision);
-    if (revision === undefined) {
-      const requested = metaVersionOf({ params });
-      if (requested !== undefined) {
-        return reply(
-          errorResponse(id, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-            supported: REVISIONS,
-            requested,
-          }),
-        );
-      }
-      revision = LATEST_LEGACY_REVISION; // no session yet and no envelope: serve leniently as legacy
-    }
-    const handler =
-      isLegacy(revision) || !REMOVED_IN_MODERN.has(method) ? this.#handlers.get(method) : undefined;
-    if (!handler) return reply(errorResponse(id, JsonRpcErrorCode.MethodNotFound, methodNotFound(method)));
-    batch?.expect();
-    const onResult =
-      method === 'initialize'
-        ? (result: unknown) => {
-            const chosen = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-            this.revision = negotiateLegacy(chosen, this.transport);
-          }
-        : undefined;
-    this.#inbound.dispatch(
-      id,
-      method,
-      params,
-      revision,
-      handler,
-      batch,
-      onResult,
-      this.#handlerLimits.get(method),
-      source,
-      parts,
-    );
-  }
-
-  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
-    const revision = revisionOf({ params }, this.revision);
-    if (method === 'notifications/cancelled') {
-      // A malformed cancel, or one without an id (2025-11-25 allows that shape only for tasks, which use
-      // tasks/cancel [CN16]), is ignored quietly [CN15].
-      if (!params || !isCancelledParams(params, false)) {
-        this.#ignoredNotifications++;
-        return;
-      }
-      const cancel = params as { requestId?: unknown; reason?: unknown };
-      // A client is told so by a server ending its listen stream [CN3]; otherwise a cancel is for inbound work.
-      if (this.role !== 'client' || !this.#outbound.endedByPeer(cancel.requestId as RequestId))
-        this.#inbound.cancel(cancel.requestId as RequestId, cancel.reason as string | undefined);
-    }
-    const handler = this.#notificationHandlers.get(method);
-    if (!handler) {
-      if (method !== 'notifications/cancelled') this.#ignoredNotifications++;
-      return;
-    }
-    try {
-      handler(params, revision);
-    } catch (error) {
-      // A listener's bug must not reach the read loop.
-      this.#onError(error, `notification handler for ${method}`);
-    }
-  }
-}
-
-const batchTooLargeWhy = (max: number): string => `a batch of more than maxBatchElements (${max})`;
-
-/**
- * The one answer to a batch over `maxBatchElements`: `-32600`, `id: null`, naming the limit, with
- * `data: { elements, maxBatchElements }`. For transports that refuse a batch before it reaches an endpoint.
- */
-export function batchTooLarge(elements: number, maxBatchElements: number): JsonRpcMessage {
-  return errorResponse(
-    null,
-    JsonRpcErrorCode.InvalidRequest,
-    `Invalid Request: ${batchTooLargeWhy(maxBatchElements)}`,
-    { elements, maxBatchElements },
-  );
-}
-
-/**
- * A missing handshake is a set-up mistake, not a peer's: the message says which call serves it, while
- * the code stays the spec's -32601.
- */
-function methodNotFound(method: string): string {
-  return method === 'initialize' || method === 'server/discover'
-    ? `Method not found: ${method} (this endpoint serves no lifecycle: call serveLifecycle)`
-    : `Method not found: ${method}`;
 }

@@ -1,123 +1,18 @@
-import type { Admission, AdmissionTicket } from '../admission/admission.js';
-import type { Clock } from '../clock/clock.js';
-import { DeadlineController } from '../deadline/deadline-controller.js';
+import type { AdmissionTicket } from '../admission/admission.js';
+import type { DeadlineController } from '../deadline/deadline-controller.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
-import { InflightError } from '../errors/inflight-error.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
-import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
-import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
+import { InflightError, type JsonRpcErrorObject } from '../errors/inflight-error.js';
+import type { ProgressRoute } from '../relay/progress-relay.js';
 import { isLegacy, type Revision } from '../revisions/revisions.js';
-import { isTokenOrId } from '../schemas/guards.js';
-import type { ProgressToken, RequestId } from '../schemas/types.js';
+import type { RequestId } from '../schemas/types.js';
 import { BoundedSet } from '../util/bounded-set.js';
 import { IdTable } from '../util/id-table.js';
 import type { BatchCollector } from './batch.js';
-import type { Channel, SendIntent } from './channel.js';
-import type { HandlerLimits, HandlerOptions, RequestContext, RequestHandler } from './context.js';
-import type { EventHub } from './events.js';
-import { errorResponse, hasTask, type JsonRpcMessage, metaOf, resultResponse } from './messages.js';
+import type { SendIntent } from './channel.js';
+import { type CallTable, InboundCall, type InboundRequest, type InboundSettings } from './inbound-call.js';
+import { errorResponse, hasTask, type JsonRpcMessage, resultResponse } from './messages.js';
 
-/**
- * A request of the peer's in flight. It is its own deadline and its handler's context (a subclass, as an
- * outbound call is): one object per request, methods on the prototype, so a request costs no closures and
- * no per-request hidden class (an object literal with a getter made a map of its own for every request,
- * allocated in old space: most of what the server's GC did under load).
- */
-class InboundCall extends DeadlineController implements RequestContext {
-  // Declared, not initialised: `#run` sets every field, in one order, so every request has one shape.
-  declare id: RequestId;
-  declare method: string;
-  declare revision: Revision;
-  declare params: Record<string, unknown> | undefined;
-  declare meta: Record<string, unknown> | undefined;
-  declare progressToken: ProgressToken | undefined;
-  /** @internal */
-  declare owner: InboundRequests;
-  /** @internal */
-  declare handler: RequestHandler;
-  /** @internal */
-  declare batch: BatchCollector | undefined;
-  /** @internal */
-  declare onResult: ((result: unknown) => void) | undefined;
-  /** Open while the peer may hear its progress (it sent a token); none otherwise. @internal */
-  declare route: ProgressRoute | undefined;
-  /** The last progress a handler reported without a route (for its own idle limit). @internal */
-  declare lastProgress: number;
-  /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. @internal */
-  declare suppress: boolean;
-  /** @internal */
-  declare done: boolean;
-  /** A 2025-11-25 request that asked for a task: its route may stay open past the response [PG14]. @internal */
-  declare taskAugmented: boolean;
-  /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. @internal */
-  declare scopes: DeadlineController[] | undefined;
-  /** Its slot in the endpoint's admission, released when the handler ends. @internal */
-  declare ticket: AdmissionTicket | undefined;
-
-  /** Its handler's deadline: the request itself (a `ctx.limit()` scope's context has its own). */
-  declare deadline: DeadlineController;
-  /** The request a context belongs to: itself, or (for a scope's context, which inherits it) its request. @internal */
-  declare call: InboundCall;
-
-  progress(progress: number, total?: number, message?: string): boolean {
-    const call = this.call;
-    const scope = this.deadline;
-    const route = call.route;
-    if (route) {
-      if (route.closed) return false;
-      const accepted = route.push(progress, total, message);
-      if (accepted) scope.touch();
-      const events = call.owner.settings.hub.events;
-      if (events === undefined) return accepted;
-      if (accepted)
-        events.emit('progress-accepted', 'inbound', route.token, progress as number, total, message);
-      else events.emit('progress-dropped', 'inbound', route.token, progress, route.refused ?? 'closed');
-      return accepted;
-    }
-    // Nobody asked for notifications, but the handler's own idle limit still sees its liveness.
-    if (call.done || !(progress > call.lastProgress) || !Number.isFinite(progress)) return false;
-    call.lastProgress = progress;
-    scope.touch();
-    return false;
-  }
-
-  /** A child scope whose progress touches it (and, through it, every enclosing deadline). */
-  limit(limits: HandlerLimits): RequestContext {
-    const call = this.call;
-    const child = new DeadlineController({
-      ...limits, // a limit left unset is none of its own (the controller's default)
-      parent: this.deadline,
-      updates: 'parent', // the handler's updates are the request's: its message counts those
-    });
-    if (call.done) child.dispose();
-    else if (call.scopes) call.scopes.push(child);
-    else call.scopes = [child];
-    // The request's context with this scope's deadline and signal: its methods report on `child`.
-    return Object.create(call, { deadline: { value: child }, signal: { get: () => child.signal } });
-  }
-
-  /** What was reported before the end still goes out, then nothing [PG15]. */
-  endProgress(): void {
-    const route = this.call.route;
-    if (route) {
-      route.finish();
-      this.call.owner.taskRoutes.delete(route);
-    }
-  }
-
-  /** @internal */
-  openRoute(): void {
-    const s = this.owner.settings;
-    const id = this.id;
-    const intent: SendIntent = { kind: 'progress', id }; // one per request, none per notification
-    this.route = s.progressRelay.open({
-      token: this.progressToken as ProgressToken,
-      revision: this.revision,
-      send: (p) =>
-        s.channel.write({ jsonrpc: '2.0', method: 'notifications/progress', params: p }, id, intent),
-    });
-  }
-}
+export type { InboundRequest, InboundSettings } from './inbound-call.js';
 
 /** A request waiting for admission: it has no deadline, route or handler yet. */
 interface QueuedEntry {
@@ -126,33 +21,16 @@ interface QueuedEntry {
   readonly ticket: AdmissionTicket;
 }
 
-/** Shared settings for {@link InboundRequests}. */
-export interface InboundSettings {
-  role: Role;
-  transport: TransportKind;
-  channel: Channel;
-  clock: Clock;
-  progressRelay: ProgressRelay;
-  handlerIdleMs: number;
-  handlerCeilingMs: number;
-  onError: (error: unknown, context: string) => void;
-  hub: EventHub;
-  /** Asked before each handler runs; none: every request runs at once. */
-  admission: Admission | undefined;
-  /** Whose requests these are, for the admission's shares (the endpoint). */
-  owner: object;
-}
-
 /**
  * Requests the peer sent us, in flight: dispatch off the read loop, inbound cancellation, responses
  * suppressed after a cancel, and every entry removed when its request settles (rule 8).
  */
-export class InboundRequests {
+export class InboundRequests implements CallTable {
   #entries = new IdTable<InboundCall>(); // not a Map: see IdTable
   /** Requests dispatched whose handlers start on the next microtask, in order. */
   #ready: InboundCall[] = [];
-  /** Every request's deadline reports here: one function for all of them. */
-  #onDeadline = (_reason: unknown, deadline: DeadlineController): void =>
+  /** Every request's deadline reports here: one function for all of them. @internal */
+  readonly onDeadline = (_reason: unknown, deadline: DeadlineController): void =>
     this.#onAbort(deadline as InboundCall);
   /** Requests waiting for admission, by id (a cancel takes one out at once [CN9]). */
   #queued = new Map<RequestId, QueuedEntry>();
@@ -184,19 +62,9 @@ export class InboundRequests {
   }
 
   /** Starts a request's handler on a later microtask, so a cancel read in the same chunk still wins. */
-  dispatch(
-    id: RequestId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    revision: Revision,
-    handler: RequestHandler,
-    batch: BatchCollector | undefined,
-    onResult?: (result: unknown) => void,
-    limits?: HandlerOptions,
-    size?: string | number,
-    parts = 1,
-  ): void {
+  dispatch(request: InboundRequest): void {
     const s = this.settings;
+    const { id, method, batch, limits } = request;
     if (this.#entries.has(id) || this.#queued.has(id)) {
       // Not related to `id`: on HTTP that would land on (and end) the first request's stream.
       const reply = errorResponse(
@@ -216,63 +84,20 @@ export class InboundRequests {
       return;
     }
     const admission = s.admission;
-    const run = (slot?: AdmissionTicket): void =>
-      this.#run(id, method, params, revision, handler, batch, onResult, limits, slot);
-    if (admission === undefined || limits?.bypassesAdmission === true) return run();
-    const ticket = admission.admit(s.owner, size, parts, () => {
+    if (admission === undefined || limits?.bypassesAdmission === true) return this.#run(request, undefined);
+    const ticket = admission.admit(s.owner, request.source, request.parts, () => {
       this.#queued.delete(id);
-      run(ticket);
+      this.#run(request, ticket);
     });
-    if (ticket.state === 'running') run(ticket);
+    if (ticket.state === 'running') this.#run(request, ticket);
     else if (ticket.state === 'queued') this.#queued.set(id, { method, batch, ticket });
     else this.#reply(batch, id, admission.refusal(id));
   }
 
-  #run(
-    id: RequestId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    revision: Revision,
-    handler: RequestHandler,
-    batch: BatchCollector | undefined,
-    onResult: ((result: unknown) => void) | undefined,
-    limits: HandlerOptions | undefined,
-    ticket: AdmissionTicket | undefined,
-  ): void {
-    const s = this.settings;
-    const call = new InboundCall({
-      idleMs: limits?.idleMs ?? s.handlerIdleMs,
-      ceilingMs: limits?.ceilingMs ?? s.handlerCeilingMs,
-      clock: s.clock,
-      onAbort: this.#onDeadline, // one function for every request, none per request
-    });
-    call.id = id;
-    call.method = method;
-    call.revision = revision;
-    call.params = params;
-    const meta = metaOf(params);
-    call.meta = meta;
-    const token = meta?.progressToken;
-    const mayProgress =
-      isTokenOrId(token) && eraCancelPolicy(revision, s.transport).maySendProgress(s.role).value;
-    call.progressToken = mayProgress ? token : undefined;
-    call.owner = this;
-    call.handler = handler;
-    call.batch = batch;
-    call.onResult = onResult;
-    call.route = undefined;
-    call.lastProgress = Number.NEGATIVE_INFINITY;
-    call.suppress = false;
-    call.done = false;
-    // Only a 2025-11-25 request that asked for a task keeps its route past the response [PG14].
-    call.taskAugmented = revision === '2025-11-25' && hasTask(params);
-    call.scopes = undefined;
-    call.ticket = ticket;
-    call.deadline = call;
-    call.call = call;
-    if (mayProgress) call.openRoute();
-    this.#entries.set(id, call);
-    s.hub.events?.emit('request-started', 'inbound', id, method, revision);
+  #run(request: InboundRequest, ticket: AdmissionTicket | undefined): void {
+    const call = new InboundCall(request, this, ticket);
+    this.#entries.set(call.id, call);
+    this.settings.hub.events?.emit('request-started', 'inbound', call.id, call.method, call.revision);
     // The handler starts on a later microtask, so a cancel read in the same chunk still wins (rule 3) and
     // the read loop goes on (rule 7): one microtask for every request dispatched before it runs.
     if (this.#ready.push(call) > 1) return;
@@ -395,7 +220,7 @@ export class InboundRequests {
     if (entry.suppress) {
       entry.batch?.add(undefined);
       this.#suppressed(entry.id);
-    } else this.#reply(entry.batch, entry.id, errorResponse(entry.id, ...jsonRpcArgs(cause)));
+    } else this.#reply(entry.batch, entry.id, errorResponseFor(entry.id, cause));
   }
 
   /** A waiting request that will never run: answered with `cause`, or ended with no response. */
@@ -408,7 +233,7 @@ export class InboundRequests {
     this.settings.admission!.withdraw(queued.ticket, cancelled);
     this.#queued.delete(id);
     this.#recentlyDone.add(id);
-    if (cause) return this.#reply(queued.batch, id, errorResponse(id, ...jsonRpcArgs(cause)));
+    if (cause) return this.#reply(queued.batch, id, errorResponseFor(id, cause));
     queued.batch?.add(undefined);
     this.#suppressed(id);
   }
@@ -489,13 +314,6 @@ function withResultType(result: unknown, revision: Revision): unknown {
   return { resultType: 'complete', ...value };
 }
 
-function jsonRpcArgs(error: {
-  toJsonRpc(): { code: number; message: string; data?: unknown };
-}): [number, string, unknown] {
-  const e = error.toJsonRpc();
-  return [e.code, e.message, e.data];
-}
-
 /**
  * The JSON-RPC error for whatever a handler threw; never throws itself (-32603 when all else fails).
  */
@@ -508,10 +326,18 @@ export function errorResponseFor(id: RequestId, error: unknown): JsonRpcMessage 
 }
 
 function describeError(id: RequestId, error: unknown): JsonRpcMessage {
-  if (error instanceof InflightError) return errorResponse(id, ...jsonRpcArgs(error));
   if (typeof error === 'object' && error !== null) {
-    const e = error as { code?: unknown; message?: unknown; data?: unknown; toJsonRpc?: unknown };
-    if (typeof e.toJsonRpc === 'function') return errorResponse(id, ...jsonRpcArgs(e as never));
+    // An InflightError (of any copy of this package) and anything else that says how it goes on the wire.
+    const e = error as {
+      code?: unknown;
+      message?: unknown;
+      data?: unknown;
+      toJsonRpc?: () => JsonRpcErrorObject;
+    };
+    if (typeof e.toJsonRpc === 'function') {
+      const { code, message, data } = e.toJsonRpc();
+      return errorResponse(id, code, message, data);
+    }
     if (typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string') {
       return errorResponse(id, e.code, e.message, e.data);
     }

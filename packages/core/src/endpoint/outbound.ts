@@ -1,10 +1,7 @@
-import type { Clock } from '../clock/clock.js';
-import { DeadlineController } from '../deadline/deadline-controller.js';
+import type { DeadlineController } from '../deadline/deadline-controller.js';
 import { linkSignal } from '../deadline/link-signal.js';
 import { InflightError, inflightErrorFromJsonRpc } from '../errors/inflight-error.js';
-import type { Role, TransportKind } from '../policy/era-cancel-policy.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
-import type { ProgressRelay, ProgressRoute } from '../relay/progress-relay.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -12,121 +9,22 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type Revision,
 } from '../revisions/revisions.js';
-import type { ProgressParams, ProgressToken, RequestId } from '../schemas/types.js';
+import type { ProgressToken, RequestId } from '../schemas/types.js';
 import { TokenRegistry } from '../tokens/token-registry.js';
 import { copyWith } from '../util/copy-with.js';
 import { IdTable } from '../util/id-table.js';
-import type { Channel } from './channel.js';
-import type { EventHub, Outcome } from './events.js';
+import type { EndpointSettings } from './endpoint-options.js';
+import type { Outcome } from './events.js';
 import { hasTask, JsonRpcError, type JsonRpcMessage, metaOf, type ProgressFields } from './messages.js';
+import { Pending, type RequestOptions, type TaskRouteHooks } from './outbound-call.js';
 
-/**
- * Options for one outbound request.
- *
- * @example
- * ```ts
- * import type { Endpoint, RequestOptions } from '@mcp-inflight/core';
- * declare const endpoint: Endpoint;
- * const stop = new AbortController();
- * const options: RequestOptions = {
- *   onprogress: ({ progress, total, message }) => console.log(progress, total, message),
- *   idleMs: 5_000, // each accepted progress starts this window again
- *   ceilingMs: 60_000, // nothing extends this
- *   signal: stop.signal, // stop.abort() cancels on the wire, as the revision wants
- * };
- * const result = await endpoint.request('tools/call', { name: 'work', arguments: {} }, options);
- * ```
- */
-export interface RequestOptions {
-  /** Called with each accepted progress update (strictly increasing; none after the request ends). */
-  onprogress?: (progress: ProgressParams) => void;
-  /** Idle window that each accepted progress resets. @default the endpoint's `idleMs` (60 000) */
-  idleMs?: number;
-  /** Hard ceiling from the start. @default the endpoint's `ceilingMs` (600 000) */
-  ceilingMs?: number;
-  /** The caller's cancel; its reason travels as the cause. */
-  signal?: AbortSignal;
-  /** An enclosing deadline this request's deadline is a child of. */
-  parent?: DeadlineController;
-  /**
-   * The progress token to send, when the caller has one of its own (unique among this endpoint's calls in
-   * flight: a duplicate rejects with `DuplicateTokenError` [PG4]). @default one minted for the call
-   */
-  progressToken?: ProgressToken;
-  /** The revision to send under. @default the session's */
-  revision?: Revision;
-  /** The inbound request this one belongs to (legacy server-to-client requests on HTTP). */
-  related?: RequestId;
-  /**
-   * `false` sends no `progressToken` (a handshake: nobody listens for its progress); the call still has
-   * its deadline. @default true
-   */
-  progress?: boolean;
-  /**
-   * Hooks for a call that may start a task (the `@mcp-inflight/core/tasks` entry sets them): a 2025-11-25
-   * `CreateTaskResult` keeps the progress token routed past the response [PG14], and a result that comes
-   * after the call ended locally is handed over, so a task it created can still be cancelled.
-   */
-  taskRoute?: TaskRouteHooks;
-}
-
-/**
- * What a task driver hears from an outbound call ({@link RequestOptions.taskRoute}). Both hooks run
- * before the call's promise settles or instead of it.
- */
-export interface TaskRouteHooks {
-  /**
-   * The result is a 2025-11-25 `CreateTaskResult` (it carries `task`): the token stays routed, progress
-   * keeps reaching `onprogress` and touching the call's deadline and its `parent`, until `release()`.
-   */
-  onCreated(release: () => void): void;
-  /** A result that came after the call had ended locally (its cancel crossed the answer). */
-  onLateResult(result: unknown): void;
-}
+export type { RequestOptions, TaskRouteHooks } from './outbound-call.js';
 
 /** At most this many ended calls wait for a late result to hand to their task hooks. */
 const LATE_TASK_HOOKS = 64;
 
-/**
- * A request in flight. It is its own deadline (a subclass, not a field): one object per call and no
- * closure, which is most of what an in-flight call costs in memory. Its progress token is minted (or
- * registered, when the caller brings one) in the endpoint's `TokenRegistry`, which routes its progress.
- */
-class Pending extends DeadlineController {
-  id!: RequestId;
-  method!: string;
-  revision!: Revision;
-  /** Opened on the first progress, so a call that gets none costs no route. */
-  route: ProgressRoute | undefined;
-  onprogress: ((progress: ProgressParams) => void) | undefined;
-  resolve!: (value: unknown) => void;
-  reject!: (error: unknown) => void;
-  unlink!: () => void;
-  /** Set by the tasks entry: how a task this call starts is kept (see {@link TaskRouteHooks}). */
-  taskRoute: TaskRouteHooks | undefined;
-  done!: boolean;
-  /** Its progress token in the registry; `undefined` for a call sent without one. */
-  token!: ProgressToken | undefined;
-
-  get deadline(): DeadlineController {
-    return this;
-  }
-}
-
-/** Shared settings for {@link OutboundRequests}. */
-export interface OutboundSettings {
-  role: Role;
-  transport: TransportKind;
-  channel: Channel;
-  clock: Clock;
-  progressRelay: ProgressRelay;
-  idleMs: number;
-  ceilingMs: number;
-  clientInfo: Record<string, unknown> | undefined;
-  clientCapabilities: Record<string, unknown>;
-  hub: EventHub;
-  onError: (error: unknown, context: string) => void;
-}
+/** The outbound table's settings: the endpoint's. */
+export type OutboundSettings = EndpointSettings;
 
 /**
  * Requests we sent, in flight: a minted progress token on every one (so idle reset works without a
@@ -177,88 +75,90 @@ export class OutboundRequests {
     revision: Revision,
     options: RequestOptions,
   ): Promise<unknown> {
-    const s = this.settings;
     if (this.closed) return Promise.reject(new InflightError('UPSTREAM_CLOSED', undefined, { method }));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       // Built inside the executor, so bad limits reject the call rather than throw from it.
-      const pending = new Pending({
-        idleMs: options.idleMs ?? s.idleMs,
-        ceilingMs: options.ceilingMs ?? s.ceilingMs,
-        clock: s.clock,
-        parent: options.parent ?? options.signal,
-        // A callback, not a signal listener: no AbortController is made for a call nobody aborts.
-        onAbort: this.#onDeadline,
-      });
-      pending.id = id;
-      pending.method = method;
-      pending.revision = revision;
-      pending.route = undefined;
-      pending.onprogress = options.onprogress;
-      pending.taskRoute = options.taskRoute;
-      pending.done = false;
-      pending.token = undefined;
-      // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
-      pending.unlink = options.parent && options.signal ? linkSignal(options.signal, pending) : noop;
+      const pending = this.#pending(id, method, revision, options);
       pending.resolve = resolve;
       pending.reject = reject;
-      const deadline = pending.deadline;
-      if (options.progress !== false) {
-        const own = options.progressToken;
-        if (own === undefined) pending.token = this.#tokens.mint(pending);
-        else {
-          try {
-            this.#tokens.register(own, pending); // a duplicate active token is refused [PG4]
-          } catch (error) {
-            this.#settle(pending);
-            return reject(error);
-          }
-          pending.token = own;
-        }
-      }
+      if (options.progress !== false && !this.#takeToken(pending, options.progressToken)) return;
       this.#byId.set(id, pending);
-      s.hub.events?.emit('request-started', 'outbound', id, method, revision);
-      if (deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
-      // A rest copy, not a spread: a spread copy that gains keys gets a hidden class per call (copyWith).
-      const { ...meta }: Record<string, unknown> = metaOf(params) ?? {};
-      if (pending.token !== undefined) meta['progressToken'] = pending.token;
-      if (isLegacy(revision)) {
-        // A relayed 2026-07-28 envelope must not make a legacy peer read the request as modern.
-        delete meta[PROTOCOL_VERSION_META_KEY];
-        delete meta[CLIENT_CAPABILITIES_META_KEY];
-        delete meta[CLIENT_INFO_META_KEY];
-      } else {
-        // The envelope every 2026-07-28 request carries [M1 M2 M4]; a request's own keys win.
-        meta[PROTOCOL_VERSION_META_KEY] = revision;
-        meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
-        if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
-      }
+      this.settings.hub.events?.emit('request-started', 'outbound', id, method, revision);
+      if (pending.deadline.aborted) return this.#onAbort(pending, false); // aborted before it was sent
       const message: JsonRpcMessage = {
         jsonrpc: '2.0',
         id,
         method,
-        params: copyWith(params, { _meta: meta }),
+        params: requestParams(params, pending.token, revision, this.settings),
       };
-      let text: string | undefined;
-      try {
-        text = JSON.stringify(message);
-        s.channel.write(message, options.related, { kind: 'request', id, method, revision, text });
-      } catch (error) {
-        // Too deep, a cycle, a BigInt: the caller learns now, and nothing was written. Otherwise the
-        // channel refused the write: the call can never be answered. Either way no entry stays.
-        this.#reject(
-          pending,
-          text
-            ? new InflightError(
-                'UPSTREAM_CLOSED',
-                'the request could not be written',
-                { method },
-                { cause: error },
-              )
-            : new InflightError('UNSERIALIZABLE', undefined, { method }, { cause: error }),
-        );
-      }
+      this.#write(pending, message, options.related);
     });
+  }
+
+  /** A call's object, its deadline started; its promise's ends are set next. */
+  #pending(id: RequestId, method: string, revision: Revision, options: RequestOptions): Pending {
+    const s = this.settings;
+    const pending = new Pending({
+      idleMs: options.idleMs ?? s.idleMs,
+      ceilingMs: options.ceilingMs ?? s.ceilingMs,
+      clock: s.clock,
+      parent: options.parent ?? options.signal,
+      // A callback, not a signal listener: no AbortController is made for a call nobody aborts.
+      onAbort: this.#onDeadline,
+    });
+    pending.id = id;
+    pending.method = method;
+    pending.revision = revision;
+    pending.route = undefined;
+    pending.onprogress = options.onprogress;
+    pending.taskRoute = options.taskRoute;
+    pending.done = false;
+    pending.token = undefined;
+    // With both a parent deadline and a caller's signal, the signal is linked by hand (and unlinked on settle).
+    pending.unlink = options.parent && options.signal ? linkSignal(options.signal, pending) : noop;
+    return pending;
+  }
+
+  /** Mints the call's token, or registers the caller's own; a duplicate active one rejects the call [PG4]. */
+  #takeToken(pending: Pending, own: ProgressToken | undefined): boolean {
+    if (own === undefined) {
+      pending.token = this.#tokens.mint(pending);
+      return true;
+    }
+    try {
+      this.#tokens.register(own, pending);
+    } catch (error) {
+      this.#settle(pending);
+      pending.reject(error);
+      return false;
+    }
+    pending.token = own;
+    return true;
+  }
+
+  /** Writes the request; one the channel cannot take ends its call, and no entry stays. */
+  #write(pending: Pending, message: JsonRpcMessage, related: RequestId | undefined): void {
+    const { id, method, revision } = pending;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(message);
+      this.settings.channel.write(message, related, { kind: 'request', id, method, revision, text });
+    } catch (error) {
+      // Too deep, a cycle, a BigInt: the caller learns now, and nothing was written. Otherwise the
+      // channel refused the write: the call can never be answered.
+      this.#reject(
+        pending,
+        text
+          ? new InflightError(
+              'UPSTREAM_CLOSED',
+              'the request could not be written',
+              { method },
+              { cause: error },
+            )
+          : new InflightError('UNSERIALIZABLE', undefined, { method }, { cause: error }),
+      );
+    }
   }
 
   /** A `notifications/progress` from the peer: touch the deadline only for accepted (increasing) values. */
@@ -451,6 +351,33 @@ export class OutboundRequests {
     pending.deadline.dispose();
     pending.unlink();
   }
+}
+
+/**
+ * The params a request goes out with: the caller's, with its token and the revision's envelope in `_meta`
+ * (a relayed 2026-07-28 envelope removed for a legacy peer; on 2026-07-28 a request's own keys win).
+ */
+function requestParams(
+  params: Record<string, unknown> | undefined,
+  token: ProgressToken | undefined,
+  revision: Revision,
+  s: OutboundSettings,
+): Record<string, unknown> {
+  // A rest copy, not a spread: a spread copy that gains keys gets a hidden class per call (copyWith).
+  const { ...meta }: Record<string, unknown> = metaOf(params) ?? {};
+  if (token !== undefined) meta['progressToken'] = token;
+  if (isLegacy(revision)) {
+    // A relayed 2026-07-28 envelope must not make a legacy peer read the request as modern.
+    delete meta[PROTOCOL_VERSION_META_KEY];
+    delete meta[CLIENT_CAPABILITIES_META_KEY];
+    delete meta[CLIENT_INFO_META_KEY];
+  } else {
+    // The envelope every 2026-07-28 request carries [M1 M2 M4].
+    meta[PROTOCOL_VERSION_META_KEY] = revision;
+    meta[CLIENT_CAPABILITIES_META_KEY] ??= s.clientCapabilities;
+    if (s.clientInfo) meta[CLIENT_INFO_META_KEY] ??= s.clientInfo;
+  }
+  return copyWith(params, { _meta: meta });
 }
 
 function noop(): void {}

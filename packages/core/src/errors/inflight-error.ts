@@ -273,3 +273,28 @@ export function limitPassed(
   const text = kind === 'IDLE_TIMEOUT' ? IDLE_TEXT : CEILING_TEXT;
   return new InflightError(kind, limitText(text, details.limitMs, details.progressCount ?? 0), details);
 }
+
+/** What a deadline's limit error says of the call: one literal shape for every firing. @internal */
+export type LimitFacts = { elapsedMs: number; progressCount: number; limitMs: number };
+
+/**
+ * {@link limitPassed} without capturing a stack: a deadline's limit is raised by the shared timer, whose
+ * frames say nothing about the call. Bench E (Node 20): 5-10 µs -> about 1.5 µs per firing (10,000
+ * deadlines falling due together spent about 5 of every 6 microseconds on the stack). @internal
+ */
+export function limitWithoutStack(kind: 'IDLE_TIMEOUT' | 'CEILING', details: LimitFacts): InflightError {
+  const errorClass = Error as { stackTraceLimit?: number };
+  const limit = errorClass.stackTraceLimit;
+  // An engine without the knob, or a frozen `Error` (a hardened realm), gets an ordinary error.
+  if (typeof limit !== 'number') return limitPassed(kind, details);
+  try {
+    errorClass.stackTraceLimit = 0;
+  } catch {
+    return limitPassed(kind, details);
+  }
+  try {
+    return limitPassed(kind, details);
+  } finally {
+    errorClass.stackTraceLimit = limit;
+  }
+}
