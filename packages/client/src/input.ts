@@ -7,13 +7,6 @@
  */
 
 export {
-  type InputRequest,
-  type InputRequests,
-  type InputRequiredResult,
-  type InputResponses,
-  isInputRequired,
-} from '@mcp-inflight/core/adapter';
-export {
   callToolWithInput,
   INPUT_ROUNDS_EXCEEDED,
   type InputCapableClient,
@@ -22,3 +15,14 @@ export {
   type InputRound,
   requestWithInput,
 } from './input/request-with-input.js';
+export {
+  checkInputRequired,
+  INPUT_METHODS,
+  INPUT_REQUIRED_METHODS,
+  type InputMethod,
+  type InputRequest,
+  type InputRequests,
+  type InputRequiredResult,
+  type InputResponses,
+  isInputRequired,
+} from './input/types.js';

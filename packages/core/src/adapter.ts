@@ -52,17 +52,6 @@ export {
   X_MCP_HEADER,
 } from './headers/param-headers.js';
 export {
-  checkInputRequired,
-  INPUT_METHODS,
-  INPUT_REQUIRED_METHODS,
-  type InputMethod,
-  type InputRequest,
-  type InputRequests,
-  type InputRequiredResult,
-  type InputResponses,
-  isInputRequired,
-} from './input/types.js';
-export {
   filterFor,
   filterWants,
   isEmptyFilter,

@@ -54,16 +54,21 @@ describe('test lanes', () => {
     expect(globToRegExp('packages/*/test/a.test.ts').test('packages/core/test/sub/a.test.ts')).toBe(false);
   });
 
-  it.each([...new Set([...ALL, ...FAST, ...SERVICES, ...FAST_EXCLUDE])])('%s matches at least one file', (glob) => {
-    expect(matching(glob).length).toBeGreaterThan(0);
-  });
+  it.each([...new Set([...ALL, ...FAST, ...SERVICES, ...FAST_EXCLUDE])])(
+    '%s matches at least one file',
+    (glob) => {
+      expect(matching(glob).length).toBeGreaterThan(0);
+    },
+  );
 
   it('every alternative of a {a,b} pattern names a file', () => {
     for (const glob of FAST_EXCLUDE) {
       const braces = /\{([^}]*)\}/.exec(glob);
       if (!braces) continue;
       for (const part of (braces[1] ?? '').split(','))
-        expect(matching(glob.replace(braces[0], part)).length, glob.replace(braces[0], part)).toBeGreaterThan(0);
+        expect(matching(glob.replace(braces[0], part)).length, glob.replace(braces[0], part)).toBeGreaterThan(
+          0,
+        );
     }
   });
 
@@ -80,7 +85,8 @@ describe('test lanes', () => {
     const covered = new Set(fast.map(packageOf));
     // Every package with a test outside the services lane has one in test:fast.
     const tested = all.filter(
-      (file) => file.startsWith('packages/') && inAll(file) && !SERVICES.some((g) => globToRegExp(g).test(file)),
+      (file) =>
+        file.startsWith('packages/') && inAll(file) && !SERVICES.some((g) => globToRegExp(g).test(file)),
     );
     for (const pkg of new Set(tested.map(packageOf))) expect(covered.has(pkg), pkg).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { isInputRequired } from '@mcp-inflight/client/input';
 import {
   type Clock,
   DeadlineController,
@@ -10,7 +11,6 @@ import {
 import {
   declareParamHeaders,
   IdTable,
-  isInputRequired,
   isLegacy,
   type ParamHeader,
   paramHeadersOf,

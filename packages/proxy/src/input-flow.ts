@@ -1,3 +1,10 @@
+import {
+  checkInputRequired,
+  type InputMethod,
+  type InputRequests,
+  type InputRequiredResult,
+  isInputRequired,
+} from '@mcp-inflight/client/input';
 import { IdleWindow } from '@mcp-inflight/client/tasks';
 import {
   type DeadlineController,
@@ -9,14 +16,7 @@ import {
   type Revision,
   type TimerHandle,
 } from '@mcp-inflight/core';
-import {
-  checkInputRequired,
-  type InputMethod,
-  type InputRequests,
-  type InputRequiredResult,
-  isInputRequired,
-  isLegacy,
-} from '@mcp-inflight/core/adapter';
+import { isLegacy } from '@mcp-inflight/core/adapter';
 import { clientSupports, inputRequired } from '@mcp-inflight/server/input';
 
 /** One host request driving an upstream call: where its progress goes, who may be asked for input. */

@@ -1,6 +1,8 @@
 // A 2025-11-25 host's task on a 2026-07-28 upstream: the proxy speaks each leg's shape. The upstream's
 // task (`ttlMs`, `pollIntervalMs`, the outcome inline in `tasks/get`) is shown to the host as a
 // 2025-11-25 task (`ttl`, `pollInterval`, the outcome through a blocking `tasks/result`).
+
+import { checkInputRequired, type InputRequest } from '@mcp-inflight/client/input';
 import {
   type Clock,
   type Endpoint,
@@ -9,8 +11,6 @@ import {
   type RequestContext,
 } from '@mcp-inflight/core';
 import {
-  checkInputRequired,
-  type InputRequest,
   isTerminalStatus,
   pause,
   RELATED_TASK_META_KEY,

@@ -16,7 +16,7 @@ export {
   type InputRequiredResult,
   type InputResponses,
   isInputRequired,
-} from '@mcp-inflight/core/adapter';
+} from '@mcp-inflight/client/input';
 export {
   bindingOf,
   MAX_REQUEST_STATE_CHARS,

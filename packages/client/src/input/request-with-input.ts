@@ -1,15 +1,9 @@
 import type { Endpoint, RequestContext, RequestHandler, RequestOptions } from '@mcp-inflight/core';
 import { DeadlineController, InflightError, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import type { ProgressParams } from '@mcp-inflight/core/adapter';
-import {
-  checkInputRequired,
-  type InputRequests,
-  type InputResponses,
-  isInputRequired,
-  linkSignal,
-  MODERN_REVISION,
-} from '@mcp-inflight/core/adapter';
+import { linkSignal, MODERN_REVISION } from '@mcp-inflight/core/adapter';
 import type { CallToolResult } from '../lifecycle/client.js';
+import { checkInputRequired, type InputRequests, type InputResponses, isInputRequired } from './types.js';
 
 /**
  * What the input handler is told besides the requests.

@@ -1,8 +1,6 @@
 import type { DeadlineController, Endpoint, Revision } from '@mcp-inflight/core';
 import { eraCancelPolicy, InflightError, JsonRpcError } from '@mcp-inflight/core';
 import {
-  checkInputRequired,
-  type InputRequests,
   inflightErrorFromJsonRpc,
   isLegacy,
   isTerminalStatus,
@@ -14,6 +12,7 @@ import {
   withTasksExtension,
 } from '@mcp-inflight/core/adapter';
 import { registeredHandlers } from '../input/request-with-input.js';
+import { checkInputRequired, type InputRequests } from '../input/types.js';
 import type { McpClient } from '../lifecycle/client.js';
 import type { TaskCallOptions, TaskErrorDetails } from './call-options.js';
 import type { IdleWindow } from './idle-window.js';

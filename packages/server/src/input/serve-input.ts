@@ -1,10 +1,10 @@
-import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import type {
   InputRequest,
   InputRequests,
   InputRequiredResult,
   InputResponses,
-} from '@mcp-inflight/core/adapter';
+} from '@mcp-inflight/client/input';
+import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import { CLIENT_CAPABILITIES_META_KEY } from '@mcp-inflight/core/adapter';
 
 /**

@@ -1,5 +1,5 @@
+import type { InputRequests, InputRequiredResult, InputResponses } from '@mcp-inflight/client/input';
 import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
-import type { InputRequests, InputRequiredResult, InputResponses } from '@mcp-inflight/core/adapter';
 import type { ServedTask } from './served-task.js';
 import type { SharedTaskStore } from './task-store.js';
 

@@ -1,4 +1,5 @@
-import type { InputRequests, InputResponses, JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
+import type { InputRequests, InputResponses } from '@mcp-inflight/client/input';
+import type { JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
 import { isTerminalStatus, type TaskStatus } from '@mcp-inflight/core/adapter';
 
 /**

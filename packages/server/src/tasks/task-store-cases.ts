@@ -1,4 +1,4 @@
-import type { InputRequest } from '@mcp-inflight/core/adapter';
+import type { InputRequest } from '@mcp-inflight/client/input';
 import type { ManualClock } from '@mcp-inflight/core/testing';
 import type { TaskRecord } from './task-record.js';
 import type { SharedTaskStore } from './task-store.js';

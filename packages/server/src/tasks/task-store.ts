@@ -1,5 +1,5 @@
+import type { InputResponses } from '@mcp-inflight/client/input';
 import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
-import type { InputResponses } from '@mcp-inflight/core/adapter';
 import { isTerminalStatus } from '@mcp-inflight/core/adapter';
 import { type TaskChange, type TaskOutcome, type TaskRecord, taskSteps } from './task-record.js';
 

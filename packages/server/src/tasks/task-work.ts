@@ -1,3 +1,4 @@
+import { checkInputRequired, isInputRequired } from '@mcp-inflight/client/input';
 import type {
   CallToolResult,
   Clock,
@@ -7,13 +8,7 @@ import type {
 } from '@mcp-inflight/core';
 import { DeadlineController, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import type { JsonRpcErrorObject } from '@mcp-inflight/core/adapter';
-import {
-  checkInputRequired,
-  errorResponseFor,
-  isInputRequired,
-  isLegacy,
-  nap,
-} from '@mcp-inflight/core/adapter';
+import { errorResponseFor, isLegacy, nap } from '@mcp-inflight/core/adapter';
 import type { ServedTask } from './served-task.js';
 import { awaitTaskInput } from './task-input.js';
 import type { TaskOutcome } from './task-record.js';

@@ -1,5 +1,5 @@
+import type { InputRequiredResult } from '@mcp-inflight/client/input';
 import type { CallToolResult, RequestContext } from '@mcp-inflight/core';
-import type { InputRequiredResult } from '@mcp-inflight/core/adapter';
 import { type ParamHeader, paramHeadersOf } from '@mcp-inflight/core/adapter';
 import * as z from 'zod';
 

@@ -1,6 +1,7 @@
+import { type InputRequiredResult, isInputRequired } from '@mcp-inflight/client/input';
 import type { ContentBlock, Endpoint, RequestContext } from '@mcp-inflight/core';
 import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
-import { type InputRequiredResult, isInputRequired, isLegacy } from '@mcp-inflight/core/adapter';
+import { isLegacy } from '@mcp-inflight/core/adapter';
 import * as z from 'zod';
 import { type CacheHints, NO_CACHING } from './serve-tools.js';
 import { Entries, type Publisher } from './tool-list.js';

@@ -1,11 +1,10 @@
+import { type InputRequiredResult, isInputRequired } from '@mcp-inflight/client/input';
 import type { CallToolResult, Endpoint, RequestContext, RequestHandler, Revision } from '@mcp-inflight/core';
 import { InflightError, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import {
   checkContent,
   declareParamHeaders,
   expectCapability,
-  type InputRequiredResult,
-  isInputRequired,
   isLegacy,
   RELATED_TASK_META_KEY,
 } from '@mcp-inflight/core/adapter';

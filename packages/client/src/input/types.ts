@@ -1,12 +1,11 @@
-import { JsonRpcError } from '../endpoint/messages.js';
-import { JsonRpcErrorCode } from '../errors/causes.js';
+import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 
 /**
  * The methods a server may embed in an input request on 2026-07-28 [MR3]: elicitation, sampling, roots.
  *
  * @example
  * ```ts
- * import type { InputMethod } from '@mcp-inflight/core/adapter';
+ * import type { InputMethod } from './types.js';
  * const method: InputMethod = 'elicitation/create';
  * ```
  */
@@ -17,7 +16,7 @@ export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roo
  *
  * @example
  * ```ts
- * import { INPUT_METHODS } from '@mcp-inflight/core/adapter';
+ * import { INPUT_METHODS } from './types.js';
  * INPUT_METHODS.includes('roots/list'); // true
  * ```
  */
@@ -33,7 +32,7 @@ export const INPUT_METHODS: readonly InputMethod[] = [
  *
  * @example
  * ```ts
- * import type { InputRequest } from '@mcp-inflight/core/adapter';
+ * import type { InputRequest } from './types.js';
  * const ask: InputRequest = {
  *   method: 'elicitation/create',
  *   params: { mode: 'form', message: 'Proceed?', requestedSchema: { type: 'object', properties: {} } },
@@ -52,7 +51,7 @@ export interface InputRequest {
  *
  * @example
  * ```ts
- * import type { InputRequests } from '@mcp-inflight/core/adapter';
+ * import type { InputRequests } from './types.js';
  * const asks: InputRequests = { roots: { method: 'roots/list' } };
  * ```
  */
@@ -64,7 +63,7 @@ export type InputRequests = Record<string, InputRequest>;
  *
  * @example
  * ```ts
- * import type { InputResponses } from '@mcp-inflight/core/adapter';
+ * import type { InputResponses } from './types.js';
  * const answers: InputResponses = { confirm: { action: 'accept', content: { confirm: true } } };
  * ```
  */
@@ -76,7 +75,7 @@ export type InputResponses = Record<string, Record<string, unknown>>;
  *
  * @example
  * ```ts
- * import type { InputRequiredResult } from '@mcp-inflight/core/adapter';
+ * import type { InputRequiredResult } from './types.js';
  * const interim: InputRequiredResult = { resultType: 'input_required', requestState: 'opaque' };
  * ```
  */
@@ -96,7 +95,7 @@ export interface InputRequiredResult {
  *
  * @example
  * ```ts
- * import { INPUT_REQUIRED_METHODS } from '@mcp-inflight/core/adapter';
+ * import { INPUT_REQUIRED_METHODS } from './types.js';
  * INPUT_REQUIRED_METHODS.has('tools/list'); // false
  * ```
  */
@@ -115,7 +114,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  *
  * @example
  * ```ts
- * import { isInputRequired } from '@mcp-inflight/core/adapter';
+ * import { isInputRequired } from './types.js';
  * isInputRequired({ resultType: 'input_required', requestState: 's' }); // true
  * isInputRequired({ content: [] }); // false: a result without resultType is complete [L7]
  * ```
@@ -133,7 +132,7 @@ export function isInputRequired(result: unknown): result is InputRequiredResult 
  *
  * @example
  * ```ts
- * import { checkInputRequired } from '@mcp-inflight/core/adapter';
+ * import { checkInputRequired } from './types.js';
  * const interim = checkInputRequired('tools/call', {
  *   resultType: 'input_required',
  *   inputRequests: { roots: { method: 'roots/list' } },
