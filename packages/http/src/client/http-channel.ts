@@ -76,12 +76,13 @@ export class HttpChannel implements Channel {
   /** The caller's extra headers, names lower-cased once (as a `Headers` object would). */
   #baseHeaders: Record<string, string> = {};
   /**
-   * Requests whose POST is open, keyed by core's id; the only per-request state kept here. An IdTable, as
-   * the next is a LiveTable: a Map or Set churned per request is carried through young GCs (see IdTable).
+   * Requests whose POST is open, keyed by core's id: the only record of a request kept here (`abortAll`
+   * reads its controllers from it too). An IdTable, as the next is a LiveTable: a Map or Set churned per
+   * request is carried through young GCs (see IdTable).
    */
   #exchanges = new IdTable<Exchange>();
-  /** Every request's controller, for `abortAll`. */
-  #all = new LiveTable<AbortController>();
+  /** The controllers of notification and response POSTs, for `abortAll`. */
+  #posts = new LiveTable<AbortController>();
   /** Notification and response POSTs the endpoint wrote that have not been answered yet. */
   #sending = new Set<Promise<void>>();
   /** The latest session renewal, shared by every request that found that session gone. */
@@ -143,7 +144,7 @@ export class HttpChannel implements Channel {
   /** POSTs a notification or response; resolves on 2xx, rejects otherwise. */
   async post(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const controller = new AbortController();
-    const tracked = this.#all.add(controller);
+    const tracked = this.#posts.add(controller);
     try {
       const response = await this.#options.request(
         this.#options.url,
@@ -152,7 +153,7 @@ export class HttpChannel implements Channel {
       await response.discard();
       if (!isOk(response)) throw new Error(`POST answered ${response.status} ${response.statusText}`);
     } finally {
-      this.#all.delete(tracked);
+      this.#posts.delete(tracked);
     }
   }
 
@@ -167,8 +168,10 @@ export class HttpChannel implements Channel {
 
   /** Aborts every request in flight (the client is closing). */
   abortAll(): void {
-    for (const controller of this.#all.list()) controller.abort(new Error('the client closed'));
-    this.#all = new LiveTable();
+    const closed = new Error('the client closed');
+    for (const controller of this.#posts.list()) controller.abort(closed);
+    for (const exchange of this.#exchanges.list()) exchange.controller.abort(closed);
+    this.#posts = new LiveTable();
     this.#exchanges = new IdTable();
   }
 
@@ -200,7 +203,6 @@ export class HttpChannel implements Channel {
   async #exchange(message: JsonRpcMessage, intent: RequestIntent): Promise<void> {
     const { id } = intent;
     const controller = new AbortController();
-    const tracked = this.#all.add(controller);
     const exchange: Exchange = { controller, open: true };
     this.#exchanges.set(id, exchange);
     const legacy = intent.revision !== MODERN_REVISION;
@@ -259,7 +261,6 @@ export class HttpChannel implements Channel {
       this.#fail(id, exchange, `the request failed: ${why}`, { network: true });
     } finally {
       if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
-      this.#all.delete(tracked);
     }
   }
 
