@@ -24,8 +24,9 @@ export interface HttpClientOptions {
   /**
    * The fetch to use (a recording wrapper, a proxy-aware one). Without it, the client from
    * `@mcp-inflight/http` sends over `node:http` / `node:https` (their global keep-alive agents), which
-   * costs a quarter to a seventh of Node's fetch's CPU per call; the one from `@mcp-inflight/http/fetch` calls
-   * `globalThis.fetch`. @default node:http (`@mcp-inflight/http`), globalThis.fetch (`/fetch`)
+   * costs a quarter to a seventh of Node's fetch's CPU per call, and over `globalThis.fetch` on Deno (whose
+   * `node:http` re-sends a request destroyed on a reused socket); the one from `@mcp-inflight/http/fetch`
+   * calls `globalThis.fetch`. @default node:http (`@mcp-inflight/http`, not on Deno), globalThis.fetch (`/fetch`)
    */
   fetch?: typeof fetch;
   /** Extra headers on every request (authorization, for instance). */
