@@ -46,7 +46,10 @@ describe('tasks through the proxy process', () => {
       onstatus: (task: TaskState) => statuses.push(task.status),
     });
     expect(textOf(result)).toBe('done 3 steps');
-    expect(progress).toEqual([1, 2, 3]);
+    // Strictly increasing and ending at the last step; the proxy may coalesce two that arrive within its
+    // 50 ms interval (keeping the latest), as a loaded machine delivers them (rule 2).
+    expect(progress.at(-1)).toBe(3);
+    expect(progress.every((p, i) => i === 0 || p > (progress[i - 1] ?? 0))).toBe(true);
     expect(statuses.at(-1)).toBe('completed');
     expect(host.stats()).toMatchObject({ outboundTokens: 0, outboundInFlight: 0 });
   });

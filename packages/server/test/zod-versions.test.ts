@@ -14,14 +14,16 @@ import { ensureBuilt } from '../../core/test/support/ensure-built.js';
 
 const serverDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const coreDir = join(serverDir, '../core');
+const clientDir = join(serverDir, '../client');
 const apps: string[] = [];
 
-/** A folder with node_modules/@mcp-inflight/{core,server} (copies of the built packages), core's dependencies and `zod`. */
+/** A folder with node_modules/@mcp-inflight/{core,client,server} (copies of the built packages), core's dependencies and `zod`. */
 function appWithZod(zodFolder: string): string {
   const app = mkdtempSync(join(tmpdir(), 'inflight-zod-'));
   apps.push(app);
   for (const [name, dir] of [
     ['core', coreDir],
+    ['client', clientDir],
     ['server', serverDir],
   ] as const) {
     const target = join(app, 'node_modules/@mcp-inflight', name);

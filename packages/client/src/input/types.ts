@@ -5,7 +5,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
  *
  * @example
  * ```ts
- * import type { InputMethod } from './types.js';
+ * import type { InputMethod } from '@mcp-inflight/client/input';
  * const method: InputMethod = 'elicitation/create';
  * ```
  */
@@ -16,7 +16,7 @@ export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roo
  *
  * @example
  * ```ts
- * import { INPUT_METHODS } from './types.js';
+ * import { INPUT_METHODS } from '@mcp-inflight/client/input';
  * INPUT_METHODS.includes('roots/list'); // true
  * ```
  */
@@ -32,7 +32,7 @@ export const INPUT_METHODS: readonly InputMethod[] = [
  *
  * @example
  * ```ts
- * import type { InputRequest } from './types.js';
+ * import type { InputRequest } from '@mcp-inflight/client/input';
  * const ask: InputRequest = {
  *   method: 'elicitation/create',
  *   params: { mode: 'form', message: 'Proceed?', requestedSchema: { type: 'object', properties: {} } },
@@ -51,7 +51,7 @@ export interface InputRequest {
  *
  * @example
  * ```ts
- * import type { InputRequests } from './types.js';
+ * import type { InputRequests } from '@mcp-inflight/client/input';
  * const asks: InputRequests = { roots: { method: 'roots/list' } };
  * ```
  */
@@ -63,7 +63,7 @@ export type InputRequests = Record<string, InputRequest>;
  *
  * @example
  * ```ts
- * import type { InputResponses } from './types.js';
+ * import type { InputResponses } from '@mcp-inflight/client/input';
  * const answers: InputResponses = { confirm: { action: 'accept', content: { confirm: true } } };
  * ```
  */
@@ -75,7 +75,7 @@ export type InputResponses = Record<string, Record<string, unknown>>;
  *
  * @example
  * ```ts
- * import type { InputRequiredResult } from './types.js';
+ * import type { InputRequiredResult } from '@mcp-inflight/client/input';
  * const interim: InputRequiredResult = { resultType: 'input_required', requestState: 'opaque' };
  * ```
  */
@@ -95,7 +95,7 @@ export interface InputRequiredResult {
  *
  * @example
  * ```ts
- * import { INPUT_REQUIRED_METHODS } from './types.js';
+ * import { INPUT_REQUIRED_METHODS } from '@mcp-inflight/client/input';
  * INPUT_REQUIRED_METHODS.has('tools/list'); // false
  * ```
  */
@@ -114,7 +114,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  *
  * @example
  * ```ts
- * import { isInputRequired } from './types.js';
+ * import { isInputRequired } from '@mcp-inflight/client/input';
  * isInputRequired({ resultType: 'input_required', requestState: 's' }); // true
  * isInputRequired({ content: [] }); // false: a result without resultType is complete [L7]
  * ```
@@ -132,7 +132,7 @@ export function isInputRequired(result: unknown): result is InputRequiredResult 
  *
  * @example
  * ```ts
- * import { checkInputRequired } from './types.js';
+ * import { checkInputRequired } from '@mcp-inflight/client/input';
  * const interim = checkInputRequired('tools/call', {
  *   resultType: 'input_required',
  *   inputRequests: { roots: { method: 'roots/list' } },
