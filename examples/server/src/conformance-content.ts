@@ -448,7 +448,7 @@ export function withLogging(endpoint: Endpoint, served: ServedTools): ServedTool
 }
 
 /** The prompts the suite gets by name, and the input-required one; changed by test_trigger_prompt_change. */
-export function conformancePrompts(listeners: Publisher): PromptList {
+export function conformancePrompts(listenStreams: Publisher): PromptList {
   return new PromptList(
     [
       definePrompt({
@@ -520,7 +520,7 @@ export function conformancePrompts(listeners: Publisher): PromptList {
         },
       }),
     ],
-    { listeners },
+    { listenStreams },
   );
 }
 
@@ -545,7 +545,7 @@ export function promptChangeTool(prompts: PromptList): Tool {
 }
 
 /** The resources the suite reads and subscribes to by URI, and its template. */
-export function conformanceResources(listeners: Publisher): ResourceList {
+export function conformanceResources(listenStreams: Publisher): ResourceList {
   return new ResourceList(
     [
       defineResource({
@@ -585,6 +585,6 @@ export function conformanceResources(listeners: Publisher): ResourceList {
         }),
       }),
     ],
-    { listeners },
+    { listenStreams },
   );
 }

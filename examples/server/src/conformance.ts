@@ -71,18 +71,18 @@ const CHANGING_TOOL = defineTool({
 /**
  * The example server plus the conformance suite's tools, prompts and resources, each a changing list
  * shared by every endpoint: `test_trigger_tool_change` and `test_trigger_prompt_change` (2026-07-28
- * server-stateless) change them, which `listeners` publish as list changes to the listen streams that
+ * server-stateless) change them, which `listenStreams` publish as list changes to the listen streams that
  * asked for them. With `tasks` (the process's store, `--tasks`), the tasks-extension fixture tools run as
  * tasks.
  */
 export function conformanceServer(
   counters: WorkCounters,
-  listeners: Publisher,
+  listenStreams: Publisher,
   tasks?: SharedTaskStore,
   transport: TransportKind = 'stdio',
 ): (endpoint: Endpoint) => void {
-  const prompts = conformancePrompts(listeners);
-  const resources = conformanceResources(listeners);
+  const prompts = conformancePrompts(listenStreams);
+  const resources = conformanceResources(listenStreams);
   const tools: ToolList = new ToolList(
     [
       ...exampleTools(counters, tasks !== undefined, transport),
@@ -103,7 +103,7 @@ export function conformanceServer(
       }),
       promptChangeTool(prompts),
     ],
-    { listeners },
+    { listenStreams },
   );
   // Capabilities from what it serves (tools, prompts, resources, each changing; completions), plus
   // logging and, with `--tasks`, the tasks extension.

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Endpoint } from '@mcp-inflight/core';
 import { serveHttp } from '@mcp-inflight/http';
 import type { RedisTaskStore } from '@mcp-inflight/redis';
-import { Listeners } from '@mcp-inflight/server/listen';
+import { ListenStreams } from '@mcp-inflight/server/listen';
 import { LiveEndpoints, serveStats } from '@mcp-inflight/server/stats';
 import type { SharedTaskStore } from '@mcp-inflight/server/tasks';
 import { serveStdio } from '@mcp-inflight/stdio';
@@ -33,7 +33,7 @@ if (options.help) {
 const counters: WorkCounters = { running: 0, completed: 0, cancelled: 0, stopped: 0 };
 // Listen streams (2026-07-28 `subscriptions/listen`) on every transport; the conformance tools publish
 // their list changes to them.
-const listeners = new Listeners();
+const listenStreams = new ListenStreams();
 if (options.requestStateSecretFile !== undefined) {
   try {
     useRequestStateSecret(readSecret(options.requestStateSecretFile));
@@ -61,7 +61,7 @@ if (options.redisUrl !== undefined) {
   tasks = redis;
 } else if (options.tasks) tasks = exampleTaskStore();
 const setupTools = options.conformance
-  ? conformanceServer(counters, listeners, tasks, options.httpPort === undefined ? 'stdio' : 'http')
+  ? conformanceServer(counters, listenStreams, tasks, options.httpPort === undefined ? 'stdio' : 'http')
   : (endpoint: Endpoint) => setupExampleServer(endpoint, counters, tasks);
 // `inflight/stats` (README, "Stats"): the process's tables and timers, over whichever transport serves it.
 const live = new LiveEndpoints();
@@ -84,7 +84,7 @@ if (options.httpPort !== undefined) {
       sessionIdleMs: options.sessionIdleMs,
       handlerIdleMs: options.handlerIdleMs,
       handlerCeilingMs: options.handlerCeilingMs,
-      listeners,
+      listenStreams,
       // The one place an expiry shows: its calls end with SESSION_EXPIRED on the server side. A session id
       // is a bearer credential, so the log names only its first 8 characters.
       onSessionExpired: ({ sessionId, idleMs, inFlight }) =>
@@ -115,7 +115,7 @@ if (options.httpPort !== undefined) {
   process.once('SIGTERM', stop);
 } else {
   const server = serveStdio((endpoint) => setup(endpoint), {
-    listeners,
+    listenStreams,
     handlerIdleMs: options.handlerIdleMs,
     handlerCeilingMs: options.handlerCeilingMs,
   });

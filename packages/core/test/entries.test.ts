@@ -140,7 +140,9 @@ const REVIEWED: Record<string, string[]> = {
     'withTasksExtension',
     'X_MCP_HEADER',
   ],
-  'core/testing': ['ManualClock'],
+  'core/testing': [
+    'ManualClock',
+  ],
   'core/schemas': [
     'cancelledNotificationSchema',
     'type CancelledParams',
@@ -268,7 +270,11 @@ const REVIEWED: Record<string, string[]> = {
     'type RequestStateSignerOptions',
     'type StateBinding',
   ],
-  'server/listen': ['Listeners', 'type ListenersOptions', 'type ListenersStats'],
+  'server/listen': [
+    'ListenStreams',
+    'type ListenStreamsOptions',
+    'type ListenStreamsStats',
+  ],
   'server/stats': [
     'type EndpointTables',
     'LiveEndpoints',

@@ -13,7 +13,7 @@ export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/contex
 export { createHttpHandler, type HttpExchange, type HttpHandler } from './server/handler.js';
 export {
   type HttpServerOptions,
-  type ListenersLike,
+  type ListenStreamsLike,
   LOOPBACK_HOSTS,
   type SessionExpiry,
 } from './server/options.js';

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveLifecycle } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/server/listen';
+import { ListenStreams } from '@mcp-inflight/server/listen';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -25,7 +25,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe('our server, the official SDK v2 Client as listener', () => {
   it('acknowledges, delivers the list change, frees everything on close, and ends gracefully on shutdown', async () => {
-    const listeners = new Listeners();
+    const listenStreams = new ListenStreams();
     const server = await serveHttp(
       (endpoint) =>
         serveLifecycle(endpoint, {
@@ -33,7 +33,7 @@ describe('our server, the official SDK v2 Client as listener', () => {
           capabilities: { tools: { listChanged: true } },
         }),
       // Handler limits far shorter than the test: a listen stream must not be subject to them.
-      { port: 0, listeners, handlerIdleMs: 50, handlerCeilingMs: 50 },
+      { port: 0, listenStreams, handlerIdleMs: 50, handlerCeilingMs: 50 },
     );
     try {
       const client = new ClientV2(
@@ -46,18 +46,18 @@ describe('our server, the official SDK v2 Client as listener', () => {
       const first = await client.listen({ toolsListChanged: true, promptsListChanged: true });
       expect(first.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true });
       await sleep(200);
-      expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
+      expect(listenStreams.notify('notifications/tools/list_changed')).toBe(1);
       await until(() => changes.length === 1, 'the SDK client to see the list change');
       await first.close();
       expect(await first.closed).toBe('local');
-      await until(() => listeners.stats.streams === 0, 'the server to see the stream close');
+      await until(() => listenStreams.stats.streams === 0, 'the server to see the stream close');
       await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
       expect(server.handler.stats.statelessInFlight).toBe(0);
 
       const second = await client.listen({ toolsListChanged: true });
       await server.close(); // the listen response, then notifications/cancelled
       expect(await second.closed).toBe('graceful');
-      expect(listeners.stats).toMatchObject({ streams: 0, ended: 1 });
+      expect(listenStreams.stats).toMatchObject({ streams: 0, ended: 1 });
       await client.close();
     } finally {
       await server.close();

@@ -4,7 +4,7 @@
 // response then `notifications/cancelled`. A default client (no flag) gets what belongs to no call.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clock, type Endpoint, serveLifecycle, systemClock } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/server/listen';
+import { ListenStreams } from '@mcp-inflight/server/listen';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, serveHttp } from '../src/index.js';
 import { BOTH_CLIENTS } from './fixtures/clients.js';
@@ -19,7 +19,7 @@ afterEach(async () => {
   for (const server of running.splice(0)) await server.close();
 });
 
-async function start(listeners: Listeners, sessions: Endpoint[] = []): Promise<RunningHttpServer> {
+async function start(listenStreams: ListenStreams, sessions: Endpoint[] = []): Promise<RunningHttpServer> {
   const server = await serveHttp(
     (endpoint, info) => {
       if (info.sessionId) sessions.push(endpoint);
@@ -30,7 +30,7 @@ async function start(listeners: Listeners, sessions: Endpoint[] = []): Promise<R
     },
     {
       port: 0,
-      listeners,
+      listenStreams,
       handlerIdleMs: LIMIT_MS,
       handlerCeilingMs: LIMIT_MS,
       sessionIdleMs: LIMIT_MS * 2,
@@ -92,8 +92,8 @@ async function rawListen(url: string, id: number, notifications: Record<string, 
 describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
   describe('a 2026-07-28 listen stream served by createHttpHandler', () => {
     it('acknowledges first, outlives the handler limits with keep-alives, and delivers only what was asked', async () => {
-      const listeners = new Listeners({ offer: { promptsListChanged: false } });
-      const server = await start(listeners);
+      const listenStreams = new ListenStreams({ offer: { promptsListChanged: false } });
+      const server = await start(listenStreams);
       const stream = await rawListen(server.url, 7, { toolsListChanged: true, promptsListChanged: true });
       expect(stream.response.headers.get('content-type')).toBe('text/event-stream');
       await until(() => stream.messages().length === 1, 'the acknowledgment');
@@ -107,10 +107,10 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       });
       await sleep(LIMIT_MS * 4); // past handlerIdleMs and handlerCeilingMs several times over
       expect(stream.text()).toContain(': keep-alive');
-      expect(listeners.stats.streams).toBe(1);
-      expect(listeners.notify('notifications/prompts/list_changed')).toBe(0); // not offered, not asked
-      expect(listeners.notify('notifications/resources/updated', { uri: 'file:///a' })).toBe(0);
-      expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
+      expect(listenStreams.stats.streams).toBe(1);
+      expect(listenStreams.notify('notifications/prompts/list_changed')).toBe(0); // not offered, not asked
+      expect(listenStreams.notify('notifications/resources/updated', { uri: 'file:///a' })).toBe(0);
+      expect(listenStreams.notify('notifications/tools/list_changed')).toBe(1);
       await until(() => stream.messages().length === 2, 'the list change');
       expect(stream.messages()[1]).toEqual({
         jsonrpc: '2.0',
@@ -120,15 +120,15 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       // The client closes its stream: that is the cancel [CN27]; nothing is left behind.
       stream.close();
       await stream.done;
-      await until(() => listeners.stats.streams === 0, 'the stream to leave the table');
+      await until(() => listenStreams.stats.streams === 0, 'the stream to leave the table');
       await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
       expect(server.handler.stats.statelessInFlight).toBe(0);
-      expect(listeners.stats.cancelled).toBe(1);
+      expect(listenStreams.stats.cancelled).toBe(1);
     });
 
     it('ends gracefully on close(): the listen response, then notifications/cancelled, then the end', async () => {
-      const listeners = new Listeners();
-      const server = await start(listeners);
+      const listenStreams = new ListenStreams();
+      const server = await start(listenStreams);
       const stream = await rawListen(server.url, 'sub-1' as unknown as number, { toolsListChanged: true });
       await until(() => stream.messages().length === 1, 'the acknowledgment');
       await server.close();
@@ -142,11 +142,11 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       });
       expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 'sub-1' } });
       expect(stream.messages()).toHaveLength(3);
-      expect(listeners.stats).toMatchObject({ streams: 0, ended: 1 });
+      expect(listenStreams.stats).toMatchObject({ streams: 0, ended: 1 });
     });
 
     it('answers a listen with a filter that is not an object with -32602', async () => {
-      const server = await start(new Listeners());
+      const server = await start(new ListenStreams());
       const stream = await rawListen(server.url, 1, 'everything' as unknown as Record<string, unknown>);
       await stream.done;
       expect(JSON.parse(stream.text())).toMatchObject({ id: 1, error: { code: -32602 } });
@@ -155,18 +155,18 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
 
   describe('HttpClient, with no listen option', () => {
     it('opens a listen stream for the list changes it handles, past every idle limit, and closes it on close()', async () => {
-      const listeners = new Listeners();
-      const server = await start(listeners);
+      const listenStreams = new ListenStreams();
+      const server = await start(listenStreams);
       const { fetch, wire } = recordingFetch();
       const client = new HttpClient({ url: server.url, fetch, idleMs: LIMIT_MS, ceilingMs: LIMIT_MS });
       const seen: unknown[] = [];
       client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
       await client.connect();
       expect(client.revision).toBe('2026-07-28');
-      await until(() => listeners.stats.streams === 1, 'the listen stream');
+      await until(() => listenStreams.stats.streams === 1, 'the listen stream');
       await sleep(LIMIT_MS * 4); // the client's idle limit and ceiling, and the server's handler limits
-      expect(listeners.stats.streams).toBe(1);
-      listeners.notify('notifications/tools/list_changed');
+      expect(listenStreams.stats.streams).toBe(1);
+      listenStreams.notify('notifications/tools/list_changed');
       await until(() => seen.length === 1, 'the notification');
       expect(seen[0]).toMatchObject({
         _meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() },
@@ -176,7 +176,7 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       );
       expect(listen?.body).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
       await client.close();
-      await until(() => listeners.stats.streams === 0, 'the server to see the stream close');
+      await until(() => listenStreams.stats.streams === 0, 'the server to see the stream close');
       await until(() => server.handler.stats.openStreams === 0, 'the HTTP stream to end');
       expect(listen?.aborted).toBe(true); // closed, not cancelled with a notification [CN22]
       expect(wire.some((e) => JSON.stringify(e.body ?? '').includes('notifications/cancelled'))).toBe(false);
@@ -184,8 +184,8 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
     });
 
     it('takes a server shutdown (response, then notifications/cancelled) as one graceful end', async () => {
-      const listeners = new Listeners();
-      const server = await start(listeners);
+      const listenStreams = new ListenStreams();
+      const server = await start(listenStreams);
       const client = new HttpClient({ url: server.url });
       let ended = 0;
       client.endpoint.events.on('request-ended', (_d, _id, method, outcome) => {
@@ -193,7 +193,7 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       });
       client.onNotification('notifications/tools/list_changed', () => {});
       await client.connect();
-      await until(() => listeners.stats.streams === 1, 'the listen stream');
+      await until(() => listenStreams.stats.streams === 1, 'the listen stream');
       await server.close(); // the response, then notifications/cancelled
       running.length = 0;
       await until(() => ended === 1, 'the client to see a graceful end');
@@ -202,8 +202,8 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
     });
 
     it('sends listen again after its stream drops, after the retry the stream advised', async () => {
-      const listeners = new Listeners();
-      const server = await start(listeners);
+      const listenStreams = new ListenStreams();
+      const server = await start(listenStreams);
       // The first listen's stream is cut after its first event, as a dropped connection would be, with the
       // SSE `retry` a server (or a proxy in between) may send; later ones pass untouched.
       let listens = 0;
@@ -235,20 +235,20 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       const seen: unknown[] = [];
       client.onNotification('notifications/tools/list_changed', (params) => seen.push(params));
       await client.connect();
-      await until(() => listens === 2 && listeners.stats.streams === 1, 'a second listen');
+      await until(() => listens === 2 && listenStreams.stats.streams === 1, 'a second listen');
       expect(delays).toContain(50); // the advised retry, not the 1 s default
       expect(delays).not.toContain(1_000);
-      expect(listeners.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
-      listeners.notify('notifications/tools/list_changed');
+      expect(listenStreams.stats.cancelled).toBe(1); // the first stream's handler was aborted and freed
+      listenStreams.notify('notifications/tools/list_changed');
       await until(() => seen.length === 1, 'the change on the new stream');
       await client.close();
-      await until(() => listeners.stats.streams === 0, 'the stream to close');
+      await until(() => listenStreams.stats.streams === 0, 'the stream to close');
     });
 
     it('receives a legacy server request and notification that belong to no call (the GET stream)', async () => {
-      const listeners = new Listeners();
+      const listenStreams = new ListenStreams();
       const sessions: Endpoint[] = [];
-      const server = await start(listeners, sessions);
+      const server = await start(listenStreams, sessions);
       const client = new HttpClient({ url: server.url, revision: '2025-11-25' });
       const changes: unknown[] = [];
       client.onRequest('roots/list', () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
@@ -258,7 +258,7 @@ describe.each(BOTH_CLIENTS)('HttpClient over %s', (_via, HttpClient) => {
       // Nothing in flight from the client: the request can only travel on the GET stream [H19].
       const roots = await session.request('roots/list', {}, { idleMs: 2_000 });
       expect(roots).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
-      expect(listeners.notify('notifications/tools/list_changed')).toBe(1);
+      expect(listenStreams.notify('notifications/tools/list_changed')).toBe(1);
       await until(() => changes.length === 1, 'the list change');
       await sleep(LIMIT_MS * 3); // an open GET stream is contact: the session outlives sessionIdleMs
       expect(server.handler.stats.sessions).toBe(1);

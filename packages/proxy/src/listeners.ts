@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Endpoint, ProgressRelay } from '@mcp-inflight/core';
 import type { Admission } from '@mcp-inflight/core/adapter';
 import { type HttpSetupInfo, type ServeHttpOptions, serveHttp } from '@mcp-inflight/http';
-import type { Listeners } from '@mcp-inflight/server/listen';
+import type { ListenStreams } from '@mcp-inflight/server/listen';
 import { serveStdio } from '@mcp-inflight/stdio';
 import type { CallRelay } from './call-relay.js';
 import { ClientSessions, clientOf, DEFAULT_MAX_CLIENT_SESSIONS, mayOpenSession } from './fair-shares.js';
@@ -38,7 +38,7 @@ export interface Listener {
  */
 export function listenStdio(
   relay: CallRelay,
-  listenStreams?: Listeners,
+  listenStreams?: ListenStreams,
   progress?: ProgressRelay,
   admission?: Admission,
 ): Listener {
@@ -50,7 +50,7 @@ export function listenStdio(
   const connection = serveStdio(setup, {
     ...(admission ? { admission } : {}),
     ...(gap === undefined || gap === '' ? {} : { resultGapMs: Number(gap) }),
-    ...(listenStreams ? { listeners: listenStreams } : {}),
+    ...(listenStreams ? { listenStreams } : {}),
     ...(progress ? { progressRelay: progress } : {}),
   });
   return {
@@ -96,7 +96,7 @@ export interface HttpListenOptions extends ServeHttpOptions {
 export async function listenHttp(
   relay: CallRelay,
   options: HttpListenOptions,
-  listenStreams?: Listeners,
+  listenStreams?: ListenStreams,
   progress?: ProgressRelay,
 ): Promise<Listener> {
   const { authTokens, readiness, passHeaders, maxClientSessions, ...serve } = options;
@@ -113,12 +113,12 @@ export async function listenHttp(
     maxSessions: 1_000,
     sessionIdleMs: 300_000,
     ...serve,
-    ...(listenStreams ? { listeners: listenStreams } : {}),
+    ...(listenStreams ? { listenStreams } : {}),
     ...(progress ? { progressRelay: progress } : {}),
   });
   // The proxy's own routes go first: health needs no token, everything else on the MCP path may.
   const [mcp] = server.server.listeners('request') as Array<
-    // node:http's handlers, not listeners of ours
+    // node:http's handlers, not listenStreams of ours
     (req: IncomingMessage, res: ServerResponse) => void
   >;
   server.server.removeAllListeners('request');

@@ -2,7 +2,7 @@ import type { McpClient } from '@mcp-inflight/client';
 import { type Endpoint, ProgressRelay } from '@mcp-inflight/core';
 import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
 import { createHttpHandler, type HttpHandler, type HttpServerOptions } from '@mcp-inflight/http';
-import { Listeners } from '@mcp-inflight/server/listen';
+import { ListenStreams } from '@mcp-inflight/server/listen';
 import { LiveEndpoints } from '@mcp-inflight/server/stats';
 import { CallRelay, type CallRelayOptions } from './call-relay.js';
 import { logEndpointEvents } from './endpoint-log.js';
@@ -54,7 +54,7 @@ export interface McpProxy {
   /** The one upstream (its connection, starts, readiness). */
   readonly link: UpstreamLink;
   /** Hosts' listen streams, fed by the upstream's list changes. */
-  readonly listenStreams: Listeners;
+  readonly listenStreams: ListenStreams;
   /** Host endpoints alive now (what `inflight/stats` reads). */
   readonly hosts: LiveEndpoints;
   /** The one progress relay every host endpoint shares (its `stats` count what it coalesced and dropped). */
@@ -102,7 +102,7 @@ export function createProxy(config: ProxyConfig): McpProxy {
   });
   const log = onEvent ?? (() => {});
   const logging = logEndpoints === true && onEvent !== undefined;
-  const listenStreams = new Listeners({ offer: { resourceSubscriptions: false } });
+  const listenStreams = new ListenStreams({ offer: { resourceSubscriptions: false } });
   const link = linkFor(config, listenStreams, logging ? log : undefined);
   const hosts = new LiveEndpoints();
   let listener: Listener | undefined;
@@ -154,7 +154,7 @@ export function createProxy(config: ProxyConfig): McpProxy {
           if (info.sessionId !== undefined) admission.assign(endpoint, `session ${info.sessionId}`);
           relay.attach(endpoint, hostLabel(info.sessionId));
         },
-        { listeners: listenStreams, progressRelay: progress, admission, ...options },
+        { listenStreams, progressRelay: progress, admission, ...options },
       ),
     shutdown: (why) => relay.shutdown(why),
     close: () => link.close(),
@@ -186,7 +186,7 @@ function relayOptionsOf(config: ProxyConfig): Omit<CallRelayOptions, 'onAttach' 
  */
 function linkFor(
   config: ProxyConfig,
-  listenStreams: Listeners,
+  listenStreams: ListenStreams,
   log: ((event: ProxyEvent) => void) | undefined,
 ): UpstreamLink {
   const { upstream, upstreamOptions, passHeaders, onUpstream } = config;
@@ -214,7 +214,7 @@ function linkFor(
 
 function connectorOf(
   upstream: ProxyConfig['upstream'],
-  listenStreams: Listeners,
+  listenStreams: ListenStreams,
   options: UpstreamClientOptions | undefined,
 ): UpstreamConnector {
   if (typeof upstream === 'string') {

@@ -7,7 +7,7 @@ import { guard, noop, type RedisClient } from './connection.js';
 import type { StoredTasks } from './stored-tasks.js';
 
 interface Watch {
-  listeners: Set<(task: TaskRecord) => void>;
+  callbacks: Set<(task: TaskRecord) => void>;
   version: number;
   expiry: TimerHandle | undefined;
 }
@@ -38,12 +38,12 @@ export class TaskWatches {
     this.#options = options;
   }
 
-  /** Calls `listener` with each change of `taskId`; resolves once the watch is in place, with its removal. */
-  async watch(taskId: string, listener: (task: TaskRecord) => void): Promise<() => void> {
-    const own = (task: TaskRecord): void => listener(task);
+  /** Calls `onChange` with each change of `taskId`; resolves once the watch is in place, with its removal. */
+  async watch(taskId: string, onChange: (task: TaskRecord) => void): Promise<() => void> {
+    const own = (task: TaskRecord): void => onChange(task);
     let watch = this.#watches.get(taskId);
     if (!watch) {
-      const fresh: Watch = { listeners: new Set(), version: 0, expiry: undefined };
+      const fresh: Watch = { callbacks: new Set(), version: 0, expiry: undefined };
       this.#watches.set(taskId, fresh);
       watch = fresh;
       try {
@@ -53,12 +53,12 @@ export class TaskWatches {
         throw error;
       }
     }
-    const listeners = watch.listeners;
-    listeners.add(own);
+    const callbacks = watch.callbacks;
+    callbacks.add(own);
     return () => {
-      listeners.delete(own);
+      callbacks.delete(own);
       const current = this.#watches.get(taskId);
-      if (current && current.listeners.size === 0) this.#drop(taskId, current);
+      if (current && current.callbacks.size === 0) this.#drop(taskId, current);
     };
   }
 
@@ -112,7 +112,7 @@ export class TaskWatches {
 
   #deliver(taskId: string, watch: Watch, version: number, record: TaskRecord): void {
     watch.version = version;
-    for (const listener of [...watch.listeners]) listener(structuredClone(record));
+    for (const onChange of [...watch.callbacks]) onChange(structuredClone(record));
     if (isTerminalStatus(record.status)) this.#drop(taskId, watch); // it never changes again [T4]
   }
 
@@ -137,7 +137,7 @@ export class TaskWatches {
 
   #drop(taskId: string, watch: Watch): void {
     watch.expiry?.clear();
-    watch.listeners.clear();
+    watch.callbacks.clear();
     if (this.#watches.get(taskId) !== watch) return;
     this.#watches.delete(taskId);
     if (!this.#closed)

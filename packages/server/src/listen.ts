@@ -7,4 +7,8 @@
  * @module @mcp-inflight/server/listen
  */
 
-export { Listeners, type ListenersOptions, type ListenersStats } from './listen/listeners.js';
+export {
+  ListenStreams,
+  type ListenStreamsOptions,
+  type ListenStreamsStats,
+} from './listen/listen-streams.js';

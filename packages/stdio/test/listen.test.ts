@@ -1,10 +1,10 @@
-// serveStdio with a Listeners hub, on in-memory streams: a listen line is acknowledged, a published list
+// serveStdio with a ListenStreams hub, on in-memory streams: a listen line is acknowledged, a published list
 // change comes tagged with the listen's id, a client's notifications/cancelled ends the stream (the hub's
 // table back to 0, no response), and close() ends the other stream gracefully: its listen response, then
 // notifications/cancelled, before the output ends.
 import { PassThrough } from 'node:stream';
 import { serveLifecycle } from '@mcp-inflight/core';
-import { Listeners } from '@mcp-inflight/server/listen';
+import { ListenStreams } from '@mcp-inflight/server/listen';
 import { expect, it } from 'vitest';
 import { serveStdio } from '../src/index.js';
 
@@ -25,14 +25,14 @@ it('serves listen streams on the pipe: ack, tagged changes, the client cancel, a
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const listeners = new Listeners();
+  const listenStreams = new ListenStreams();
   const server = serveStdio(
     (endpoint) =>
       serveLifecycle(endpoint, {
         serverInfo: { name: 'stdio-listen', version: '1.0.0' },
         capabilities: { tools: { listChanged: true } },
       }),
-    { input, output, listeners, handlerIdleMs: 20, handlerCeilingMs: 20 },
+    { input, output, listenStreams, handlerIdleMs: 20, handlerCeilingMs: 20 },
   );
   const listen = (id: string) =>
     input.write(
@@ -46,12 +46,12 @@ it('serves listen streams on the pipe: ack, tagged changes, the client cancel, a
     { 'io.modelcontextprotocol/subscriptionId': 'b' },
   ]);
   await new Promise((resolve) => setTimeout(resolve, 100)); // past both handler limits
-  expect(listeners.notify('notifications/tools/list_changed')).toBe(2);
+  expect(listenStreams.notify('notifications/tools/list_changed')).toBe(2);
   // The client ends stream `a` the stdio way [CN27].
   input.write(
     `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } })}\n`,
   );
-  await expect.poll(() => listeners.stats.streams).toBe(1);
+  await expect.poll(() => listenStreams.stats.streams).toBe(1);
   const before = lines().length;
   await server.close('going away');
   const after = lines().slice(before);
@@ -64,6 +64,6 @@ it('serves listen streams on the pipe: ack, tagged changes, the client cancel, a
     { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b', reason: 'going away' } },
   ]);
   expect(lines().filter((m) => m.id === 'a')).toEqual([]); // a cancelled stream gets no response
-  expect(listeners.stats).toMatchObject({ streams: 0, cancelled: 1, ended: 1, delivered: 2 });
+  expect(listenStreams.stats).toMatchObject({ streams: 0, cancelled: 1, ended: 1, delivered: 2 });
   expect(server.endpoint.stats).toMatchObject({ inboundInFlight: 0, lateResults: 0 });
 });

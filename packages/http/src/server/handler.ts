@@ -200,7 +200,7 @@ class HandlerServer {
     if (this.#closed) return;
     this.#closed = true;
     // Listen streams end gracefully first [L11 CN3]; then what is left is shut down.
-    this.#options.listeners?.end(undefined, 'the server is closing');
+    this.#options.listenStreams?.end(undefined, 'the server is closing');
     for (const endpoint of this.#context.stateless.list()) endpoint.shutdown('the server is closing');
     this.#legacy.shutdown('the server is closing');
   }

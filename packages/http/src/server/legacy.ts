@@ -151,7 +151,7 @@ export class LegacyServer {
     const session = new LegacySession(sessionId, this.#context, () => this.sessions.delete(sessionId));
     try {
       await setup(session.endpoint, { revision, sessionId });
-      options.listeners?.serve(session.endpoint); // list changes reach the session's GET stream
+      options.listenStreams?.serve(session.endpoint); // list changes reach the session's GET stream
     } catch (error) {
       options.onError(error);
       session.terminate('setup failed');

@@ -63,7 +63,7 @@ export async function serveModern(
   const { options } = context;
   try {
     await context.setup(endpoint, { revision: MODERN_REVISION });
-    options.listeners?.serve(endpoint);
+    options.listenStreams?.serve(endpoint);
   } catch (error) {
     options.onError(error);
     stream.drop();

@@ -127,25 +127,25 @@ export interface HttpServerOptions {
   /** Reports errors that have no caller to go to (a throwing `setup`). */
   onError?: (error: unknown) => void;
   /**
-   * The server's listen streams (`Listeners` from `@mcp-inflight/server/listen`): served on every endpoint
+   * The server's listen streams (`ListenStreams` from `@mcp-inflight/server/listen`): served on every endpoint
    * after `setup`, and ended gracefully (the listen response, then `notifications/cancelled`) when the
    * handler closes, before anything else is shut down. Without it, a listen stream still open at close is
    * answered with a SHUTDOWN error.
    */
-  listeners?: ListenersLike;
+  listenStreams?: ListenStreamsLike;
 }
 
 /**
- * What the HTTP handler needs of a listen hub: `Listeners` from `@mcp-inflight/server/listen` is one.
+ * What the HTTP handler needs of a listen hub: `ListenStreams` from `@mcp-inflight/server/listen` is one.
  *
  * @example
  * ```ts
- * import { Listeners } from '@mcp-inflight/server/listen';
- * import type { ListenersLike } from '@mcp-inflight/http';
- * const listeners: ListenersLike = new Listeners();
+ * import { ListenStreams } from '@mcp-inflight/server/listen';
+ * import type { ListenStreamsLike } from '@mcp-inflight/http';
+ * const listenStreams: ListenStreamsLike = new ListenStreams();
  * ```
  */
-export interface ListenersLike {
+export interface ListenStreamsLike {
   /** Serves `subscriptions/listen` on one endpoint. */
   serve(endpoint: Endpoint): void;
   /** Ends the streams (of one endpoint, or all) on the server's initiative. */
@@ -199,7 +199,7 @@ export interface ResolvedServerOptions {
     maxBatchElements?: number;
   };
   onError: (error: unknown) => void;
-  listeners: ListenersLike | undefined;
+  listenStreams: ListenStreamsLike | undefined;
   admission: Admission;
 }
 
@@ -233,7 +233,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
       maxBatchElements: options.maxBatchElements,
     }),
     onError: options.onError ?? (() => {}),
-    listeners: options.listeners,
+    listenStreams: options.listenStreams,
     admission:
       options.admission ??
       new Admission({

@@ -5,7 +5,7 @@ import type { JsonRpcMessage } from '@mcp-inflight/core/adapter';
 import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ListenLoop } from '../../../client/src/lifecycle/listen-loop.js';
-import { Listeners } from './listeners.js';
+import { ListenStreams } from './listen-streams.js';
 
 /** Lets queued microtasks (handler dispatch, promise settlement) run; never sleeps. */
 const drain = async (): Promise<void> => {
@@ -17,7 +17,7 @@ const LIMIT_MS = 100;
 /** A client and a server on one in-memory stdio-like channel; every limit on both sides is LIMIT_MS. */
 function pair(serverRevision?: Revision) {
   const clock = new ManualClock();
-  const listeners = new Listeners();
+  const listenStreams = new ListenStreams();
   const toServer: JsonRpcMessage[] = [];
   const toClient: JsonRpcMessage[] = [];
   let connected = true;
@@ -39,7 +39,7 @@ function pair(serverRevision?: Revision) {
     serverInfo: { name: 'listen-unit', version: '1.0.0' },
     capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
   });
-  listeners.serve(server);
+  listenStreams.serve(server);
   const endpoint: Endpoint = new Endpoint({
     role: 'client',
     transport: 'stdio',
@@ -64,7 +64,7 @@ function pair(serverRevision?: Revision) {
   const listens = () => toServer.filter((m) => m.method === 'subscriptions/listen');
   return {
     clock,
-    listeners,
+    listenStreams,
     server,
     endpoint,
     client,
@@ -104,10 +104,10 @@ describe('a listen stream over stdio (both sides ours)', () => {
     });
     p.clock.advance(LIMIT_MS * 100); // the client's idle and ceiling, the server's handler limits
     await drain();
-    expect(p.listeners.stats.streams).toBe(1);
+    expect(p.listenStreams.stats.streams).toBe(1);
     expect(p.endpoint.stats.outboundInFlight).toBe(1);
     expect(p.server.stats.inboundInFlight).toBe(1);
-    expect(p.listeners.notify('notifications/tools/list_changed')).toBe(1);
+    expect(p.listenStreams.notify('notifications/tools/list_changed')).toBe(1);
     expect(seen).toEqual([{ _meta: { 'io.modelcontextprotocol/subscriptionId': listen.id } }]);
     expect(p.endpoint.stats.ignoredNotifications).toBe(0); // the acknowledgment was expected
     await p.client.close();
@@ -117,7 +117,7 @@ describe('a listen stream over stdio (both sides ours)', () => {
       params: { requestId: listen.id },
     });
     await drain();
-    expect(p.listeners.stats).toMatchObject({ streams: 0, cancelled: 1 });
+    expect(p.listenStreams.stats).toMatchObject({ streams: 0, cancelled: 1 });
     expect(p.server.stats.inboundInFlight).toBe(0);
     expect(p.endpoint.stats).toMatchObject({ outboundInFlight: 0, outboundTokens: 0 });
     expect(p.toClient.filter((m) => m.id === listen.id)).toEqual([]); // no response after a cancel [CN25]
@@ -129,7 +129,7 @@ describe('a listen stream over stdio (both sides ours)', () => {
     await connected(p);
     const id = p.listens()[0]!.id as RequestId;
     const before = p.toClient.length;
-    expect(p.listeners.end(p.server, 'draining')).toBe(1);
+    expect(p.listenStreams.end(p.server, 'draining')).toBe(1);
     await drain();
     expect(p.toClient.slice(before)).toEqual([
       {
@@ -190,13 +190,13 @@ describe('a listen stream over stdio (both sides ours)', () => {
     await drain();
     await expect(asked).rejects.toMatchObject({ code: -32601 });
     // A list change reaches the legacy connection unasked, as its revision has it.
-    expect(p.listeners.notify('notifications/tools/list_changed')).toBe(1);
+    expect(p.listenStreams.notify('notifications/tools/list_changed')).toBe(1);
     expect(p.toClient.at(-1)).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/tools/list_changed',
       params: {},
     });
-    expect(p.listeners.notify('notifications/resources/updated', { uri: 'file:///x' })).toBe(0);
+    expect(p.listenStreams.notify('notifications/resources/updated', { uri: 'file:///x' })).toBe(0);
     await p.client.close();
   });
 
@@ -230,14 +230,14 @@ describe('a listen stream over stdio (both sides ours)', () => {
     expect(p.listens()[1]!.params).toMatchObject({
       notifications: { resourceSubscriptions: ['file:///a.md', 'file:///b.md'] },
     });
-    expect(p.listeners.stats.streams).toBe(1); // the first one was cancelled
-    expect(p.listeners.notify('notifications/resources/updated', { uri: 'file:///b.md' })).toBe(1);
-    expect(p.listeners.notify('notifications/resources/updated', { uri: 'file:///c.md' })).toBe(0);
+    expect(p.listenStreams.stats.streams).toBe(1); // the first one was cancelled
+    expect(p.listenStreams.notify('notifications/resources/updated', { uri: 'file:///b.md' })).toBe(1);
+    expect(p.listenStreams.notify('notifications/resources/updated', { uri: 'file:///c.md' })).toBe(0);
     expect(updates).toEqual(['file:///b.md']);
     await p.client.unsubscribeResource('file:///a.md');
     await p.client.unsubscribeResource('file:///b.md');
     await drain();
-    expect(p.listeners.stats.streams).toBe(0); // an empty filter: no stream at all
+    expect(p.listenStreams.stats.streams).toBe(0); // an empty filter: no stream at all
     await p.client.close();
   });
 });
@@ -289,14 +289,14 @@ describe('ListenLoop', () => {
     await drain();
     expect(loop.opened).toBe(4);
     expect(p.endpoint.stats.outboundInFlight).toBe(0);
-    expect(p.listeners.stats.streams).toBe(0);
+    expect(p.listenStreams.stats.streams).toBe(0);
     await p.client.close();
   });
 });
 
-describe('Listeners', () => {
+describe('ListenStreams', () => {
   it('forgets legacy endpoints once they close', () => {
-    const listeners = new Listeners();
+    const listenStreams = new ListenStreams();
     const endpoints = Array.from(
       { length: 200 },
       () =>
@@ -308,17 +308,17 @@ describe('Listeners', () => {
         }),
     );
     for (const endpoint of endpoints) {
-      listeners.serve(endpoint);
+      listenStreams.serve(endpoint);
       endpoint.close();
     }
-    expect(listeners.stats.legacyEndpoints).toBeLessThan(130); // swept as the set doubles (rule 8)
-    expect(listeners.notify('notifications/tools/list_changed')).toBe(0);
-    expect(listeners.stats.legacyEndpoints).toBe(0);
+    expect(listenStreams.stats.legacyEndpoints).toBeLessThan(130); // swept as the set doubles (rule 8)
+    expect(listenStreams.notify('notifications/tools/list_changed')).toBe(0);
+    expect(listenStreams.stats.legacyEndpoints).toBe(0);
   });
 
   it('never remembers a stateless 2026-07-28 endpoint', () => {
-    const listeners = new Listeners();
-    listeners.serve(
+    const listenStreams = new ListenStreams();
+    listenStreams.serve(
       new Endpoint({
         role: 'server',
         transport: 'http',
@@ -326,6 +326,6 @@ describe('Listeners', () => {
         channel: { write: () => {} },
       }),
     );
-    expect(listeners.stats.legacyEndpoints).toBe(0);
+    expect(listenStreams.stats.legacyEndpoints).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import { ManualClock } from '@mcp-inflight/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { inputRequired } from '../input/serve-input.js';
-import { Listeners } from '../listen/listeners.js';
+import { ListenStreams } from '../listen/listen-streams.js';
 import { createServer } from './create-server.js';
 import { defineResource, defineResourceTemplate } from './define-resource.js';
 import { defineTool } from './define-tool.js';
@@ -337,12 +337,12 @@ describe('createServer', () => {
 
   it('publishes list changes for all three lists and resource updates to legacy subscribers', async () => {
     const published: string[] = [];
-    const listeners = {
+    const listenStreams = {
       notify: (method: string) => void published.push(method),
     };
-    const tools = new ToolList([], { listeners });
-    const prompts = new PromptList([], { listeners });
-    const resources = new ResourceList([notes], { listeners });
+    const tools = new ToolList([], { listenStreams });
+    const prompts = new PromptList([], { listenStreams });
+    const resources = new ResourceList([notes], { listenStreams });
     const server = createServer({
       name: 's',
       version: '1',
@@ -409,12 +409,12 @@ describe('createServer', () => {
   });
 
   it('sends a resource update and list changes to a 2026-07-28 listen stream whose filter asks for them', async () => {
-    const listeners = new Listeners();
-    const resources = new ResourceList([notes], { listeners });
-    const prompts = new PromptList([], { listeners });
+    const listenStreams = new ListenStreams();
+    const resources = new ResourceList([notes], { listenStreams });
+    const prompts = new PromptList([], { listenStreams });
     const server = createServer({ name: 's', version: '1', prompts, resources });
     const modern = connect(server, '2026-07-28');
-    listeners.serve(modern.endpoint);
+    listenStreams.serve(modern.endpoint);
     const listening = modern.request('subscriptions/listen', {
       notifications: { promptsListChanged: true, resourceSubscriptions: ['notes://today'] },
     });

@@ -73,7 +73,7 @@ export interface McpServer {
  * `tools/*`, `prompts/*` and `resources/*`, and `completion/complete` when a prompt or template has
  * completers, with capabilities declared from what was given: `tools`, `prompts` and `resources` for
  * what is served, `listChanged` for a changing list (`ToolList`, `PromptList`, `ResourceList`, whose
- * changes reach the listeners given to that list), `resources.subscribe` for a `ResourceList`, and
+ * changes reach the listenStreams given to that list), `resources.subscribe` for a `ResourceList`, and
  * `completions`. Every handler gets the request's `ctx` (progress, cancel, limits). The pieces it is
  * made of (`serveLifecycle`, `serveTools`, `servePrompts`, `serveResources`) stay, for composing by hand.
  *

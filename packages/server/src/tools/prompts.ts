@@ -150,22 +150,22 @@ export function definePrompt<Args extends z.ZodObject>(definition: PromptDefinit
 /**
  * A server's prompts when they change while it runs: hand it to `servePrompts` (or `createServer`) and
  * each `add`, `remove` or `set` is seen by the next request everywhere, and published as
- * `notifications/prompts/list_changed` to the server's listeners. Declare `prompts.listChanged` with it
+ * `notifications/prompts/list_changed` to the server's listenStreams. Declare `prompts.listChanged` with it
  * (`createServer` does).
  *
  * @example
  * ```ts
- * import { Listeners } from '@mcp-inflight/server/listen';
+ * import { ListenStreams } from '@mcp-inflight/server/listen';
  * import { definePrompt, PromptList } from '@mcp-inflight/server';
- * const prompts = new PromptList([], { listeners: new Listeners() });
- * prompts.add(definePrompt({ name: 'hello', get: () => 'Say hello.' })); // listeners hear of it
+ * const prompts = new PromptList([], { listenStreams: new ListenStreams() });
+ * prompts.add(definePrompt({ name: 'hello', get: () => 'Say hello.' })); // listenStreams hear of it
  * ```
  */
 export class PromptList {
   readonly #entries: Entries<Prompt>;
 
-  constructor(prompts: readonly Prompt[] = [], options: { listeners?: Publisher } = {}) {
-    this.#entries = new Entries(prompts, 'notifications/prompts/list_changed', options.listeners);
+  constructor(prompts: readonly Prompt[] = [], options: { listenStreams?: Publisher } = {}) {
+    this.#entries = new Entries(prompts, 'notifications/prompts/list_changed', options.listenStreams);
   }
 
   /** Bumped on every change. */

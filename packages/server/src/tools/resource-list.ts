@@ -5,16 +5,16 @@ import { Entries, type Publisher } from './tool-list.js';
 /**
  * A server's resources and templates when they change while it runs: hand it to `serveResources` (or
  * `createServer`) and each change is seen by the next request everywhere, and published as
- * `notifications/resources/list_changed` to the server's listeners. {@link ResourceList.updated} tells
+ * `notifications/resources/list_changed` to the server's listenStreams. {@link ResourceList.updated} tells
  * the subscribers of one URI that its contents changed: a 2026-07-28 listen stream whose filter names
  * it, and a legacy session or connection that sent `resources/subscribe` for it. Declare
  * `resources: { listChanged: true, subscribe: true }` with it (`createServer` does).
  *
  * @example
  * ```ts
- * import { Listeners } from '@mcp-inflight/server/listen';
+ * import { ListenStreams } from '@mcp-inflight/server/listen';
  * import { defineResource, ResourceList } from '@mcp-inflight/server';
- * const resources = new ResourceList([], { listeners: new Listeners() });
+ * const resources = new ResourceList([], { listenStreams: new ListenStreams() });
  * let notes = '# Notes';
  * resources.add(defineResource({ uri: 'file:///notes.md', name: 'notes', read: () => notes }));
  * notes = '# Notes, edited';
@@ -28,10 +28,10 @@ export class ResourceList {
 
   constructor(
     items: ReadonlyArray<Resource | ResourceTemplate> = [],
-    options: { listeners?: Publisher } = {},
+    options: { listenStreams?: Publisher } = {},
   ) {
     const method = 'notifications/resources/list_changed';
-    this.#publisher = options.listeners;
+    this.#publisher = options.listenStreams;
     this.#resources = new Entries(items.filter(isResource), method, this.#publisher, (r) => r.uri);
     this.#templates = new Entries(items.filter(isTemplate), method, this.#publisher, (t) => t.uriTemplate);
   }

@@ -82,7 +82,7 @@ const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
 
 /**
  * Answers `tools/list` and `tools/call` for `tools` on one endpoint (an array, or a {@link ToolList} that
- * changes while the server runs and tells the server's listeners so). The list shows each tool's input as
+ * changes while the server runs and tells the server's listenStreams so). The list shows each tool's input as
  * JSON Schema (from its zod schema) in the order given, with `ttlMs` and `cacheScope` on 2026-07-28; each
  * tool's entry is built on the first `tools/list` that shows it and reused after, so serving the same tools
  * on a fresh endpoint per request (2026-07-28 over HTTP) costs no schema conversion per call. A

@@ -1,7 +1,7 @@
 import type { Tool } from './define-tool.js';
 
 /**
- * Anything that publishes a notification to a server's listeners: `Listeners` from
+ * Anything that publishes a notification to a server's listenStreams: `ListenStreams` from
  * `@mcp-inflight/server/listen` is one.
  *
  * @example
@@ -18,24 +18,24 @@ export interface Publisher {
 /**
  * A server's tools when they change while it runs: hand it to `serveTools` on every endpoint, and each
  * `add`, `remove` or `set` is seen by the next `tools/list` and `tools/call` everywhere, and published as
- * `notifications/tools/list_changed` to the server's listeners (a 2026-07-28 listen stream that asked for
+ * `notifications/tools/list_changed` to the server's listenStreams (a 2026-07-28 listen stream that asked for
  * it, a legacy session or connection unasked). Declare `capabilities.tools.listChanged` with it.
  *
  * @example
  * ```ts
- * import { Listeners } from '@mcp-inflight/server/listen';
+ * import { ListenStreams } from '@mcp-inflight/server/listen';
  * import { defineTool, ToolList } from '@mcp-inflight/server';
  * import * as z from 'zod';
- * const listeners = new Listeners();
- * const tools = new ToolList([], { listeners });
- * tools.add(defineTool({ name: 'hello', input: z.object({}), run: () => 'hi' })); // listeners hear of it
+ * const listenStreams = new ListenStreams();
+ * const tools = new ToolList([], { listenStreams });
+ * tools.add(defineTool({ name: 'hello', input: z.object({}), run: () => 'hi' })); // listenStreams hear of it
  * ```
  */
 export class ToolList {
   readonly #entries: Entries<Tool>;
 
-  constructor(tools: readonly Tool[] = [], options: { listeners?: Publisher } = {}) {
-    this.#entries = new Entries(tools, 'notifications/tools/list_changed', options.listeners);
+  constructor(tools: readonly Tool[] = [], options: { listenStreams?: Publisher } = {}) {
+    this.#entries = new Entries(tools, 'notifications/tools/list_changed', options.listenStreams);
   }
 
   /** Bumped on every change, so a served endpoint knows its listing is stale. */

@@ -29,11 +29,11 @@ export interface StdioOptions extends Omit<StdioConnectionOptions, 'input' | 'ou
   /** @default process.stdout */
   output?: Writable;
   /**
-   * The server's listen streams (`Listeners` from `@mcp-inflight/server/listen`): served on the endpoint
+   * The server's listen streams (`ListenStreams` from `@mcp-inflight/server/listen`): served on the endpoint
    * after `setup`, and ended gracefully by `close()` (the listen response, then `notifications/cancelled`
    * [L11 CN21]) before in-flight handlers are shut down.
    */
-  listeners?: {
+  listenStreams?: {
     /** Serves `subscriptions/listen` on the endpoint. */
     serve(endpoint: Endpoint): void;
     /** Ends the endpoint's streams on the server's initiative. */
@@ -80,7 +80,7 @@ export type StdioServer = StdioConnection;
  * ```
  */
 export function serveStdio(setup: (endpoint: Endpoint) => void, options: StdioOptions = {}): StdioServer {
-  const { input = process.stdin, output = process.stdout, listeners, ...rest } = options;
+  const { input = process.stdin, output = process.stdout, listenStreams, ...rest } = options;
   const connection = connectStdio({
     ...rest,
     input,
@@ -88,13 +88,13 @@ export function serveStdio(setup: (endpoint: Endpoint) => void, options: StdioOp
     role: 'server',
     setup: (endpoint) => {
       setup(endpoint);
-      listeners?.serve(endpoint);
+      listenStreams?.serve(endpoint);
     },
   });
-  if (!listeners) return connection;
+  if (!listenStreams) return connection;
   const close = connection.close.bind(connection);
   connection.close = (why = 'the connection is closing') => {
-    listeners.end(connection.endpoint, why);
+    listenStreams.end(connection.endpoint, why);
     return close(why);
   };
   return connection;

@@ -13,17 +13,17 @@ import {
 } from '@mcp-inflight/core/adapter';
 
 /**
- * Which notification types a {@link Listeners} hub offers; each defaults to `true`. The acknowledgment
+ * Which notification types a {@link ListenStreams} hub offers; each defaults to `true`. The acknowledgment
  * echoes only what is offered [LS3].
  *
  * @example
  * ```ts
- * import { Listeners, type ListenersOptions } from '@mcp-inflight/server/listen';
- * const options: ListenersOptions = { offer: { promptsListChanged: false, resourceSubscriptions: false } };
- * const listeners = new Listeners(options);
+ * import { ListenStreams, type ListenStreamsOptions } from '@mcp-inflight/server/listen';
+ * const options: ListenStreamsOptions = { offer: { promptsListChanged: false, resourceSubscriptions: false } };
+ * const listenStreams = new ListenStreams(options);
  * ```
  */
-export interface ListenersOptions {
+export interface ListenStreamsOptions {
   /** The notification types this server can deliver. @default every type `true` */
   offer?: {
     /** `notifications/tools/list_changed`. */
@@ -38,16 +38,16 @@ export interface ListenersOptions {
 }
 
 /**
- * Counters of a {@link Listeners} hub.
+ * Counters of a {@link ListenStreams} hub.
  *
  * @example
  * ```ts
- * import { Listeners, type ListenersStats } from '@mcp-inflight/server/listen';
- * const stats: ListenersStats = new Listeners().stats;
+ * import { ListenStreams, type ListenStreamsStats } from '@mcp-inflight/server/listen';
+ * const stats: ListenStreamsStats = new ListenStreams().stats;
  * console.log(stats.streams, stats.delivered);
  * ```
  */
-export interface ListenersStats {
+export interface ListenStreamsStats {
   /** Open `subscriptions/listen` streams. */
   streams: number;
   /** Legacy sessions and connections that get list changes unasked. */
@@ -70,28 +70,28 @@ interface Stream {
 const SWEEP_FLOOR = 64;
 
 /**
- * The server's listeners, shared by every endpoint it serves: it answers `subscriptions/listen` on each
- * endpoint handed to {@link Listeners.serve} and delivers what the server publishes with
- * {@link Listeners.notify} to every stream whose filter asked for it [LS1], tagged with the stream's
+ * The server's listenStreams, shared by every endpoint it serves: it answers `subscriptions/listen` on each
+ * endpoint handed to {@link ListenStreams.serve} and delivers what the server publishes with
+ * {@link ListenStreams.notify} to every stream whose filter asked for it [LS1], tagged with the stream's
  * subscription id [L10]. A legacy session or connection gets list changes unasked, as its revision has
  * them. A listen stream has no idle limit or ceiling of its own: it lives until the client cancels it
  * (closes the stream on HTTP, `notifications/cancelled` on stdio [CN27]), its connection goes, or the
- * server ends it with {@link Listeners.end}.
+ * server ends it with {@link ListenStreams.end}.
  *
  * @example
  * ```ts
  * import { Endpoint, serveLifecycle } from '@mcp-inflight/core';
- * import { Listeners } from '@mcp-inflight/server/listen';
- * const listeners = new Listeners(); // one per server, shared by every connection
+ * import { ListenStreams } from '@mcp-inflight/server/listen';
+ * const listenStreams = new ListenStreams(); // one per server, shared by every connection
  * const endpoint = new Endpoint({ role: 'server', transport: 'stdio', channel: { write: () => {} } });
  * serveLifecycle(endpoint, { serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: { tools: { listChanged: true } } });
- * listeners.serve(endpoint); // or pass `listeners` to serveStdio / createHttpHandler, which also end it on close
- * listeners.notify('notifications/tools/list_changed'); // every stream that asked for it
- * listeners.end(); // shutting down: each stream gets its response, then notifications/cancelled
+ * listenStreams.serve(endpoint); // or pass `listenStreams` to serveStdio / createHttpHandler, which also end it on close
+ * listenStreams.notify('notifications/tools/list_changed'); // every stream that asked for it
+ * listenStreams.end(); // shutting down: each stream gets its response, then notifications/cancelled
  * ```
  */
-export class Listeners {
-  #offer: Required<NonNullable<ListenersOptions['offer']>>;
+export class ListenStreams {
+  #offer: Required<NonNullable<ListenStreamsOptions['offer']>>;
   #streams = new Set<Stream>();
   #legacy = new Set<Endpoint>();
   #sweepAt = SWEEP_FLOOR;
@@ -99,7 +99,7 @@ export class Listeners {
   #ended = 0;
   #cancelled = 0;
 
-  constructor(options: ListenersOptions = {}) {
+  constructor(options: ListenStreamsOptions = {}) {
     this.#offer = {
       toolsListChanged: true,
       promptsListChanged: true,
@@ -110,7 +110,7 @@ export class Listeners {
   }
 
   /** The hub's counters; `streams` and `legacyEndpoints` are read from the live tables. */
-  get stats(): ListenersStats {
+  get stats(): ListenStreamsStats {
     return {
       streams: this.#streams.size,
       legacyEndpoints: this.#legacy.size,
@@ -122,7 +122,7 @@ export class Listeners {
 
   /**
    * Serves `subscriptions/listen` on `endpoint` (call it in the transport's setup, or pass the hub as the
-   * adapter's `listeners` option). A legacy endpoint is also remembered for list changes until it closes.
+   * adapter's `listenStreams` option). A legacy endpoint is also remembered for list changes until it closes.
    */
   serve(endpoint: Endpoint): void {
     // No idle limit and no ceiling: the stream is meant to stay open [L12]; handler limits must not end it.
@@ -140,7 +140,7 @@ export class Listeners {
   /**
    * Publishes a notification: every listen stream whose filter asked for `method` gets it, with its
    * subscription id in `_meta` [L10 LS1]; a list change also goes to every legacy session or connection.
-   * Returns how many listeners it reached. Only the types a filter can name travel on a listen stream
+   * Returns how many listenStreams it reached. Only the types a filter can name travel on a listen stream
    * (progress and log messages belong to their request [PT7]).
    */
   notify(method: string, params: Record<string, unknown> = {}): number {
