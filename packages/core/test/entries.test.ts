@@ -140,9 +140,7 @@ const REVIEWED: Record<string, string[]> = {
     'withTasksExtension',
     'X_MCP_HEADER',
   ],
-  'core/testing': [
-    'ManualClock',
-  ],
+  'core/testing': ['ManualClock'],
   'core/schemas': [
     'cancelledNotificationSchema',
     'type CancelledParams',
@@ -270,11 +268,7 @@ const REVIEWED: Record<string, string[]> = {
     'type RequestStateSignerOptions',
     'type StateBinding',
   ],
-  'server/listen': [
-    'ListenStreams',
-    'type ListenStreamsOptions',
-    'type ListenStreamsStats',
-  ],
+  'server/listen': ['ListenStreams', 'type ListenStreamsOptions', 'type ListenStreamsStats'],
   'server/stats': [
     'type EndpointTables',
     'LiveEndpoints',
