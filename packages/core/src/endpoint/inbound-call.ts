@@ -51,40 +51,40 @@ export interface CallTable {
  * The handler sees it as a {@link RequestContext}; the table alone reads the rest.
  */
 export class InboundCall extends DeadlineController implements RequestContext {
-  // Declared, not initialised: the constructor sets every field, in one order, so every request has one shape.
-  declare id: RequestId;
-  declare method: string;
-  declare revision: Revision;
-  declare params: Record<string, unknown> | undefined;
-  declare meta: Record<string, unknown> | undefined;
-  declare progressToken: ProgressToken | undefined;
+  // Plain fields, set in one order: `declare`d ones bought nothing in F2 stdio on Node 20 or 26.
+  id: RequestId;
+  method: string;
+  revision: Revision;
+  params: Record<string, unknown> | undefined;
+  meta: Record<string, unknown> | undefined;
+  progressToken: ProgressToken | undefined;
   /** @internal */
-  declare owner: CallTable;
+  owner: CallTable;
   /** @internal */
-  declare handler: RequestHandler;
+  handler: RequestHandler;
   /** @internal */
-  declare batch: BatchCollector | undefined;
+  batch: BatchCollector | undefined;
   /** @internal */
-  declare onResult: ((result: unknown) => void) | undefined;
+  onResult: ((result: unknown) => void) | undefined;
   /** Open while the peer may hear its progress (it sent a token); none otherwise. @internal */
-  declare route: ProgressRoute | undefined;
+  route: ProgressRoute | undefined;
   /** The last progress a handler reported without a route (for its own idle limit). @internal */
-  declare lastProgress: number;
+  lastProgress: number;
   /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. @internal */
-  declare suppress: boolean;
+  suppress: boolean;
   /** @internal */
-  declare done: boolean;
+  done: boolean;
   /** A 2025-11-25 request that asked for a task: its route may stay open past the response [PG14]. @internal */
-  declare taskAugmented: boolean;
+  taskAugmented: boolean;
   /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. @internal */
-  declare scopes: DeadlineController[] | undefined;
+  scopes: DeadlineController[] | undefined;
   /** Its slot in the endpoint's admission, released when the handler ends. @internal */
-  declare ticket: AdmissionTicket | undefined;
+  ticket: AdmissionTicket | undefined;
 
   /** Its handler's deadline: the request itself (a `ctx.limit()` scope's context has its own). */
-  declare deadline: DeadlineController;
+  deadline: DeadlineController;
   /** The request a context belongs to: itself, or (for a scope's context, which inherits it) its request. @internal */
-  declare call: InboundCall;
+  call: InboundCall;
 
   constructor(request: InboundRequest, owner: CallTable, ticket: AdmissionTicket | undefined) {
     const s = owner.settings;

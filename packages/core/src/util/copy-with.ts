@@ -9,6 +9,8 @@
  * were built this way; bench/README.md, "One hidden class per copy"). A rest copy that gains properties
  * keeps one shared hidden class.
  *
+ * Bench F2 stdio, 32 in flight: the spread takes 1.06-1.19x the time per call on Node 20.20, 0.89-0.99x on 26.12.
+ *
  * `fields` are names the caller writes in code: they are assigned (a `__proto__` key would set the
  * prototype), while `source`'s own keys, even one named `__proto__`, are copied as data.
  */

@@ -12,6 +12,8 @@
  * is written, never replaced; a key that is not an integer, or whose slot is taken, goes to a Map beside
  * it.
  *
+ * Bench F2 stdio, 32 in flight: a Map takes 1.44-1.49x the time per call on Node 20.20, 1.27-1.31x on 26.12.
+ *
  * @example
  * ```ts
  * import { IdTable } from '@mcp-inflight/core/adapter';
