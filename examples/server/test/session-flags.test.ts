@@ -9,7 +9,8 @@ import { RawHttp, workCall } from '../../../packages/http/test/fixtures/raw-http
 import { type SpawnedServer, spawnExampleServer } from './fixtures/spawn-example.js';
 
 const REVISION = '2025-06-18';
-const SESSION_IDLE_MS = 400;
+// Long enough that a loaded machine never lets the first session expire before the second initialize is refused.
+const SESSION_IDLE_MS = 3_000;
 
 let server: SpawnedServer;
 let stderr = '';
