@@ -5,6 +5,7 @@
  *
  * @module @mcp-inflight/client
  */
+export { type CacheHints, NO_CACHING } from './lifecycle/cache-hints.js';
 export { type ClientTransport, LifecycleClient, type McpClient } from './lifecycle/client.js';
 export { connectLifecycle, type LifecycleHooks } from './lifecycle/connect-lifecycle.js';
 export {

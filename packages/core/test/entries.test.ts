@@ -154,6 +154,7 @@ const REVIEWED: Record<string, string[]> = {
     'requestIdSchema',
   ],
   'client/index': [
+    'type CacheHints',
     'type ClientIdentity',
     'type ClientTransport',
     'connectLifecycle',
@@ -162,6 +163,7 @@ const REVIEWED: Record<string, string[]> = {
     'type LifecycleHooks',
     'type McpClient',
     'NegotiationError',
+    'NO_CACHING',
     'type ServerHandshake',
   ],
   'client/tasks': [

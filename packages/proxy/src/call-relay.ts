@@ -1,3 +1,4 @@
+import { type CacheHints, NO_CACHING } from '@mcp-inflight/client';
 import { isInputRequired } from '@mcp-inflight/client/input';
 import {
   type Clock,
@@ -16,7 +17,6 @@ import {
   paramHeadersOf,
   relayedParams,
 } from '@mcp-inflight/core/adapter';
-import { type CacheHints, NO_CACHING } from '@mcp-inflight/server';
 import { type CallOutcome, countCall, type ProxyEvent, type ProxyStats } from './events.js';
 import { InputBroker, type InputBrokerOptions } from './input-broker.js';
 import type { InputFlow } from './input-flow.js';

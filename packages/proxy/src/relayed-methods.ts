@@ -1,6 +1,6 @@
+import type { CacheHints } from '@mcp-inflight/client';
 import type { Revision } from '@mcp-inflight/core';
 import { isLegacy, TASKS_EXTENSION } from '@mcp-inflight/core/adapter';
-import type { CacheHints } from '@mcp-inflight/server';
 
 /**
  * The request methods a host may send that the proxy passes upstream. Lifecycle (`initialize`,
@@ -42,7 +42,7 @@ const CACHEABLE = new Set([
  *
  * @example
  * ```ts
- * import { NO_CACHING } from '@mcp-inflight/server';
+ * import { NO_CACHING } from '@mcp-inflight/client';
  * import { resultForHost } from './relayed-methods.js';
  * resultForHost({ resultType: 'complete', content: [] }, '2025-06-18', 'tools/call', NO_CACHING); // { content: [] }
  * resultForHost({ tools: [] }, '2026-07-28', 'tools/list', NO_CACHING); // { tools: [], ttlMs: 0, cacheScope: 'private' }

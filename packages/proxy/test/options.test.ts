@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NO_CACHING } from '@mcp-inflight/server';
+import { NO_CACHING } from '@mcp-inflight/client';
 import { describe, expect, it } from 'vitest';
 import { type CallEvent, countCall, emptyStats, formatEvent } from '../src/events.js';
 import { USAGE } from '../src/flags.js';

@@ -5,6 +5,9 @@
  *
  * @module @mcp-inflight/server
  */
+
+// Cache hints are the client's to read (client/lifecycle/cache-hints.ts); a server author sets them here.
+export { type CacheHints, NO_CACHING } from '@mcp-inflight/client';
 export {
   type CreateServerOptions,
   createServer,
@@ -36,8 +39,6 @@ export {
 export { ResourceList } from './tools/resource-list.js';
 export { type ServeResourcesOptions, serveResources } from './tools/serve-resources.js';
 export {
-  type CacheHints,
-  NO_CACHING,
   type ServedTools,
   type ServeToolsOptions,
   serveTools,

@@ -1,3 +1,4 @@
+import type { CacheHints } from '@mcp-inflight/client';
 import type { Endpoint } from '@mcp-inflight/core';
 import { JsonRpcError, JsonRpcErrorCode, serveLifecycle } from '@mcp-inflight/core';
 import type { Resource, ResourceTemplate } from './define-resource.js';
@@ -5,7 +6,7 @@ import type { Tool } from './define-tool.js';
 import { type Completer, type Prompt, PromptList, promptLookup, servePrompts } from './prompts.js';
 import { ResourceList } from './resource-list.js';
 import { serveResources } from './serve-resources.js';
-import { type CacheHints, type ServedTools, type ServeToolsOptions, serveTools } from './serve-tools.js';
+import { type ServedTools, type ServeToolsOptions, serveTools } from './serve-tools.js';
 import { ToolList } from './tool-list.js';
 
 /**

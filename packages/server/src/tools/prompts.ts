@@ -1,9 +1,9 @@
+import { type CacheHints, NO_CACHING } from '@mcp-inflight/client';
 import { type InputRequiredResult, isInputRequired } from '@mcp-inflight/client/input';
 import type { ContentBlock, Endpoint, RequestContext } from '@mcp-inflight/core';
 import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
 import * as z from 'zod';
-import { type CacheHints, NO_CACHING } from './serve-tools.js';
 import { Entries, type Publisher } from './tool-list.js';
 
 /**

@@ -1,3 +1,4 @@
+import { type CacheHints, NO_CACHING } from '@mcp-inflight/client';
 import type { Endpoint, RequestContext, Revision } from '@mcp-inflight/core';
 import { JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import type { EmbeddedBlob, EmbeddedText } from '@mcp-inflight/core/adapter';
@@ -12,7 +13,6 @@ import {
   type ResourceTemplate,
 } from './define-resource.js';
 import { ResourceList, subscribe, unsubscribe } from './resource-list.js';
-import { type CacheHints, NO_CACHING } from './serve-tools.js';
 
 /**
  * Options for {@link serveResources}.

@@ -1,3 +1,4 @@
+import { type CacheHints, NO_CACHING } from '@mcp-inflight/client';
 import { type InputRequiredResult, isInputRequired } from '@mcp-inflight/client/input';
 import type { CallToolResult, Endpoint, RequestContext, RequestHandler, Revision } from '@mcp-inflight/core';
 import { InflightError, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
@@ -11,22 +12,6 @@ import {
 import * as z from 'zod';
 import { type Tool, toolParamHeaders } from './define-tool.js';
 import { ToolList } from './tool-list.js';
-
-/**
- * Caching hints for `tools/list` on 2026-07-28, which requires both on every cacheable result [CA1].
- *
- * @example
- * ```ts
- * import type { CacheHints } from '@mcp-inflight/server';
- * const hints: CacheHints = { ttlMs: 60_000, cacheScope: 'public' }; // the same list for every client
- * ```
- */
-export interface CacheHints {
-  /** How long a client may reuse the list, in milliseconds (a non-negative integer). */
-  ttlMs: number;
-  /** `public`: shared intermediaries may cache it; `private`: only this client. */
-  cacheScope: 'public' | 'private';
-}
 
 /**
  * Options for {@link serveTools}.
@@ -64,18 +49,6 @@ export interface ServedTools {
   /** The `tools/call` handler. */
   call: RequestHandler;
 }
-
-/**
- * The default cache hints of a 2026-07-28 list result: they claim nothing, so a client re-asks and no
- * intermediary shares the list. A proxy that cannot vouch for its upstream's lists answers with these.
- *
- * @example
- * ```ts
- * import { NO_CACHING } from '@mcp-inflight/server';
- * const result = { tools: [], ...NO_CACHING }; // { tools: [], ttlMs: 0, cacheScope: 'private' }
- * ```
- */
-export const NO_CACHING: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /** 2025-11-25 made invalid tool input a tool execution error, so the model can correct itself [TL1]. */
 const INPUT_ERRORS_AS_RESULTS: Revision = '2025-11-25';
