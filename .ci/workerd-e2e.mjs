@@ -236,6 +236,18 @@ async function scenario(name, open) {
   }
 }
 
+// The build bundled everything, @mcp-inflight/http from its root entry (its workerd condition): the Worker
+// is one module that imports nothing, node:* included.
+const bundle = readFileSync(join(example, 'dist/worker.js'), 'utf8');
+const imports = [
+  ...bundle.matchAll(/^\s*import\b[^;]*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm),
+];
+check(
+  'workerd dist/worker.js is self-contained (no import, no node:*)',
+  imports.length === 0 && !/["']node:/.test(bundle),
+  imports.map((m) => m[1] ?? m[2]).join(', '),
+);
+
 const { url, child, output } = await startWorkerd();
 try {
   await scenario('2026-07-28', () => new HttpClient({ url }));

@@ -1,6 +1,7 @@
 // The example Worker: MCP over Streamable HTTP at /mcp, on @mcp-inflight/http's Fetch handler, with the tools
 // `work` and `status`. See README.md.
-import { createHttpHandler, type HttpHandler } from '@mcp-inflight/http/fetch';
+// The root entry: its workerd/worker/browser export conditions give a Worker's bundler the Fetch build.
+import { createHttpHandler, type HttpHandler } from '@mcp-inflight/http';
 import { createServer } from '@mcp-inflight/server';
 import { type WorkCounters, workerTools } from './tools.js';
 
