@@ -8,6 +8,8 @@
 #   .ci/runtimes.sh node24   `pnpm test:fast` on Node 24
 #   .ci/runtimes.sh bun      .ci/runtime-e2e.mjs on Bun: from the built tree, then from packed tarballs
 #   .ci/runtimes.sh deno     the same on Deno
+#   .ci/runtimes.sh workerd  .ci/workerd-e2e.mjs: examples/worker on workerd (Cloudflare's Workers runtime),
+#                            driven by HttpClient on Node
 #   .ci/runtimes.sh all      every lane above, in that order; fails at the end if any lane failed
 #
 # RUNTIMES_DIR (default: $TMPDIR/mcp-inflight-runtimes) holds the runtimes and the tarball install.
@@ -63,6 +65,11 @@ e2e_on() {
   return $status
 }
 
+workerd_e2e() {
+  "$1" --version || return 1
+  node .ci/workerd-e2e.mjs "$1"
+}
+
 lane() {
   case "$1" in
     node26) vitest_on "$(node_of 26)" .config/vitest.config.ts ;;
@@ -70,12 +77,13 @@ lane() {
     node24) vitest_on "$(node_of 24)" .config/vitest.fast.config.ts ;;
     bun) install bun bun && e2e_on "$RT/bun/node_modules/.bin/bun" ;;
     deno) install deno deno && e2e_on "$RT/deno/node_modules/.bin/deno" run -A ;;
-    *) echo "unknown lane: $1 (node26, node22, node24, bun, deno, all)" >&2; return 2 ;;
+    workerd) install workerd workerd && workerd_e2e "$RT/workerd/node_modules/.bin/workerd" ;;
+    *) echo "unknown lane: $1 (node26, node22, node24, bun, deno, workerd, all)" >&2; return 2 ;;
   esac
 }
 
 [ $# -gt 0 ] || set -- all
-[ "$1" = all ] && set -- node26 node22 node24 bun deno
+[ "$1" = all ] && set -- node26 node22 node24 bun deno workerd
 failed=()
 for name in "$@"; do
   echo "=== lane $name"
