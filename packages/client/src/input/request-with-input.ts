@@ -1,8 +1,13 @@
-import type { Endpoint, RequestContext, RequestHandler, RequestOptions } from '@mcp-inflight/core';
+import type {
+  CallToolResult,
+  Endpoint,
+  RequestContext,
+  RequestHandler,
+  RequestOptions,
+} from '@mcp-inflight/core';
 import { DeadlineController, InflightError, JsonRpcError, JsonRpcErrorCode } from '@mcp-inflight/core';
 import type { ProgressParams } from '@mcp-inflight/core/adapter';
 import { linkSignal, MODERN_REVISION } from '@mcp-inflight/core/adapter';
-import type { CallToolResult } from '../lifecycle/client.js';
 import { checkInputRequired, type InputRequests, type InputResponses, isInputRequired } from './types.js';
 
 /**

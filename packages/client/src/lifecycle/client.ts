@@ -21,17 +21,6 @@ import { connectLifecycle, type LifecycleHooks } from './connect-lifecycle.js';
 import type { ClientIdentity, ConnectOptions, ServerHandshake } from './handshake.js';
 import { ListenLoop } from './listen-loop.js';
 
-export type {
-  AudioContent,
-  CallToolResult,
-  ContentBlock,
-  EmbeddedResource,
-  ImageContent,
-  ResourceLink,
-  TextContent,
-  UnknownContent,
-} from '@mcp-inflight/core';
-
 /**
  * The one client shape: the stdio client and the HTTP client both implement it, so host code written
  * once runs on either. Every limit, local or enforced by the server, rejects with an `InflightError`
