@@ -10,10 +10,10 @@
 // Only the root entries of @mcp-inflight/core, /stdio and /http are imported; the servers and the proxy
 // run as child processes. Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { createChecks, load } from './e2e-checks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fromIndex = process.argv.indexOf('--from');
@@ -23,15 +23,9 @@ const base = from ?? join(root, 'examples/server');
 const runtime = globalThis.Deno ? 'deno' : globalThis.Bun ? 'bun' : 'node';
 const version = globalThis.Deno?.version.deno ?? globalThis.Bun?.version ?? process.versions.node;
 
-/** The ESM root entry of `name` as installed for `base` (read from its export map, no resolver conditions). */
-async function load(name) {
-  const manifest = createRequire(join(base, 'package.json')).resolve(`${name}/package.json`);
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8'));
-  return import(pathToFileURL(join(dirname(manifest), exports['.'].import.default)).href);
-}
-const { InflightError } = await load('@mcp-inflight/core');
-const { spawnStdio } = await load('@mcp-inflight/stdio');
-const { HttpClient } = await load('@mcp-inflight/http');
+const { InflightError } = await load(base, '@mcp-inflight/core');
+const { spawnStdio } = await load(base, '@mcp-inflight/stdio');
+const { HttpClient } = await load(base, '@mcp-inflight/http');
 
 /** A command line that runs `script` on this runtime (deno needs `run` and its permissions). */
 function command(script, args = []) {
@@ -54,14 +48,8 @@ const upstream = () => {
   return quote([cmd, ...args]);
 };
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-}
-const codeOf = (error) => (InflightError.is(error) ? error.code : String(error?.message ?? error));
+const e2e = createChecks({ InflightError, ceilingMs: CEILING_MS });
+const { check, timed, hitCeiling, status, statusWhen } = e2e;
 
 /** Starts `script` as an HTTP server on a free port and waits for the URL it prints. */
 function startHttp(script, args) {
@@ -84,107 +72,59 @@ function startHttp(script, args) {
   });
 }
 
-async function status(client) {
-  const result = await client.callTool('status', {});
-  return JSON.parse(result.content[0].text);
-}
-
-/** The server's counts once `ready` holds for them, or after 2 s (then the check reads what they are). */
-async function statusWhen(client, ready) {
-  let counts = await status(client);
-  for (let i = 0; i < 100 && !ready(counts); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    counts = await status(client);
-  }
-  return counts;
-}
-
 /** The checks of one scenario, on a client that `open()` makes (fresh per scenario). */
-async function scenario(name, open, stop = async () => {}) {
+function scenario(name, open, stop) {
   const label = (what) => `${runtime} ${version} ${name}: ${what}`;
-  let client;
-  try {
-    client = await open();
-    const handshake = await client.connect();
-    check(label('connect'), Boolean(handshake), client.revision);
-
-    const seen = [];
-    const done = await client.callTool(
-      'work',
-      { steps: 3, intervalMs: 30 },
-      { onprogress: (p) => seen.push(p.progress) },
-    );
-    check(
-      label('progress 1, 2, 3 then the result'),
-      seen.join() === '1,2,3',
-      `${seen} ${done.content?.[0]?.text}`,
-    );
-    check(label('result'), /^done 3\b/.test(done.content?.[0]?.text), done.content?.[0]?.text);
-
-    const before = await status(client);
-    const abort = new AbortController();
-    let updates = 0;
-    const cancelled = await client
-      .callTool(
-        'work',
-        { steps: 20, intervalMs: 50 },
-        { signal: abort.signal, onprogress: () => ++updates === 2 && abort.abort() },
-      )
-      .then(
-        () => 'completed',
-        (e) => codeOf(e),
+  return e2e.scenario(
+    label,
+    open,
+    async (client) => {
+      const { updates, done } = await e2e.workWithProgress(client, { steps: 3, intervalMs: 30 });
+      const seen = updates.map((p) => p.progress);
+      check(
+        label('progress 1, 2, 3 then the result'),
+        seen.join() === '1,2,3',
+        `${seen} ${done.content?.[0]?.text}`,
       );
-    check(
-      label('cancel after 2 updates rejects CANCELLED'),
-      cancelled === 'CANCELLED' && updates === 2,
-      `${cancelled} after ${updates}`,
-    );
-    // The server saw the cancel: its handler stopped (counted cancelled), it did not run to completion.
-    const after = await statusWhen(client, (s) => s.cancelled === before.cancelled + 1);
-    check(label('the server stopped the cancelled work'), after.running === 0, JSON.stringify(after));
+      check(label('result'), /^done 3\b/.test(done.content?.[0]?.text), done.content?.[0]?.text);
 
-    const idleStart = Date.now();
-    const idle = await client.callTool('work', { steps: 2, intervalMs: 1_000 }, { idleMs: 200 }).then(
-      () => 'completed',
-      (e) => codeOf(e),
-    );
-    const idleMs = Date.now() - idleStart;
-    check(label('idle limit 200 ms'), idle === 'IDLE_TIMEOUT' && idleMs < 900, `${idle} in ${idleMs} ms`);
-    // The client's limit reached the server as a cancel: the work stopped, long before its 2 s were up.
-    const afterIdle = await statusWhen(client, (s) => s.cancelled === before.cancelled + 2);
-    check(
-      label("the idle limit stopped the server's work"),
-      afterIdle.running === 0 && afterIdle.completed === before.completed,
-      JSON.stringify(afterIdle),
-    );
+      const before = await status(client);
+      await e2e.cancelAfterTwoUpdates(client, label);
+      // The server saw the cancel: its handler stopped (counted cancelled), it did not run to completion.
+      const after = await statusWhen(client, (s) => s.cancelled === before.cancelled + 1);
+      check(label('the server stopped the cancelled work'), after.running === 0, JSON.stringify(after));
 
-    const ceilingStart = Date.now();
-    const ceiling = await client.callTool('work', { steps: 100, intervalMs: 100 }).then(
-      () => 'completed',
-      (e) => codeOf(e),
-    );
-    const ceilingMs = Date.now() - ceilingStart;
-    check(
-      label("the server's 2 s ceiling"),
-      ceiling === 'CEILING' && ceilingMs >= CEILING_MS - 100 && ceilingMs < CEILING_MS + 1_500,
-      `${ceiling} in ${ceilingMs} ms`,
-    );
-    const count = await statusWhen(client, (s) => s.running === 0);
-    check(
-      label('the ceiling stopped the work, nothing left running'),
-      count.running === 0 && count.stopped === before.stopped + 1,
-      JSON.stringify(count),
-    );
+      const idle = await timed(() =>
+        client.callTool('work', { steps: 2, intervalMs: 1_000 }, { idleMs: 200 }),
+      );
+      check(
+        label('idle limit 200 ms'),
+        idle.code === 'IDLE_TIMEOUT' && idle.ms < 900,
+        `${idle.code} in ${idle.ms} ms`,
+      );
+      // The client's limit reached the server as a cancel: the work stopped, long before its 2 s were up.
+      const afterIdle = await statusWhen(client, (s) => s.cancelled === before.cancelled + 2);
+      check(
+        label("the idle limit stopped the server's work"),
+        afterIdle.running === 0 && afterIdle.completed === before.completed,
+        JSON.stringify(afterIdle),
+      );
 
-    await client.close();
-    await client.closed;
-    check(label('close'), true);
-  } catch (error) {
-    check(label('ran to the end'), false, error?.stack ?? String(error));
-    await client?.close().catch(() => {});
-  } finally {
-    await stop();
-  }
+      const ceiling = await timed(() => client.callTool('work', { steps: 100, intervalMs: 100 }));
+      check(
+        label("the server's 2 s ceiling"),
+        hitCeiling(ceiling, 1_500),
+        `${ceiling.code} in ${ceiling.ms} ms`,
+      );
+      const count = await statusWhen(client, (s) => s.running === 0);
+      check(
+        label('the ceiling stopped the work, nothing left running'),
+        count.running === 0 && count.stopped === before.stopped + 1,
+        JSON.stringify(count),
+      );
+    },
+    stop,
+  );
 }
 
 const stdioClient = (spec) => () => spawnStdio(spec, { stderr: 'ignore' });
@@ -217,7 +157,5 @@ await scenario(
   await scenario('proxy over HTTP -> server over stdio', async () => new HttpClient({ url }), kill(child));
 }
 
-console.log(
-  `${runtime} ${version}${from ? ' (packages from tarballs)' : ' (built tree)'}: ${passed} passed, ${failed} failed`,
-);
-process.exit(failed === 0 ? 0 : 1);
+console.log(`${runtime} ${version}${from ? ' (packages from tarballs)' : ' (built tree)'}: ${e2e.summary()}`);
+process.exit(e2e.failed() === 0 ? 0 : 1);

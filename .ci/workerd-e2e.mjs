@@ -10,10 +10,10 @@
 // Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { createChecks, load } from './e2e-checks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const example = join(root, 'examples/worker');
@@ -23,25 +23,13 @@ if (!workerd) {
   process.exit(2);
 }
 
-/** The ESM root entry of `name` as installed for examples/worker. */
-async function load(name) {
-  const manifest = createRequire(join(example, 'package.json')).resolve(`${name}/package.json`);
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8'));
-  return import(pathToFileURL(join(dirname(manifest), exports['.'].import.default)).href);
-}
-const { InflightError } = await load('@mcp-inflight/core');
-const { HttpClient } = await load('@mcp-inflight/http');
+const { InflightError } = await load(example, '@mcp-inflight/core');
+const { HttpClient } = await load(example, '@mcp-inflight/http');
 
 const CEILING_MS = 2_000; // config.capnp's HANDLER_CEILING_MS
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-}
-const codeOf = (error) => (InflightError.is(error) ? error.code : String(error?.message ?? error));
+const e2e = createChecks({ InflightError, ceilingMs: CEILING_MS });
+const { check, settle, timed, hitCeiling, status, statusWhen } = e2e;
 
 function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -78,41 +66,26 @@ async function startWorkerd() {
   throw new Error(`workerd did not answer on ${url} within 30 s: ${seen}`);
 }
 
-async function status(client) {
-  const result = await client.callTool('status', {});
-  return JSON.parse(result.content[0].text);
+/**
+ * The Worker's counts once the `key` count is one more than in `before` and nothing runs; the check that the
+ * work stopped that way and none completed.
+ */
+async function stoppedOnce(client, label, what, before, key, detail = '') {
+  const after = await statusWhen(client, (s) => s[key] === before[key] + 1 && s.running === 0);
+  check(
+    label(what),
+    after.running === 0 && after[key] === before[key] + 1 && after.completed === before.completed,
+    `${JSON.stringify(after)}${detail ? ` ${detail()}` : ''}`,
+  );
+  return after;
 }
 
-/** The Worker's counts once `ready` holds for them, or after 2 s (then the check reads what they are). */
-async function statusWhen(client, ready) {
-  let counts = await status(client);
-  for (let i = 0; i < 100 && !ready(counts); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    counts = await status(client);
-  }
-  return counts;
-}
-
-async function scenario(name, open) {
+function scenario(name, open) {
   const label = (what) => `workerd ${name}: ${what}`;
-  let client;
-  try {
-    client = open();
-    const handshake = await client.connect();
-    check(label('connect'), Boolean(handshake), client.revision);
-
-    const seen = [];
-    const messages = [];
-    const done = await client.callTool(
-      'work',
-      { steps: 3, intervalMs: 30, tag: 'e2e' },
-      {
-        onprogress: (p) => {
-          seen.push(`${p.progress}/${p.total}`);
-          messages.push(p.message);
-        },
-      },
-    );
+  return e2e.scenario(label, open, async (client) => {
+    const { updates, done } = await e2e.workWithProgress(client, { steps: 3, intervalMs: 30, tag: 'e2e' });
+    const seen = updates.map((p) => `${p.progress}/${p.total}`);
+    const messages = updates.map((p) => p.message);
     check(
       label('progress 1/3, 2/3, 3/3 with messages'),
       seen.join() === '1/3,2/3,3/3',
@@ -121,119 +94,77 @@ async function scenario(name, open) {
     check(label('result'), done.content?.[0]?.text === 'e2e: done 3 steps', done.content?.[0]?.text);
 
     let before = await status(client);
-    const abort = new AbortController();
-    let updates = 0;
-    const cancelled = await client
-      .callTool(
-        'work',
-        { steps: 20, intervalMs: 50 },
-        { signal: abort.signal, onprogress: () => ++updates === 2 && abort.abort() },
-      )
-      .then(
-        () => 'completed',
-        (e) => codeOf(e),
-      );
-    check(
-      label('cancel after 2 updates rejects CANCELLED'),
-      cancelled === 'CANCELLED' && updates === 2,
-      `${cancelled} after ${updates}`,
-    );
-    let after = await statusWhen(client, (s) => s.cancelled === before.cancelled + 1 && s.running === 0);
-    check(
-      label('the Worker stopped the cancelled work (counted cancelled)'),
-      after.running === 0 && after.cancelled === before.cancelled + 1 && after.completed === before.completed,
-      JSON.stringify(after),
+    await e2e.cancelAfterTwoUpdates(client, label);
+    before = await stoppedOnce(
+      client,
+      label,
+      'the Worker stopped the cancelled work (counted cancelled)',
+      before,
+      'cancelled',
     );
 
-    before = after;
     const early = new AbortController();
     setTimeout(() => early.abort(), 300);
-    const earlyCode = await client
-      .callTool('work', { steps: 2, intervalMs: 3_000 }, { signal: early.signal, onprogress: () => {} })
-      .then(
-        () => 'completed',
-        (e) => codeOf(e),
-      );
+    const earlyCode = await settle(
+      client.callTool(
+        'work',
+        { steps: 2, intervalMs: 3_000 },
+        { signal: early.signal, onprogress: () => {} },
+      ),
+    );
     check(label('cancel before any progress rejects CANCELLED'), earlyCode === 'CANCELLED', earlyCode);
-    after = await statusWhen(client, (s) => s.cancelled === before.cancelled + 1 && s.running === 0);
-    check(
-      label('the Worker stopped the work cancelled before any progress'),
-      after.running === 0 && after.cancelled === before.cancelled + 1 && after.completed === before.completed,
-      JSON.stringify(after),
+    before = await stoppedOnce(
+      client,
+      label,
+      'the Worker stopped the work cancelled before any progress',
+      before,
+      'cancelled',
     );
 
-    before = after;
-    const idleStart = Date.now();
-    const idle = await client
-      .callTool('work', { steps: 2, intervalMs: 1_000 }, { idleMs: 300, onprogress: () => {} })
-      .then(
-        () => 'completed',
-        (e) => codeOf(e),
-      );
-    const idleMs = Date.now() - idleStart;
+    const idle = await timed(() =>
+      client.callTool('work', { steps: 2, intervalMs: 1_000 }, { idleMs: 300, onprogress: () => {} }),
+    );
     check(
       label("client's idle limit 300 ms"),
-      idle === 'IDLE_TIMEOUT' && idleMs < 900,
-      `${idle} in ${idleMs} ms`,
+      idle.code === 'IDLE_TIMEOUT' && idle.ms < 900,
+      `${idle.code} in ${idle.ms} ms`,
     );
     // The client's limit reached the Worker as a cancel: the work stopped long before its 2 s were up.
-    after = await statusWhen(client, (s) => s.cancelled === before.cancelled + 1 && s.running === 0);
-    const stoppedAfter = Date.now() - idleStart;
-    check(
-      label("the client's idle limit stopped the Worker's work"),
-      after.running === 0 && after.cancelled === before.cancelled + 1 && after.completed === before.completed,
-      `${JSON.stringify(after)} ${stoppedAfter} ms after the call started`,
+    before = await stoppedOnce(
+      client,
+      label,
+      "the client's idle limit stopped the Worker's work",
+      before,
+      'cancelled',
+      () => `${Date.now() - idle.start} ms after the call started`,
     );
 
-    before = after;
-    const ceilingStart = Date.now();
     let ceilingUpdates = 0;
-    const ceiling = await client
-      .callTool('work', { steps: 100, intervalMs: 100 }, { onprogress: () => ceilingUpdates++ })
-      .then(
-        () => 'completed',
-        (e) => codeOf(e),
-      );
-    const ceilingMs = Date.now() - ceilingStart;
+    const ceiling = await timed(() =>
+      client.callTool('work', { steps: 100, intervalMs: 100 }, { onprogress: () => ceilingUpdates++ }),
+    );
     check(
       label("the Worker's 2 s ceiling (the caller gets CEILING)"),
-      ceiling === 'CEILING' && ceilingMs >= CEILING_MS - 100 && ceilingMs < CEILING_MS + 1_000,
-      `${ceiling} in ${ceilingMs} ms after ${ceilingUpdates} progress updates`,
+      hitCeiling(ceiling, 1_000),
+      `${ceiling.code} in ${ceiling.ms} ms after ${ceilingUpdates} progress updates`,
     );
-    after = await statusWhen(client, (s) => s.stopped === before.stopped + 1 && s.running === 0);
-    check(
-      label('the ceiling stopped the work, nothing left running'),
-      after.running === 0 && after.stopped === before.stopped + 1 && after.completed === before.completed,
-      JSON.stringify(after),
+    before = await stoppedOnce(
+      client,
+      label,
+      'the ceiling stopped the work, nothing left running',
+      before,
+      'stopped',
     );
 
     // The ceiling fires by its own timer on a call that never reports progress (no write wakes anything).
-    before = after;
-    const quietStart = Date.now();
-    const quiet = await client.callTool('work', { steps: 1, intervalMs: 10_000 }).then(
-      () => 'completed',
-      (e) => codeOf(e),
-    );
-    const quietMs = Date.now() - quietStart;
+    const quiet = await timed(() => client.callTool('work', { steps: 1, intervalMs: 10_000 }));
     check(
       label("the Worker's 2 s ceiling on a call without progress"),
-      quiet === 'CEILING' && quietMs >= CEILING_MS - 100 && quietMs < CEILING_MS + 1_000,
-      `${quiet} in ${quietMs} ms`,
+      hitCeiling(quiet, 1_000),
+      `${quiet.code} in ${quiet.ms} ms`,
     );
-    after = await statusWhen(client, (s) => s.stopped === before.stopped + 1 && s.running === 0);
-    check(
-      label('that ceiling stopped the work too'),
-      after.running === 0 && after.stopped === before.stopped + 1 && after.completed === before.completed,
-      JSON.stringify(after),
-    );
-
-    await client.close();
-    await client.closed;
-    check(label('close'), true);
-  } catch (error) {
-    check(label('ran to the end'), false, error?.stack ?? String(error));
-    await client?.close().catch(() => {});
-  }
+    await stoppedOnce(client, label, 'that ceiling stopped the work too', before, 'stopped');
+  });
 }
 
 // The build bundled everything, @mcp-inflight/http from its root entry (its workerd condition): the Worker
@@ -257,6 +188,6 @@ try {
   child.kill('SIGTERM');
   await exited;
 }
-if (failed > 0 && output().trim()) console.log(`workerd's output:\n${output().trim()}`);
-console.log(`workerd (examples/worker): ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+if (e2e.failed() > 0 && output().trim()) console.log(`workerd's output:\n${output().trim()}`);
+console.log(`workerd (examples/worker): ${e2e.summary()}`);
+process.exit(e2e.failed() === 0 ? 0 : 1);
