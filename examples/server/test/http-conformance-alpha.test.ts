@@ -182,7 +182,7 @@ const DIRECT: Record<string, Expectation> = {
   'tools-call-simple-text': { pass: ['tools-call-simple-text', 'wire-schema-valid'], known: {} },
   'tools-call-error': { pass: ['tools-call-error', 'wire-schema-valid'], known: {} },
   'tools-call-with-progress': { pass: ['tools-call-with-progress', 'wire-schema-valid'], known: {} },
-  // Multi round-trip requests: the fixture tools of conformance-input.ts, on core/mrtr.
+  // Multi round-trip requests: the fixture tools of conformance-input.ts, on server/input.
   'input-required-result-basic-elicitation': {
     pass: ['sep-2322-elicitation-incomplete', 'sep-2322-elicitation-complete', 'wire-schema-valid'],
     known: {},
@@ -248,7 +248,7 @@ const DIRECT: Record<string, Expectation> = {
 
 /**
  * The tasks-extension scenarios (examples/server with `--tasks`, the fixture tools of conformance-tasks.ts
- * on core/tasks). The suite lists them for no spec version, so they run on 2026-07-28 with `--force`.
+ * on server/tasks). The suite lists them for no spec version, so they run on 2026-07-28 with `--force`.
  */
 const TASKS: Record<string, Expectation> = {
   'tasks-lifecycle': {

@@ -46,9 +46,9 @@ export interface RequestOptions {
    */
   progress?: boolean;
   /**
-   * Hooks for a call that may start a task (the `@mcp-inflight/core/tasks` entry sets them): a 2025-11-25
-   * `CreateTaskResult` keeps the progress token routed past the response [PG14], and a result that comes
-   * after the call ended locally is handed over, so a task it created can still be cancelled.
+   * Hooks for a call that may start a task (client's `callTask` and the proxy's task legs set them): a
+   * 2025-11-25 `CreateTaskResult` keeps the progress token routed past the response [PG14], and a result
+   * that comes after the call ended locally is handed over, so a task it created can still be cancelled.
    */
   taskRoute?: TaskRouteHooks;
 }

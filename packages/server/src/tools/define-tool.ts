@@ -5,7 +5,7 @@ import * as z from 'zod';
 
 /**
  * What a tool's `run` may return: a full `tools/call` result, a string for one text block, or (to ask the
- * client for input, see `@mcp-inflight/core/mrtr`) an `input_required` result.
+ * client for input, see `@mcp-inflight/server/input`) an `input_required` result.
  *
  * @example
  * ```ts

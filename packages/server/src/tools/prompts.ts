@@ -45,7 +45,7 @@ export interface GetPromptResult {
 
 /**
  * What a prompt's `get` may return: a full result, a string for one user text message, or (2026-07-28, to
- * ask the client for input first, see `@mcp-inflight/core/mrtr`) an `input_required` result.
+ * ask the client for input first, see `@mcp-inflight/server/input`) an `input_required` result.
  *
  * @example
  * ```ts
