@@ -167,6 +167,116 @@ function scenario(name, open) {
   });
 }
 
+/** A raw 2025-06-18 session on `url`: its POST headers, for probes the client does not expose. */
+async function rawSession(url) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const params = {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params }),
+  });
+  await init.text();
+  const session = {
+    ...headers,
+    'mcp-session-id': init.headers.get('mcp-session-id'),
+    'mcp-protocol-version': '2025-06-18',
+  };
+  await fetch(url, {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  }).then((r) => r.text());
+  return session;
+}
+
+/** Reads SSE from `response` until `enough(text)` or its end; the text read and the last event id seen. */
+async function readEvents(response, enough = () => false) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (enough(text)) break;
+  }
+  return { text, lastId: [...text.matchAll(/^id: (\S+)$/gm)].at(-1)?.[1] };
+}
+
+/**
+ * A legacy session's streams on workerd: the GET stream is held (not reopened), and a call whose client
+ * dropped runs on (a disconnect is no cancel before 2026-07-28) with its events resumable by
+ * Last-Event-ID, during the call and after it, once: workerd ends a request's timers and promises with
+ * its response unless the Worker hands its work to ctx.waitUntil.
+ */
+async function legacyStreams(url, client) {
+  const label = (what) => `workerd 2025-06-18 streams: ${what}`;
+  let gets = 0;
+  const counting = (input, init) => {
+    if ((init?.method ?? 'GET') === 'GET') gets++;
+    return fetch(input, init);
+  };
+  const listening = new HttpClient({ url, revision: '2025-06-18', fetch: counting });
+  await listening.connect();
+  await new Promise((r) => setTimeout(r, 3_000));
+  await listening.close();
+  check(label('the GET stream stays open for 3 s (opened once)'), gets === 1, `${gets} GETs`);
+
+  for (const resumeAfterMs of [0, 1_500]) {
+    const when = resumeAfterMs === 0 ? 'during the call' : 'after the call ended';
+    const session = await rawSession(url);
+    const before = await status(client);
+    const dropped = new AbortController();
+    const call = { name: 'work', arguments: { steps: 5, intervalMs: 200 }, _meta: { progressToken: 'p' } };
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: session,
+      signal: dropped.signal,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: call }),
+    });
+    const first = await readEvents(response, (text) => text.includes('"progress":2'));
+    dropped.abort();
+    await new Promise((r) => setTimeout(r, resumeAfterMs));
+    // Bounded: a resume that touches a finished request's stream hangs on workerd rather than failing.
+    const resume = (lastId) =>
+      fetch(url, {
+        headers: { ...session, accept: 'text/event-stream', 'last-event-id': lastId },
+        signal: AbortSignal.timeout(5_000),
+      }).catch((error) => ({ status: error.name, text: async () => '' }));
+    const resumed = await resume(first.lastId);
+    const rest =
+      resumed.status === 200
+        ? await readEvents(resumed).catch((error) => ({ text: error.name }))
+        : { text: await resumed.text().catch((error) => error.name) };
+    const progress = [...rest.text.matchAll(/"progress":(\d+)/g)].map((m) => m[1]).join();
+    check(
+      label(`a dropped call's events resume ${when}: progress 3,4,5 then its result`),
+      resumed.status === 200 && progress === '3,4,5' && rest.text.includes('done 5 steps'),
+      `${resumed.status} progress ${progress} ${rest.text.slice(-120)}`,
+    );
+    const again = await resume(first.lastId);
+    check(
+      label(`a second resume ${when} is refused (400, nothing to resume)`),
+      again.status === 400,
+      `${again.status} ${(await again.text().catch((error) => error.name)).slice(0, 120)}`,
+    );
+    const after = await Promise.race([
+      statusWhen(client, (s) => s.completed === before.completed + 1 && s.running === 0),
+      new Promise((r) => setTimeout(() => r(undefined), 5_000)).then(() => status(client)),
+    ]);
+    check(
+      label(`the dropped call ran to completion (${when})`),
+      after.completed === before.completed + 1 && after.running === 0,
+      JSON.stringify(after),
+    );
+  }
+}
+
 // The build bundled everything, @mcp-inflight/http from its root entry (its workerd condition): the Worker
 // is one module that imports nothing, node:* included.
 const bundle = readFileSync(join(example, 'dist/worker.js'), 'utf8');
@@ -183,6 +293,15 @@ const { url, child, output } = await startWorkerd();
 try {
   await scenario('2026-07-28', () => new HttpClient({ url }));
   await scenario('2025-06-18 session', () => new HttpClient({ url, revision: '2025-06-18' }));
+  const statusClient = new HttpClient({ url });
+  await statusClient.connect();
+  await legacyStreams(url, statusClient).finally(() => statusClient.close());
+  // workerd warns when a promise or stream of a finished request is touched from another request.
+  check(
+    'workerd logged no cross-request warning',
+    !/different request|hanging promise/i.test(output()),
+    output(),
+  );
 } finally {
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');

@@ -22,7 +22,7 @@ export interface Env {
   ALLOWED_HOSTS?: string;
 }
 
-/** The part of a Worker's `ExecutionContext` this Worker could use (it needs none of it). */
+/** The part of a Worker's `ExecutionContext` this Worker uses. */
 export interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
@@ -57,12 +57,14 @@ function handlerFor(env: Env): HttpHandler {
 }
 
 export default {
-  async fetch(request: Request, env: Env, _ctx: ExecutionContext): Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname !== '/mcp') return new Response('MCP is served at /mcp\n', { status: 404 });
     // A client that goes away (the 2026-07-28 cancel) shows as the response body cancelled or a write to
     // it failing; request.signal, the handler's default disconnect signal, adds nothing on workerd.
-    return handlerFor(env).handle(request);
+    // workerd ends a request's timers and promises with its response; waitUntil keeps a call's work alive
+    // until its stream ends, so a legacy call runs on when its client drops, and its result can be resumed.
+    return handlerFor(env).handle(request, { waitUntil: (work) => ctx.waitUntil(work) });
   },
 };
 

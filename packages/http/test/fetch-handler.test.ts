@@ -175,3 +175,37 @@ describe('a long string through the Fetch reply', () => {
     await handler.close();
   });
 });
+
+describe('waitUntil (runtimes that end a request with its response)', () => {
+  it("hands each POST's work over until its stream ends, a legacy call's beyond its client's drop", async () => {
+    const clock = new ManualClock();
+    const { handler, held, release } = holdingHandler(clock);
+    const session = (await initialize(handler)).headers.get('mcp-session-id')!;
+    let settled = 0;
+    const handed: Promise<unknown>[] = [];
+    const waitUntil = (work: Promise<unknown>): void => {
+      handed.push(work);
+      void work.then(() => settled++);
+    };
+    const dropped = new AbortController();
+    const request = new Request(URL_, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }),
+    });
+    const reply = handler.handle(request, { disconnect: dropped.signal, waitUntil });
+    await vi.waitFor(() => expect(held()).toBe(1));
+    expect(handed).toHaveLength(1);
+    dropped.abort(); // a legacy disconnect is no cancel: the call runs on, and so must its request's work
+    await Promise.resolve();
+    expect(settled).toBe(0);
+    release();
+    await reply;
+    await handed[0];
+    expect(settled).toBe(1);
+  });
+});

@@ -19,6 +19,8 @@ export interface InboundRequest {
    * of promise turns. The returned promise still settles with the same reply. Absent on the Fetch path.
    */
   readonly respond?: (reply: Reply) => void;
+  /** The runtime's `waitUntil` (Workers): each POST's work is kept alive until its reply stream ends. */
+  readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /**
@@ -60,9 +62,10 @@ export function isPieces(body: ReplyBody): body is readonly JsonPiece[] {
 }
 
 /** The server's view of a Fetch `Request`. */
-export function fromRequest(request: Request): InboundRequest {
+export function fromRequest(request: Request, waitUntil?: (work: Promise<unknown>) => void): InboundRequest {
   return {
     method: request.method,
+    waitUntil,
     headers: request.headers,
     readText: (maxBytes) => readStreamText(request.body, maxBytes),
     discard: () => void request.body?.cancel().catch(() => {}),

@@ -69,6 +69,13 @@ export interface HttpHandler {
 export interface HttpExchange {
   /** Aborts when the client's connection closed before the response finished. @default request.signal */
   disconnect?: AbortSignal;
+  /**
+   * Where the runtime ends a request's work with its response (Cloudflare Workers: pass `ctx.waitUntil`),
+   * each POST's work is handed here until its stream ends, so a legacy call runs on after its client
+   * dropped (the rule is that a disconnect is no cancel) and its result waits for a `Last-Event-ID`
+   * resume. Bounded by the runtime (Workers: 30 s after the response) and by the handler's own limits.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -97,7 +104,9 @@ export function createHttpHandler(setup: HttpSetup, options?: HttpServerOptions)
   // The Fetch entry and the Node listener's (SERVE_EXCHANGE) share `serve`: one server, two wrappings.
   const handler: HttpHandler & ExchangeServer = {
     handle: async (request, exchange) =>
-      toResponse(await server.serve(fromRequest(request), exchange?.disconnect ?? request.signal)),
+      toResponse(
+        await server.serve(fromRequest(request, exchange?.waitUntil), exchange?.disconnect ?? request.signal),
+      ),
     [SERVE_EXCHANGE]: (request, disconnect) => server.serve(request, disconnect),
     close: () => server.close(),
     get stats() {

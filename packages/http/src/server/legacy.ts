@@ -75,6 +75,7 @@ export class LegacyServer {
       headers,
       signal: disconnect,
       respond: request.respond,
+      waitUntil: request.waitUntil,
     });
     session.endpoint.receive(value, body.bytes);
     return stream.response;
@@ -169,6 +170,7 @@ export class LegacyServer {
       headers: { ...headers, 'mcp-session-id': sessionId },
       signal: disconnect,
       respond: request.respond,
+      waitUntil: request.waitUntil,
       // A failed initialize leaves no session behind.
       onEnd: () => {
         if (session.endpoint.revision === undefined) session.terminate('initialize failed');
@@ -231,6 +233,7 @@ export class LegacyServer {
           headers,
           signal: disconnect,
           respond: request.respond,
+          waitUntil: request.waitUntil,
         })
       : undefined;
     session.receiveInto(stream, values, body.bytes);

@@ -164,6 +164,7 @@ class StatelessCall implements Channel {
       acceptsSse: accepts.sse,
       headers,
       respond: request.respond,
+      waitUntil: request.waitUntil,
       statusOf: modernStatusOf,
       onDisconnect: (why) => this.#disconnected(why),
       onEnd: () => this.#ended(),

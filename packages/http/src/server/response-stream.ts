@@ -52,6 +52,8 @@ export class ResponseStream implements LiveStream {
   #quiet: QuietTimer;
   /** Size of the last progress frame written, to count held ones in stats without serialising them. */
   #heldEstimateBytes = 0;
+  /** Settles the promise handed to `options.waitUntil` (Workers keep the request's work alive till then). */
+  #released: (() => void) | undefined;
 
   constructor(options: ResponseStreamOptions) {
     this.#options = options;
@@ -63,6 +65,9 @@ export class ResponseStream implements LiveStream {
     this.#quiet = new QuietTimer(options.clock, options.keepAliveMs, () => this.#onQuiet(), options.windows);
     if (options.acceptsSse) this.#quiet.start();
     this.#liveKey = options.live?.add(this);
+    // workerd ends a request's timers and continuations once its response ends or its client goes; a legacy
+    // handler runs on after a disconnect [H13], so its request is kept alive until the stream ends.
+    options.waitUntil?.(new Promise<void>((release) => (this.#released = release)));
   }
 
   /** Bytes waiting for the client: queued in the response body, or held as progress (latest per token). */
@@ -354,6 +359,7 @@ export class ResponseStream implements LiveStream {
     this.#held?.clear();
     if (this.#liveKey !== undefined) this.#options.live?.delete(this.#liveKey);
     this.#options.onEnd?.(outcome);
+    this.#released?.();
   }
 
   #onQuiet(): void {

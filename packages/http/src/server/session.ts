@@ -18,6 +18,8 @@ export interface OpenStreamOptions {
   signal?: Disconnect;
   /** The POST's `respond`, which takes the reply as soon as it exists. */
   respond?: ((reply: Reply) => void) | undefined;
+  /** The POST's `waitUntil` (Workers). */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
   onEnd?: () => void;
 }
 
@@ -97,6 +99,7 @@ export class LegacySession {
       acceptsSse: open.accepts.sse,
       headers: open.headers,
       respond: open.respond,
+      waitUntil: open.waitUntil,
       eventIds: {
         key,
         priming: open.revision === '2025-11-25',

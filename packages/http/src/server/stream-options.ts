@@ -30,6 +30,8 @@ export interface ResponseStreamOptions extends SseSinkLimits {
   headers: Record<string, string>;
   /** Takes the reply as soon as it exists, before `response` settles (the request's own `respond`). */
   respond?: ((reply: Reply) => void) | undefined;
+  /** Handed a promise that settles when the stream ends: the runtime keeps the request's work alive till then. */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
   /** Present for legacy streams, which are resumable with `Last-Event-ID`; absent for 2026-07-28 [H25]. */
   eventIds?: StreamEventIds;
   /** HTTP status for a final message sent as JSON. @default 200 */
