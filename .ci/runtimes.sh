@@ -82,6 +82,9 @@ lane() {
   esac
 }
 
+# `.ci/runtimes.sh node-path 26`: installs that Node (as the lanes do) and prints its path (pnpm bench's).
+if [ "${1:-}" = node-path ]; then node_of "$2"; exit; fi
+
 [ $# -gt 0 ] || set -- all
 [ "$1" = all ] && set -- node26 node22 node24 bun deno workerd
 failed=()

@@ -4,14 +4,18 @@
 // them instead of landing on one. Prints the tables (medians over the runs, ratios to the reference) and
 // writes every raw row with the medians to results/latest.json.
 //
-//   node bench/run.mjs [--runs 3] [--quick] [--only A,F] [--json FILE]
+//   node bench/run.mjs [--runs 3] [--quick] [--only A,F] [--json FILE] [--compare-node PATH]
 //
+// --compare-node: also runs A and F2 under that Node, interleaved with the others, and adds a table of both
+// (pnpm bench runs on Node 26 and compares the machine's Node 20, the lowest CI runs).
 // --quick: one run of every workload at a small size (CI's smoke test: no thresholds, exit 1 only when a
 // script fails; writes no JSON unless --json is given). --only: just those sections. Needs `pnpm build`.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { comparedTable, isCompared } from './lib/compare.mjs';
 import { buildPlan } from './lib/plan.mjs';
 import { tables } from './lib/report.mjs';
 import { medianRow, runScript } from './lib/runner.mjs';
@@ -30,6 +34,9 @@ const plan = buildPlan({ here, quick }).filter((job) => !only || only.includes(j
 const started = Date.now();
 const loadBefore = loadavg();
 const rows = new Map(plan.map((job) => [job.id, []]));
+const compareNode = argOf('compare-node', undefined);
+const compareVersion = compareNode && execFileSync(compareNode, ['--version'], { encoding: 'utf8' }).trim();
+const comparedRows = new Map(plan.filter(isCompared).map((job) => [job.id, []]));
 const failures = [];
 
 for (let run = 1; run <= runs; run++) {
@@ -40,6 +47,17 @@ for (let run = 1; run <= runs; run++) {
     } catch (error) {
       failures.push({ job: job.id, run, error: String(error.message ?? error) });
       process.stderr.write(`FAILED ${job.id} (run ${run}): ${error.message ?? error}\n`);
+    }
+    if (compareNode && comparedRows.has(job.id)) {
+      try {
+        const options = { timeoutMs: job.timeoutMs, node: compareNode };
+        comparedRows.get(job.id).push(await runScript(job.script, job.args, options));
+      } catch (error) {
+        failures.push({ job: `${job.id} on ${compareVersion}`, run, error: String(error.message ?? error) });
+        process.stderr.write(
+          `FAILED ${job.id} on ${compareVersion} (run ${run}): ${error.message ?? error}\n`,
+        );
+      }
     }
     if (process.env.BENCH_VERBOSE)
       process.stderr.write(`${job.id} ${Math.round(performance.now() - t0)} ms\n`);
@@ -53,23 +71,35 @@ for (const job of plan) {
   results[job.section] ??= {};
   results[job.section][job.key] = { rows: r, median: medianRow(r) };
 }
+const compared = {};
+for (const job of compareNode ? plan.filter(isCompared) : []) {
+  const r = comparedRows.get(job.id);
+  compared[job.section] ??= {};
+  compared[job.section][job.key] = { rows: r, median: medianRow(r) };
+}
 const versions = versionsOf(here);
 const header = [
   `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GB; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} at the start`,
   `@modelcontextprotocol/sdk ${versions.sdkV1}, @modelcontextprotocol/client+server ${versions.sdkV2}, mcp-proxy ${versions.mcpProxy}`,
   `command: node bench/run.mjs ${process.argv.slice(2).join(' ')} (${runs} run${runs === 1 ? '' : 's'} of each configuration, interleaved; medians)`,
+  ...(compareNode ? [`A and F2 also on Node ${compareVersion}, interleaved (the last table)`] : []),
 ];
-console.log([...header, '', ...tables(results, { quick })].join('\n'));
+const comparison = compareNode
+  ? comparedTable(results, compared, {
+      node: `Node ${process.version}`,
+      compareNode: `Node ${compareVersion}`,
+    })
+  : [];
+console.log([...header, '', ...tables(results, { quick }), ...comparison].join('\n'));
 const durationS = Math.round((Date.now() - started) / 1000);
-console.log(
-  `\n${plan.length * runs - failures.length} of ${plan.length * runs} runs succeeded in ${durationS} s`,
-);
+const total = (plan.length + (compareNode ? comparedRows.size : 0)) * runs;
+console.log(`\n${total - failures.length} of ${total} runs succeeded in ${durationS} s`);
 
 if (jsonPath) {
   mkdirSync(dirname(jsonPath), { recursive: true });
   writeFileSync(
     jsonPath,
-    `${JSON.stringify({ header, node: process.version, versions, runs, quick, durationS, loadBefore, loadAfter: loadavg(), failures, results }, null, 1)}\n`,
+    `${JSON.stringify({ header, node: process.version, compareNode: compareVersion, compared, versions, runs, quick, durationS, loadBefore, loadAfter: loadavg(), failures, results }, null, 1)}\n`,
   );
 }
 process.exit(failures.length === 0 ? 0 : 1);

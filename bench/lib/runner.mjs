@@ -3,9 +3,13 @@
 // stderr; the child is SIGTERMed (its own cleanup then ends whatever it started), SIGKILLed 3 s later.
 import { spawn } from 'node:child_process';
 
-export function runScript(script, args, { timeoutMs = 180_000, nodeArgs = ['--expose-gc'] } = {}) {
+export function runScript(
+  script,
+  args,
+  { timeoutMs = 180_000, nodeArgs = ['--expose-gc'], node = process.execPath } = {},
+) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    const child = spawn(node, [...nodeArgs, script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
