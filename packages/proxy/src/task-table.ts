@@ -16,6 +16,7 @@ import {
   taskStateOf,
   withTasksExtension,
 } from '@mcp-inflight/core/adapter';
+import type { PassHeaders } from './pass-headers.js';
 import {
   type BridgeContext,
   type BridgedOutcome,
@@ -23,7 +24,6 @@ import {
   legacyView,
   stripResultType,
 } from './task-bridge.js';
-import type { PassHeaders } from './pass-headers.js';
 import type { StoreHealth, TaskDirectory, TaskTableOptions } from './task-directory.js';
 import { type TaskLeg, type TaskShape, taskShapeOf, upstreamTaskOf, upstreamTaskParams } from './task-leg.js';
 import type { UpstreamConnection } from './upstream-link.js';
@@ -185,7 +185,10 @@ export class TaskTable {
         void this.#send(host, () => this.#cancelUpstream(upstream, upstreamTaskId as string, true));
         throw error instanceof JsonRpcError
           ? error
-          : new JsonRpcError(JsonRpcErrorCode.InternalError, `the task could not be recorded: ${String(error)}`);
+          : new JsonRpcError(
+              JsonRpcErrorCode.InternalError,
+              `the task could not be recorded: ${String(error)}`,
+            );
       },
     );
   }
@@ -243,14 +246,14 @@ export class TaskTable {
       const tasks = await this.#send(host, () =>
         Promise.all(
           mine.map((e) =>
-          e.bridged
-            ? this.#bridge('tasks/get', e, ctx).catch(() => undefined)
-            : e.upstream
-                .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
-                .then(
-                  (t) => mapTaskIds(t, e.upstreamTaskId as string, e.hostTaskId),
-                  () => undefined,
-                ),
+            e.bridged
+              ? this.#bridge('tasks/get', e, ctx).catch(() => undefined)
+              : e.upstream
+                  .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
+                  .then(
+                    (t) => mapTaskIds(t, e.upstreamTaskId as string, e.hostTaskId),
+                    () => undefined,
+                  ),
           ),
         ),
       );

@@ -201,7 +201,11 @@ export class StoreLink {
     if (this.#kept.size > 0 || this.#retry !== undefined) return;
     this.#up = true;
     this.#upSince = Date.now();
-    this.#options.onStore({ type: 'store-up', downMs: this.#upSince - this.#downSince, writtenAfter: written });
+    this.#options.onStore({
+      type: 'store-up',
+      downMs: this.#upSince - this.#downSince,
+      writtenAfter: written,
+    });
   }
 
   #attempt(kept: KeptWrite): Promise<void> {
@@ -222,7 +226,8 @@ export class StoreLink {
   bounded(args: readonly string[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`Redis did not answer ${args[0]} within ${this.#options.commandTimeoutMs} ms`)),
+        () =>
+          reject(new Error(`Redis did not answer ${args[0]} within ${this.#options.commandTimeoutMs} ms`)),
         this.#options.commandTimeoutMs,
       );
       this.#send(args).then(
