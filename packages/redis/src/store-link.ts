@@ -59,6 +59,8 @@ export interface StoreHealth {
 
 /** One kept write: the whole value of a key, written with what is left of its TTL. */
 export interface KeptWrite {
+  /** The task it is for (named when the write is given up). */
+  readonly taskId: string;
   /** Writes it (throws while Redis is away); told how much of the TTL is left, in ms. */
   write(leftMs: number): Promise<void>;
   /** When the key's task ends (epoch ms): past it, the write is given up. */
@@ -87,6 +89,8 @@ export class StoreLink {
   /** When Redis last came back (epoch ms); -Infinity while it never went away. */
   #upSince = Number.NEGATIVE_INFINITY;
   #errors = 0;
+  /** Kept writes written since the outage began (told with its end). */
+  #writtenAfter = 0;
   #flushing: Promise<void> | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
@@ -123,6 +127,7 @@ export class StoreLink {
     if (this.#up) {
       this.#up = false;
       this.#downSince = Date.now();
+      this.#writtenAfter = 0;
       this.#options.onStore({ type: 'store-down', message: messageOf(error) });
     }
     this.#schedule();
@@ -181,7 +186,7 @@ export class StoreLink {
     for (const [key, kept] of [...this.#kept]) {
       if (Date.now() >= kept.expiresAt) {
         this.#kept.delete(key);
-        this.#options.onStore({ type: 'store-write-dropped', taskId: key });
+        this.#options.onStore({ type: 'store-write-dropped', taskId: kept.taskId });
         continue;
       }
       try {
@@ -193,19 +198,25 @@ export class StoreLink {
       // A newer value kept meanwhile stays for the next pass.
       if (this.#kept.get(key) === kept) this.#kept.delete(key);
       written++;
+      if (!this.#up) this.#writtenAfter++;
     }
     if (this.#kept.size > 0) return this.#schedule();
     if (this.#up) return;
-    // Nothing kept is left: say so only once a command has gone through (the flush's, or a probe's).
-    if (written === 0) await guard(() => this.bounded(['PING'])).catch((e) => this.failed(e));
-    if (this.#kept.size > 0 || this.#retry !== undefined) return;
+    // Nothing kept is left: up once a command has gone through (the flush's own, or a probe).
+    if (written === 0) {
+      try {
+        await guard(() => this.bounded(['PING']));
+      } catch (error) {
+        return this.failed(error);
+      }
+    }
+    if (this.#kept.size > 0) return this.#schedule();
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     this.#up = true;
     this.#upSince = Date.now();
-    this.#options.onStore({
-      type: 'store-up',
-      downMs: this.#upSince - this.#downSince,
-      writtenAfter: written,
-    });
+    const downMs = this.#upSince - this.#downSince;
+    this.#options.onStore({ type: 'store-up', downMs, writtenAfter: this.#writtenAfter });
   }
 
   #attempt(kept: KeptWrite): Promise<void> {

@@ -153,7 +153,7 @@ export class RedisTaskDirectory {
   async claim(taskId: string, ttlMs: number): Promise<void> {
     const claim: Claim = { instance: this.instance, createdAt: new Date().toISOString(), ttlMs };
     const key = this.#key(taskId);
-    await this.#link.write(key, this.#claimWrite(key, claim));
+    await this.#link.write(key, this.#claimWrite(taskId, claim));
   }
 
   /**
@@ -164,9 +164,9 @@ export class RedisTaskDirectory {
     const key = this.#key(taskId);
     const kept = this.#link.kept(key) as KeptClaim | undefined;
     // The claim itself is still waiting for Redis: it goes with its answer.
-    if (kept?.claim) return this.#link.keep(key, this.#claimWrite(key, { ...kept.claim, answer }));
+    if (kept?.claim) return this.#link.keep(key, this.#claimWrite(taskId, { ...kept.claim, answer }));
     const expiresAt = expiryOf(answer) ?? Date.now() + ANSWER_KEEP_MS;
-    await this.#link.write(key, { expiresAt, write: () => this.#addAnswer(key, answer) });
+    await this.#link.write(key, { taskId, expiresAt, write: () => this.#addAnswer(key, answer) });
   }
 
   /**
@@ -302,8 +302,10 @@ export class RedisTaskDirectory {
   }
 
   /** The claim as a kept write: the whole key, with what is left of the task's TTL. */
-  #claimWrite(key: string, claim: Claim): KeptClaim {
+  #claimWrite(taskId: string, claim: Claim): KeptClaim {
+    const key = this.#key(taskId);
     return {
+      taskId,
       claim,
       expiresAt: Date.parse(claim.createdAt) + claim.ttlMs,
       write: async (leftMs) => {

@@ -50,7 +50,7 @@ const declare = (c: HttpClient, params: Record<string, unknown>) =>
 
 /** One `mcp_proxy_store_*` sample of a proxy's /metrics (NaN when the series is missing). */
 async function metric(proxy: Proxy, name: string): Promise<number> {
-  const text = await (await fetch(new URL("/metrics", proxy.adminUrl()))).text();
+  const text = await (await fetch(new URL('/metrics', proxy.adminUrl()))).text();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
 }
 
@@ -110,7 +110,9 @@ describe('two proxies sharing one redis-server through outages', () => {
       const read = await readOnOther(tasks);
       read.forEach((status, i) => {
         if (status !== 'completed' && status !== 'working')
-          lost.push(`${outage.how} ${outage.ms} ms: ${tasks[i]?.taskId} on proxy ${tasks[i]?.on} read ${status}`);
+          lost.push(
+            `${outage.how} ${outage.ms} ms: ${tasks[i]?.taskId} on proxy ${tasks[i]?.on} read ${status}`,
+          );
       });
       // While it was away, each proxy said so and kept its two claims.
       expect(during).toEqual([
