@@ -111,14 +111,15 @@ export class StoreLink {
 
   /** One command; a failure (or no answer in time) is -32603 `TASK_STORE_UNAVAILABLE`, and marks it down. */
   async run(args: readonly string[]): Promise<unknown> {
+    let result: unknown;
     try {
-      const result = await guard(() => this.bounded(args));
-      if (!this.#up) this.kick();
-      return result;
+      result = await this.bounded(args);
     } catch (error) {
       this.failed(error);
-      throw error;
+      return guard(() => Promise.reject(error));
     }
+    if (!this.#up) this.kick();
+    return result;
   }
 
   /** Redis failed: counted; the first failure of an outage is told, and retries start. */
@@ -126,7 +127,8 @@ export class StoreLink {
     this.#errors++;
     if (this.#up) {
       this.#up = false;
-      this.#downSince = Date.now();
+      const sentAt = (error as { sentAt?: unknown } | null)?.sentAt;
+      this.#downSince = typeof sentAt === 'number' ? sentAt : Date.now();
       this.#writtenAfter = 0;
       this.#options.onStore({ type: 'store-down', message: messageOf(error) });
     }
@@ -205,7 +207,7 @@ export class StoreLink {
     // Nothing kept is left: up once a command has gone through (the flush's own, or a probe).
     if (written === 0) {
       try {
-        await guard(() => this.bounded(['PING']));
+        await this.bounded(['PING']);
       } catch (error) {
         return this.failed(error);
       }
@@ -220,7 +222,7 @@ export class StoreLink {
   }
 
   #attempt(kept: KeptWrite): Promise<void> {
-    return guard(() => kept.write(Math.max(1, kept.expiresAt - Date.now())));
+    return kept.write(Math.max(1, kept.expiresAt - Date.now()));
   }
 
   /** Tries again in `retryMs` (one timer at most): Redis may be back without telling (a resumed process). */
@@ -236,11 +238,12 @@ export class StoreLink {
   /** The command, or a rejection once `commandTimeoutMs` passed without an answer (health untouched). */
   bounded(args: readonly string[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(new Error(`Redis did not answer ${args[0]} within ${this.#options.commandTimeoutMs} ms`)),
-        this.#options.commandTimeoutMs,
-      );
+      const sentAt = Date.now();
+      const timer = setTimeout(() => {
+        const ms = this.#options.commandTimeoutMs;
+        // Redis was already away when the command went: the outage is dated from then.
+        reject(Object.assign(new Error(`Redis did not answer ${args[0]} within ${ms} ms`), { sentAt }));
+      }, this.#options.commandTimeoutMs);
       this.#send(args).then(
         (value) => {
           clearTimeout(timer);
