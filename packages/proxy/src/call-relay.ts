@@ -121,7 +121,7 @@ export class CallRelay {
     this.#cacheHints = options.cacheHints ?? NO_CACHING;
     this.#logArguments = options.logArguments ?? false;
     this.#passHeaders = options.passHeaders;
-    this.tasks = new TaskTable({ clock: this.#clock, ...options.tasks });
+    this.tasks = new TaskTable({ clock: this.#clock, ...options.tasks }, this.#passHeaders);
     this.inputs = new InputBroker({ clock: this.#clock, ...options.input }, () => this.#flows());
   }
 

@@ -32,7 +32,7 @@ export { PassHeaders } from './pass-headers.js';
 export { createProxy, type McpProxy, type ProxyConfig } from './proxy.js';
 export { capabilitiesForHosts, RELAYED_METHODS, resultForHost } from './relayed-methods.js';
 export { type ProxyStatsSources, serveProxyStats } from './stats.js';
-export type { TaskDirectory, TaskTableOptions } from './task-directory.js';
+export type { StoreHealth, TaskDirectory, TaskTableOptions } from './task-directory.js';
 export type { TaskLeg } from './task-leg.js';
 export { TaskTable } from './task-table.js';
 export {

@@ -42,6 +42,24 @@ export class PassHeaders {
     return this.#sending.run(this.#byEndpoint.get(endpoint) ?? {}, send);
   }
 
+  /** The headers `endpoint`'s host passed (to carry them to another instance), or `undefined`. */
+  headersOf(endpoint: Endpoint): Record<string, string> | undefined {
+    return this.#byEndpoint.get(endpoint);
+  }
+
+  /**
+   * Sends an upstream call with headers a host passed on another instance (a forwarded task request);
+   * only the names this proxy passes are kept.
+   */
+  sendWith<T>(headers: Record<string, string>, send: () => T): T {
+    const picked: Record<string, string> = {};
+    for (const name of this.names) {
+      const value = headers[name];
+      if (typeof value === 'string') picked[name] = value;
+    }
+    return this.#sending.run(picked, send);
+  }
+
   /**
    * A `fetch` for the upstream client that adds the current call's headers. The proxy's own requests (the
    * handshake, even when a host's call started it) are sent outside any call: they carry none.

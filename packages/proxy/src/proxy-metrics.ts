@@ -27,6 +27,9 @@ type ProxySources = Pick<McpProxy, 'relay' | 'link' | 'hosts' | 'progress' | 'ad
  * | `mcp_proxy_host_endpoints` | gauge | host connections, sessions and 2026-07-28 requests alive |
  * | `mcp_proxy_calls_queued` | gauge | host calls waiting for a slot (`--max-in-flight`, `--max-host-in-flight`) |
  * | `mcp_proxy_calls_refused_total` | counter | host calls refused `-32010`: the queue was full |
+ * | `mcp_proxy_store_up` | gauge | with a task directory (`--redis`): 1 while the store answers and nothing kept waits |
+ * | `mcp_proxy_store_errors_total` | counter | store commands that failed or went unanswered |
+ * | `mcp_proxy_store_pending_writes` | gauge | claims and answers kept for when the store is back |
  */
 export class ProxyMetrics {
   /** The `prom-client` registry holding these metrics (and only these). */
@@ -70,6 +73,7 @@ export class ProxyMetrics {
       progressIn: () => this.#progressIn,
       progressOut: () => this.#progressOut,
     });
+    registerStoreMetrics(registers, proxy);
     for (const how of ['notification', 'close-stream']) this.#cancelsSent.inc({ how }, 0);
     for (const how of ['notification', 'stream-close']) this.#cancelsReceived.inc({ how }, 0);
     for (const kind of ['idle', 'ceiling']) this.#deadlines.inc({ kind }, 0);
@@ -185,4 +189,35 @@ function registerUpstreamMetrics(
     },
   });
   return restarts;
+}
+
+/** The task directory's store (`--redis`), read at scrape; nothing without a directory that reports it. */
+function registerStoreMetrics(registers: Registry[], { relay }: ProxySources): void {
+  if (relay.tasks.store === undefined) return;
+  const health = () => relay.tasks.store ?? { up: false, errors: 0, pendingWrites: 0 };
+  new Gauge({
+    name: 'mcp_proxy_store_up',
+    help: '1 while the shared task store (Redis) answers and every write kept during an outage is in it, else 0.',
+    registers,
+    collect() {
+      this.set(health().up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'mcp_proxy_store_errors_total',
+    help: 'Shared task store commands that failed or went unanswered.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(health().errors);
+    },
+  });
+  new Gauge({
+    name: 'mcp_proxy_store_pending_writes',
+    help: 'Task claims and answers kept while the store is away, written once it is back.',
+    registers,
+    collect() {
+      this.set(health().pendingWrites);
+    },
+  });
 }

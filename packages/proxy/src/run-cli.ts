@@ -13,6 +13,7 @@ import { type ProxyOptions, parseProxyArgs } from './options.js';
 import { PassHeaders } from './pass-headers.js';
 import { createProxy, type McpProxy } from './proxy.js';
 import { ProxyMetrics } from './proxy-metrics.js';
+import { type StoreEvent, storeLogLine } from './store-log.js';
 
 /** How long shutdown waits for cancels and error responses to be written before closing. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -49,7 +50,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     );
   }
   const run = new CliRun(options);
-  const directory = await openDirectory(options);
+  const directory = await openDirectory(options, run.logStore);
   const proxy = createProxy(run.config(directory));
   await run.start(proxy, directory);
 }
@@ -72,6 +73,12 @@ class CliRun {
     const format = this.#options.log;
     if (format === 'quiet') return;
     process.stderr.write(`${format === 'json' ? jsonLine(event) : formatEvent(event)}\n`);
+  };
+
+  /** The task store's outage and its end (`--redis`), beside the proxy's own events. */
+  readonly logStore = (event: StoreEvent): void => {
+    const format = this.#options.log;
+    if (format !== 'quiet') process.stderr.write(`${storeLogLine(event, format)}\n`);
   };
 
   /** The proxy the flags describe. */
@@ -229,12 +236,15 @@ class CliRun {
 }
 
 /** Which instance relays each task, in Redis, when there is more than one (docs/deploy.md). */
-async function openDirectory(options: ProxyOptions): Promise<RedisTaskDirectory | undefined> {
+async function openDirectory(
+  options: ProxyOptions,
+  onStore: (event: StoreEvent) => void,
+): Promise<RedisTaskDirectory | undefined> {
   if (options.redisUrl === undefined) return undefined;
   try {
     // Loaded only when asked for: a proxy without --redis never loads the Redis client.
     const { RedisTaskDirectory: Directory } = await import('@mcp-inflight/redis');
-    return await Directory.connect({ url: options.redisUrl });
+    return await Directory.connect({ url: options.redisUrl, onStore });
   } catch (error) {
     return usageExit(new UsageError(`--redis: ${(error as Error).message}`));
   }

@@ -13,15 +13,22 @@ import type { Clock } from '@mcp-inflight/core';
  * ```
  */
 export interface TaskDirectory {
-  /** Records that this instance relays `taskId` for `ttlMs`. */
+  /**
+   * Records that this instance relays `taskId` for `ttlMs`. A store that is away keeps the claim and
+   * writes it once back; a rejection refuses the task at creation (the host hears the error).
+   */
   claim(taskId: string, ttlMs: number): Promise<void>;
   /** Keeps the task's terminal `tasks/get` answer for every instance. */
   settle(taskId: string, answer: Record<string, unknown>): Promise<void>;
-  /** Has the instance relaying `taskId` (or what is kept of it) answer `method`. */
+  /**
+   * Has the instance relaying `taskId` (or what is kept of it) answer `method`; `headers` are the asking
+   * host's `--pass-header` values, which the holder sends upstream with it.
+   */
   forward(
     taskId: string,
     method: string,
     params: Record<string, unknown>,
+    headers?: Record<string, string>,
   ): Promise<
     | {
         /** No instance holds the task: it never was, or its TTL passed. */
@@ -34,8 +41,35 @@ export interface TaskDirectory {
         result: unknown;
       }
   >;
-  /** Answers what other instances forward for the tasks relayed here. */
-  serve(answer: (method: string, params: Record<string, unknown>) => Promise<unknown>): void;
+  /** Answers what other instances forward for the tasks relayed here (with the asking host's headers). */
+  serve(
+    answer: (
+      method: string,
+      params: Record<string, unknown>,
+      headers?: Record<string, string>,
+    ) => Promise<unknown>,
+  ): void;
+  /** The link to the shared store now, read when scraped (`mcp_proxy_store_*`). */
+  readonly health?: StoreHealth;
+}
+
+/**
+ * A task directory's link to its shared store, as the proxy's metrics read it.
+ *
+ * @example
+ * ```ts
+ * import type { StoreHealth } from '@mcp-inflight/proxy';
+ * declare const health: StoreHealth;
+ * if (!health.up) console.error(`store away; ${health.pendingWrites} writes kept for it`);
+ * ```
+ */
+export interface StoreHealth {
+  /** The store answers and nothing kept for it is waiting. */
+  readonly up: boolean;
+  /** Store commands that failed or went unanswered, since the start. */
+  readonly errors: number;
+  /** Writes kept for when the store is back. */
+  readonly pendingWrites: number;
 }
 
 /** Options for a `TaskTable` (task-table.ts). */

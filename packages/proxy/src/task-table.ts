@@ -16,6 +16,7 @@ import {
   taskStateOf,
   withTasksExtension,
 } from '@mcp-inflight/core/adapter';
+import type { PassHeaders } from './pass-headers.js';
 import {
   type BridgeContext,
   type BridgedOutcome,
@@ -23,7 +24,7 @@ import {
   legacyView,
   stripResultType,
 } from './task-bridge.js';
-import type { TaskDirectory, TaskTableOptions } from './task-directory.js';
+import type { StoreHealth, TaskDirectory, TaskTableOptions } from './task-directory.js';
 import { type TaskLeg, type TaskShape, taskShapeOf, upstreamTaskOf, upstreamTaskParams } from './task-leg.js';
 import type { UpstreamConnection } from './upstream-link.js';
 
@@ -71,8 +72,11 @@ export class TaskTable {
   readonly #watched = new WeakSet<Endpoint>();
   readonly #directory: TaskDirectory | undefined;
   readonly #bridgeContext: BridgeContext;
+  readonly #passHeaders: PassHeaders | undefined;
 
-  constructor(options: TaskTableOptions = {}) {
+  /** `passHeaders`: every upstream request a host's task request causes carries that host's headers. */
+  constructor(options: TaskTableOptions = {}, passHeaders?: PassHeaders) {
+    this.#passHeaders = passHeaders;
     this.#clock = options.clock ?? systemClock;
     this.#defaultTtlMs = options.defaultTtlMs ?? 60_000;
     this.#maxTtlMs = options.maxTtlMs ?? 3_600_000;
@@ -84,18 +88,30 @@ export class TaskTable {
     };
     // Another instance's host asking about a task relayed here: answered as for a host of ours (a
     // 2026-07-28 task belongs to no session, so any host that knows the id may ask [rule 15]).
-    this.#directory?.serve(async (method, params) => {
+    this.#directory?.serve(async (method, params, headers) => {
       const id = params.taskId;
       const entry = typeof id === 'string' ? this.#byHostId.get(id) : undefined;
       if (!entry || entry.owner !== undefined || entry.bridged)
         throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
-      return this.#relayEntry(entry, method, params, new AbortController().signal, true);
+      // The asking host's headers, sent upstream as its own proxy would have sent them (`--pass-header`).
+      const relay = () => this.#relayEntry(entry, method, params, new AbortController().signal, true);
+      return this.#passHeaders ? this.#passHeaders.sendWith(headers ?? {}, relay) : relay();
     });
   }
 
   /** Tasks mapped now. */
   get size(): number {
     return this.#byHostId.size;
+  }
+
+  /** The shared directory's link to its store (`undefined` without a directory, or one that says nothing). */
+  get store(): StoreHealth | undefined {
+    return this.#directory?.health;
+  }
+
+  /** Sends upstream on behalf of `host`: with its passed headers (`--pass-header`), or as it is. */
+  #send<T>(host: Endpoint, send: () => T): T {
+    return this.#passHeaders ? this.#passHeaders.send(host, send) : send();
   }
 
   /**
@@ -122,7 +138,7 @@ export class TaskTable {
         // The host's call ended first, but the upstream made the task anyway: nobody can reach it, end it.
         onLateResult: (result) => {
           const id = upstreamTaskOf(result, shape)?.taskId;
-          if (id) void this.#cancelUpstream(upstream, id, shape !== 'legacy');
+          if (id) void this.#send(host, () => this.#cancelUpstream(upstream, id, shape !== 'legacy'));
         },
       },
       result: (result) => this.#created(result, { shape, host, ctx, upstream, release: () => release() }),
@@ -159,12 +175,21 @@ export class TaskTable {
     this.#watch(upstream);
     if (shape === 'bridged') return this.#bridged(entry, result, keepMs);
     const mapped = mapTaskIds(result, upstreamTaskId as string, entry.hostTaskId);
-    // Claimed before the CreateTaskResult goes, so any instance finds it; a directory that is away
-    // leaves the task reachable here only.
+    // Claimed before the CreateTaskResult goes, so any instance finds it; a store that is away keeps the
+    // claim for later. A claim refused outright refuses the task: nothing acknowledged is lost (rule 15).
     if (!this.#directory || shape !== 'modern') return mapped;
     return this.#directory.claim(entry.hostTaskId, keepMs).then(
       () => mapped,
-      () => mapped,
+      (error: unknown) => {
+        this.#drop(entry);
+        void this.#send(host, () => this.#cancelUpstream(upstream, upstreamTaskId as string, true));
+        throw error instanceof JsonRpcError
+          ? error
+          : new JsonRpcError(
+              JsonRpcErrorCode.InternalError,
+              `the task could not be recorded: ${String(error)}`,
+            );
+      },
     );
   }
 
@@ -195,17 +220,21 @@ export class TaskTable {
           declaresTasksExtension(ctx.meta)
         ) {
           // Relayed by another instance behind the balancer: it answers, or Redis does once it ended.
-          const forwarded = await this.#directory.forward(id, method, { ...params, taskId: id });
+          const headers = this.#passHeaders?.headersOf(host);
+          const forwarded = await this.#directory.forward(id, method, { ...params, taskId: id }, headers);
           if (forwarded.held) return forwarded.result;
         }
         const entry = this.#find(host, params, ctx);
-        if (entry.bridged) return this.#bridge(method, entry, ctx);
+        // Every upstream request this causes (a bridged task's polls too) carries the host's headers.
+        if (entry.bridged) return this.#send(host, () => this.#bridge(method, entry, ctx));
         if (upstreamOf() !== entry.upstream)
           throw new JsonRpcError(
             JsonRpcErrorCode.InvalidParams,
             'Failed to retrieve task: the upstream that held it is gone',
           );
-        return this.#relayEntry(entry, method, params, ctx.signal, !isLegacy(ctx.revision));
+        return this.#send(host, () =>
+          this.#relayEntry(entry, method, params, ctx.signal, !isLegacy(ctx.revision)),
+        );
       };
     for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'])
       host.setRequestHandler(method, relay(method));
@@ -214,16 +243,18 @@ export class TaskTable {
         throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'Method not found: tasks/list');
       // The host's own tasks only: asked of the upstream one by one, never the upstream's whole list.
       const mine = [...this.#byHostId.values()].filter((e) => e.owner === host);
-      const tasks = await Promise.all(
-        mine.map((e) =>
-          e.bridged
-            ? this.#bridge('tasks/get', e, ctx).catch(() => undefined)
-            : e.upstream
-                .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
-                .then(
-                  (t) => mapTaskIds(t, e.upstreamTaskId as string, e.hostTaskId),
-                  () => undefined,
-                ),
+      const tasks = await this.#send(host, () =>
+        Promise.all(
+          mine.map((e) =>
+            e.bridged
+              ? this.#bridge('tasks/get', e, ctx).catch(() => undefined)
+              : e.upstream
+                  .request('tasks/get', { taskId: e.upstreamTaskId }, { signal: ctx.signal, progress: false })
+                  .then(
+                    (t) => mapTaskIds(t, e.upstreamTaskId as string, e.hostTaskId),
+                    () => undefined,
+                  ),
+          ),
         ),
       );
       return { tasks: tasks.filter((t) => t !== undefined) };

@@ -6,5 +6,7 @@
  */
 
 export { TASK_STORE_UNAVAILABLE } from './connection.js';
-export { type Forwarded, RedisTaskDirectory, type RedisTaskDirectoryOptions } from './task-directory.js';
+export type { Forwarded } from './directory-wire.js';
+export type { StoreEvent, StoreHealth } from './store-link.js';
+export { RedisTaskDirectory, type RedisTaskDirectoryOptions } from './task-directory.js';
 export { RedisTaskStore, type RedisTaskStoreOptions, TASK_OWNER_LOST } from './task-store.js';

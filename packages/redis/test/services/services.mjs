@@ -74,7 +74,8 @@ function stopChild(child, signal = 'SIGTERM') {
 /**
  * redis-server on a free port with `--appendonly yes` in a fresh directory. `shutdown()` asks it to stop
  * (SHUTDOWN, which writes the AOF), `kill()` sends SIGKILL, `start()` brings it back on the same port and
- * directory, `stop()` ends it and removes the directory.
+ * directory, `pause()` and `resume()` stop and continue it (SIGSTOP, SIGCONT), `stop()` ends it and removes
+ * the directory.
  *
  * `appendfsync` is `always` by default: the tests kill Redis and expect every acknowledged write back.
  * Under `everysec`, Redis delays its AOF writes for up to 2 s while an fsync is still running, and still
@@ -122,6 +123,14 @@ export async function startRedis({ appendfsync = 'always' } = {}) {
     },
     async kill() {
       await stopChild(handle.child, 'SIGKILL');
+    },
+    /** SIGSTOP: Redis hangs with its sockets open (no reply, no reset), as a stalled host would. */
+    pause() {
+      handle.child.kill('SIGSTOP');
+    },
+    /** SIGCONT: it answers what waited on its sockets. */
+    resume() {
+      handle.child.kill('SIGCONT');
     },
     async stop() {
       if (handle.child) await stopChild(handle.child, 'SIGKILL');
@@ -227,7 +236,10 @@ export async function startHaproxy(backends, { sticky = false } = {}) {
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../proxy/dist/bin.js', import.meta.url));
 
-/** `mcp-inflight-proxy --http PORT --log json ...args` on a free port; `kill()` ends it at once. */
+/**
+ * `mcp-inflight-proxy --http PORT --log json ...args` on a free port; `kill()` ends it at once. `events`
+ * holds every JSON line it logged; `adminUrl` is its `--admin-port` listener's base URL, if it has one.
+ */
 export async function startProxyInstance(args) {
   const port = await freePort();
   const child = track(
@@ -235,11 +247,26 @@ export async function startProxyInstance(args) {
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
+  const events = [];
+  let partial = '';
+  child.stderr.on('data', (chunk) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        events.push(JSON.parse(line));
+      } catch {
+        // not one of its JSON lines (an upstream's stderr)
+      }
+    }
+  });
   await readyLine(child, /"type":"listening"/, 'the proxy');
   return {
     port,
     child,
+    events,
     url: `http://127.0.0.1:${port}/mcp`,
+    adminUrl: () => events.find((e) => e.type === 'admin-listening')?.url,
     kill: () => stopChild(child, 'SIGKILL'),
     stop: () => stopChild(child, 'SIGTERM'),
   };
