@@ -1,11 +1,8 @@
 import { bytesSource, longLiterals, textSource, utf8 } from './json-scan.js';
 import { KEPT_BRAND } from './kept-brand.js';
 
-/**
- * Long strings a relay carries without decoding them: a result's 10 MB text is read as the JSON literal it
- * arrived as and written out as those same characters, so the relay neither parses nor re-serializes it
- * (each a full copy of fresh memory, most of a large message's cost in a proxy).
- */
+// Long strings a relay carries without decoding them: a 10 MB text is written out as the JSON literal it
+// arrived as, so the relay neither parses nor re-serializes it (each a full copy of fresh memory).
 
 /**
  * Marks a kept string's place in the text `JSON.stringify` makes, and in the text a message is parsed
@@ -22,17 +19,10 @@ function newMark(): string {
 // (bench: no A/B of its own; a message without a long string pays about 0.1 µs for the look).
 /** Set while {@link jsonPieces} serializes: kept strings then record themselves in `met`, in document order. */
 let collecting = false;
-/**
- * Reused, so a message without kept strings costs no allocation: the kept strings met, and the long plain
- * strings the serializer left out of its text (written as pieces of their own), in document order.
- */
+/** Reused (no allocation without kept strings): kept and long plain strings met, in document order. */
 const met: Array<KeptString | string> = [];
 
-/**
- * A string this long (UTF-16 units) is a piece of its own in {@link jsonPieces}: copied into the message's
- * text, it cost three full copies of fresh memory (the serializer's parts, their join, the encode), as a
- * piece only the encode.
- */
+/** A string this long (UTF-16 units) is a piece of its own in {@link jsonPieces}: one copy, not three. */
 const LONG_STRING_CHARS = 64 * 1024;
 /** Objects and arrays looked into for a long string before a message is serialized whole (bounds the look). */
 const LOOK_OBJECTS = 16;
