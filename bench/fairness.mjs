@@ -135,9 +135,9 @@ function withMeta(body, app) {
   return { ...body, params: { ...body.params, _meta } };
 }
 async function openHost(app) {
-  return era === 'modern' ? { app } : openSession();
+  return era === 'modern' ? { app } : openSession(app);
 }
-async function openSession() {
+async function openSession(app) {
   const response = await post(undefined, {
     jsonrpc: '2.0',
     id: 0,
@@ -145,7 +145,7 @@ async function openSession() {
     params: {
       protocolVersion: '2025-06-18',
       capabilities: {},
-      clientInfo: { name: 'fairness', version: '1' },
+      clientInfo: { name: app, version: '1' },
     },
   });
   await response.text();
