@@ -119,14 +119,21 @@ describe('fair shares', () => {
     const p = await start(['--max-host-in-flight', '2']);
     const flood = await modernHost(p.url, 'flood');
     const quiet = await modernHost(p.url, 'quiet');
+    let ended = 0;
     const held = ['a', 'b', 'c', 'd', 'e'].map((tag) =>
-      flood.request('tools/call', long(tag)).catch((error: unknown) => error),
+      flood.request('tools/call', long(tag)).then(
+        () => ended++,
+        (error: unknown) => error,
+      ),
     );
     await expect
       .poll(() => admission(p), { timeout: 20_000 })
       .toMatchObject({ inFlight: 2, queuedRequests: 3 });
-    // The flood's calls wait at its cap; the quiet app, same address, is a client of its own.
+    // The flood's calls wait at its cap; the quiet app, same address, is a client of its own: its call
+    // ends while every flood call is still running or waiting (not in a slot one of them freed).
     await expect(quiet.request('tools/call', short)).resolves.toMatchObject({ content: [{ type: 'text' }] });
+    expect(ended).toBe(0);
+    expect(await admission(p)).toMatchObject({ inFlight: 2, queuedRequests: 3 });
     await flood.close();
     await Promise.all(held);
   }, 60_000);
@@ -177,8 +184,12 @@ describe('fair shares', () => {
   it('answers handshakes and pings beside work that holds every slot (the control lane)', async () => {
     const p = await start(['--max-host-in-flight', '4']);
     const busy = await host(p.url, 'busy');
+    let ended = 0;
     const held = ['a', 'b', 'c', 'd', 'e'].map((tag) =>
-      busy.request('tools/call', long(tag)).catch((error: unknown) => error),
+      busy.request('tools/call', long(tag)).then(
+        () => ended++,
+        (error: unknown) => error,
+      ),
     );
     await expect
       .poll(() => admission(p), { timeout: 20_000 })
@@ -186,6 +197,9 @@ describe('fair shares', () => {
     const other = await host(p.url, 'other'); // its initialize runs beside the full gate
     await expect(other.request('ping', {})).resolves.toEqual({});
     await expect(busy.request('ping', {})).resolves.toEqual({}); // the busy host's own too
+    // Answered while every slot is still held: no long call ended to make room for them.
+    expect(ended).toBe(0);
+    expect(await admission(p)).toMatchObject({ inFlight: 4, queuedRequests: 1 });
     await busy.close();
     await Promise.all(held);
   }, 60_000);
