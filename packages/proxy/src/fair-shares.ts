@@ -111,6 +111,7 @@ export class ClientShares {
   readonly maxPerAddress: number;
   readonly #admission: Admission;
   readonly #names = new Map<string, Set<string>>();
+  #sweepAt = 64;
 
   constructor(admission: Admission, maxPerAddress: number) {
     this.#admission = admission;
@@ -122,8 +123,10 @@ export class ClientShares {
     if (client.startsWith('token ')) return this.#admission.assign(endpoint, client);
     let named: string | undefined;
     // A legacy session names itself once, in its `initialize`; a 2026-07-28 request on every request.
-    const key = (params: Record<string, unknown> | undefined): string =>
-      this.keyOf(client, (legacy ? named : undefined) ?? (named = clientNameOf(params)));
+    const key = (params: Record<string, unknown> | undefined): string => {
+      if (!legacy || named === undefined) named = clientNameOf(params);
+      return this.keyOf(client, named);
+    };
     this.#admission.assign(endpoint, key);
   }
 
@@ -131,23 +134,25 @@ export class ClientShares {
   keyOf(address: string, name: string | undefined): string {
     if (name === undefined) return address;
     const key = `${address} app ${name}`;
-    let names = this.#names.get(address);
-    if (names?.has(key)) return key;
-    if (!names) this.#names.set(address, (names = new Set()));
+    const names = this.#names.get(address) ?? new Set<string>();
+    if (names.has(key)) return key;
+    this.#names.set(address, names);
     // Names with nothing running or waiting leave, so the cap counts clients at work (rule 8).
     if (names.size >= this.maxPerAddress)
       for (const held of names) if (this.#admission.inFlightOf(held) === 0) names.delete(held);
     if (names.size >= this.maxPerAddress) return address;
     names.add(key);
-    if (this.#names.size > 64) this.#sweep();
+    if (this.#names.size > this.#sweepAt) this.#sweep();
     return key;
   }
 
+  /** Addresses long gone leave (rule 8); amortized, as the table is swept when it has doubled. */
   #sweep(): void {
     for (const [address, names] of this.#names) {
       for (const key of names) if (this.#admission.inFlightOf(key) === 0) names.delete(key);
       if (names.size === 0) this.#names.delete(address);
     }
+    this.#sweepAt = Math.max(64, 2 * this.#names.size);
   }
 }
 
