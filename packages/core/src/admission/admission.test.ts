@@ -358,6 +358,22 @@ describe('an endpoint with an admission', () => {
     expect(admission.stats).toMatchObject({ inFlight: 1, controlInFlight: 2, refusedRequests: 1 });
   });
 
+  it('runs an initialize beside a full gate, and a cancel for it is ignored [CN7]', async () => {
+    const clock = new ManualClock();
+    const admission = new Admission({ maxInFlight: 1, clock });
+    const r = rig(admission, clock);
+    let answer: (result: unknown) => void = () => {};
+    r.endpoint.setRequestHandler('initialize', () => new Promise((resolve) => (answer = resolve)));
+    r.send(hold('busy'));
+    r.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+    r.send(cancel('init'));
+    await flush();
+    answer({ protocolVersion: '2025-06-18' });
+    await flush();
+    expect(r.written).toEqual([{ jsonrpc: '2.0', id: 'init', result: { protocolVersion: '2025-06-18' } }]);
+    expect(r.endpoint.stats).toMatchObject({ ignoredCancels: 1, inboundInFlight: 1, inboundQueued: 0 });
+  });
+
   it('answers waiting requests on shutdown and drops them on close, leaving nothing in the admission', async () => {
     const clock = new ManualClock();
     const admission = new Admission({ maxInFlight: 1, clock });
