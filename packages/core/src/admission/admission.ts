@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../clock/clock.js';
+import { byteLengthOf } from '../endpoint/json-scan.js';
 import { errorResponse, type JsonRpcMessage } from '../endpoint/messages.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { RequestId } from '../schemas/types.js';
@@ -43,9 +44,7 @@ export const QUEUED_REQUEST_OVERHEAD_BYTES = 64;
 /** The `-32010` refusal's message: short, as under a flood refusals are most of what the peer reads. */
 export const OVERLOADED_MESSAGE = 'Overloaded: retry later';
 
-/**
- * Options of an {@link Admission}.
- */
+/** Options of an {@link Admission}. */
 export interface AdmissionOptions {
   /** Handlers running at once, over every endpoint that shares this admission. @default 1_000 */
   maxInFlight?: number;
@@ -61,8 +60,7 @@ export interface AdmissionOptions {
   maxInFlightPerShare?: number;
   /**
    * Control requests (`initialize`, `server/discover`, `ping`, `tasks/get|list|cancel|update`, handlers
-   * with `bypassesAdmission`) one share runs at once beside the work gate, never waiting; past it, `-32010`
-   * (endpoints in no share: `maxInFlight` in all). @default 64
+   * with `bypassesAdmission`) a share runs at once beside the work, never waiting; else `-32010`. @default 64
    */
   maxControlPerShare?: number;
   /** The same for long-lived requests that hold no work (`tasks/result`, `subscriptions/listen`). @default 64 */
@@ -71,9 +69,7 @@ export interface AdmissionOptions {
   clock?: Clock;
 }
 
-/**
- * Counters of an {@link Admission}.
- */
+/** Counters of an {@link Admission}. */
 export interface AdmissionStats {
   /** Handlers running now. */
   inFlight: number;
@@ -98,9 +94,8 @@ export interface AdmissionStats {
 }
 
 /**
- * What {@link Admission.admit} reads of a request: its method (for its lane), params (for a share keyed by
- * them), the text it was parsed from or its size in bytes and how many requests came in that message (for
- * the queue's bound), and its handler's options (`bypassesAdmission`: the control lane).
+ * What {@link Admission.admit} reads of a request: method (its lane), params (a share keyed by them), the
+ * text or bytes of its message and how many requests it held (the queue's bound), its handler's options.
  */
 export interface AdmissionRequest {
   readonly method: string;
@@ -111,10 +106,8 @@ export interface AdmissionRequest {
 }
 
 /** Methods that never wait behind work [rule 14]: lane 1, control; lane 2, held (long, holding no work). */
-const CONTROL = new Set(
-  'initialize server/discover ping tasks/get tasks/list tasks/cancel tasks/update'.split(' '),
-);
-const HELD = new Set(['tasks/result', 'subscriptions/listen']);
+const CONTROL = /^(?:initialize|server\/discover|ping|tasks\/(?:get|list|cancel|update))$/;
+const HELD = /^(?:tasks\/result|subscriptions\/listen)$/;
 
 /** What {@link Admission.admit} decided for one request. */
 export type AdmissionState = 'running' | 'queued' | 'refused' | 'ended';
@@ -127,7 +120,7 @@ class Share {
   tail: Ticket | undefined = undefined;
   /** In the round-robin ring (it has waiting requests). */
   inRing = false;
-  constructor(readonly key: unknown) {}
+  key: unknown = undefined;
   /** Its requests running (every lane) or waiting. */
   get size(): number {
     return this.lanes[0]! + this.lanes[1]! + this.lanes[2]! + this.queued;
@@ -143,14 +136,20 @@ export interface AdmissionTicket {
   readonly state: AdmissionState;
 }
 
+/** A ticket that runs in `lane` (0: a work slot) or waits (its bytes, since when, what starts it). */
 class Ticket implements AdmissionTicket {
-  /** 0 for a work slot; else the lane it runs in. */
+  state: AdmissionState = 'running';
+  share!: Share;
   lane = 0;
-  prev: Ticket | undefined;
-  next: Ticket | undefined;
-  // biome-ignore format: one line per field would say nothing more
-  constructor(public state: AdmissionState, readonly share: Share, readonly bytes: number, readonly queuedAtMs: number, readonly start?: () => void) {}
+  bytes = 0;
+  queuedAtMs = 0;
+  start: (() => void) | undefined = undefined;
+  prev: Ticket | undefined = undefined;
+  next: Ticket | undefined = undefined;
 }
+
+/** Every refusal's ticket: it holds nothing. */
+const REFUSED: AdmissionTicket = Object.freeze({ state: 'refused' as const });
 
 /** The default share of endpoints nobody assigned: one queue, arrival order. */
 const SHARED = {};
@@ -253,7 +252,7 @@ export class Admission {
     const key = typeof assigned === 'function' ? assigned(request.params) : (assigned ?? SHARED);
     let share = this.#shares.get(key);
     const { method } = request;
-    const lane = request.limits?.bypassesAdmission || CONTROL.has(method) ? 1 : HELD.has(method) ? 2 : 0;
+    const lane = request.limits?.bypassesAdmission || CONTROL.test(method) ? 1 : HELD.test(method) ? 2 : 0;
     if (lane !== 0) {
       // A lane never waits; in all it runs maxInFlight (endpoints in no share are everyone on HTTP).
       share ??= this.#newShare(key);
@@ -263,7 +262,7 @@ export class Admission {
         return this.#run(share, lane);
       this.#forgetIfIdle(share);
       this.#refused++;
-      return new Ticket('refused', share, 0, 0);
+      return REFUSED;
     }
     if (
       (share === undefined || (share.queued === 0 && share.lanes[0]! < this.maxInFlightPerShare)) &&
@@ -274,10 +273,15 @@ export class Admission {
     const bytes = Math.ceil(byteLengthOf(source) / Math.max(1, parts)) + QUEUED_REQUEST_OVERHEAD_BYTES;
     if (this.#queuedBytes + bytes > this.maxQueuedBytes) {
       this.#refused++;
-      return new Ticket('refused', share ?? this.#newShare(key, false), bytes, 0);
+      return REFUSED;
     }
     share ??= this.#newShare(key);
-    const ticket = new Ticket('queued', share, bytes, this.#clock.now(), start);
+    const ticket = new Ticket();
+    ticket.state = 'queued';
+    ticket.share = share;
+    ticket.bytes = bytes;
+    ticket.queuedAtMs = this.#clock.now();
+    ticket.start = start;
     ticket.prev = share.tail;
     if (share.tail) share.tail.next = ticket;
     else share.head = ticket;
@@ -306,18 +310,16 @@ export class Admission {
     if (lane === 0) this.#drain(); // a control or held request frees no work slot
   }
 
-  #run(share: Share, lane: number, ticket = new Ticket('running', share, 0, 0)): Ticket {
+  #run(share: Share, lane: number, ticket = new Ticket()): Ticket {
     ticket.state = 'running';
+    ticket.share = share;
     ticket.lane = lane;
     share.lanes[lane]!++;
     this.#lanes[lane]!++;
     return ticket;
   }
 
-  /**
-   * Takes a waiting request out of the queue: it never runs. `cancelled` counts it as the peer's cancel
-   * (`cancelledWhileQueued`); otherwise its endpoint is closing. Returns whether it was waiting.
-   */
+  /** Takes a waiting request out (it never runs): the peer's cancel if `cancelled`, else its endpoint closing. */
   withdraw(waiting: AdmissionTicket, cancelled: boolean): boolean {
     const ticket = waiting as Ticket;
     if (ticket.state !== 'queued') return false;
@@ -328,9 +330,10 @@ export class Admission {
     return true;
   }
 
-  #newShare(key: unknown, keep = true): Share {
-    const share = new Share(key);
-    if (keep) this.#shares.set(key, share);
+  #newShare(key: unknown): Share {
+    const share = new Share();
+    share.key = key;
+    this.#shares.set(key, share);
     return share;
   }
 
@@ -384,16 +387,4 @@ export class Admission {
       this.#draining = false;
     }
   }
-}
-
-/** UTF-8 bytes of `size` when it is text; only requests that wait are measured, so the hot path is free. */
-function byteLengthOf(size: string | number | undefined): number {
-  if (typeof size === 'number') return size;
-  if (size === undefined) return 0;
-  let bytes = size.length;
-  for (let i = 0; i < size.length; i++) {
-    const c = size.charCodeAt(i);
-    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
-  }
-  return bytes;
 }

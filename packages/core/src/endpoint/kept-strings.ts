@@ -185,14 +185,11 @@ export interface KeepStrings {
 }
 
 /**
- * What a relay gives its upstream transport so that long result strings (a 10 MB text or blob) pass
- * through as the literals the upstream wrote: each string value in a response's `result` whose literal is
- * at least `minBytes` long becomes a {@link KeptString}, validated but not decoded, and so does a long
- * `message` of a progress notification; {@link jsonPieces} writes each on as it came (its bytes, where it
- * was read as bytes). Everything else (a request, another notification, an error, a batch) parses exactly
- * as `JSON.parse` makes it. A kept progress message reaches `onprogress` and the endpoint's events as the
- * `KeptString`, typed as the string it stands for: `String(message)` decodes it, and it serializes as
- * that string; only a relay, which passes it on, should ask for this.
+ * What a relay gives its upstream transport so long result strings (a 10 MB text or blob) pass through as
+ * the literals the upstream wrote: each string in a response's `result` (and a progress `message`) whose
+ * literal is at least `minBytes` long becomes a {@link KeptString}, validated, not decoded, and written on
+ * as it came by {@link jsonPieces}; everything else parses as `JSON.parse` makes it. A kept progress message
+ * reaches `onprogress` typed as its string (`String(message)` decodes it); only a relay should ask for this.
  */
 export function keepStrings(minBytes: number): KeepStrings {
   if (!(minBytes >= 2))
@@ -289,9 +286,8 @@ function keptKind(text: string): KeptKind | undefined {
 }
 
 /**
- * Puts kept strings where their placeholders were parsed under `value`: as themselves (`keep`) or
- * decoded. Returns how many are left to place. Iterative, so a deep message cannot overflow the stack
- * here when `JSON.parse` took it.
+ * Puts kept strings where their placeholders were parsed under `value`, as themselves (`keep`) or decoded;
+ * returns how many are left. Iterative: a deep message `JSON.parse` took cannot overflow the stack here.
  */
 function restore(value: unknown, kept: KeptString[], left: number, keep: boolean): number {
   const stack: unknown[] = [value];
