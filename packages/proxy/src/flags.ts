@@ -152,13 +152,19 @@ const FLAGS: Record<string, Flag> = {
     type: 'string',
     arg: 'N',
     default: '100',
-    help: 'relayed calls one host (a stdio connection, a legacy session, a 2026-07-28 token or address) runs at once',
+    help: 'relayed calls one client (a stdio connection; a token; else an address and clientInfo name) runs at once',
   },
   'max-client-sessions': {
     type: 'string',
     arg: 'N',
     default: '100',
     help: 'HTTP: legacy sessions one client (its bearer token, else its address) keeps alive at once',
+  },
+  'max-address-clients': {
+    type: 'string',
+    arg: 'N',
+    default: '16',
+    help: 'HTTP without auth: clientInfo names one address keeps apart, each its own share; more share one (behind a NAT: raise it, or give each host a token)',
   },
   'max-connections': {
     type: 'string',

@@ -23,7 +23,11 @@ export {
   type ProxyEvent,
   type ProxyStats,
 } from './events.js';
-export { DEFAULT_MAX_CLIENT_SESSIONS, DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
+export {
+  DEFAULT_MAX_ADDRESS_CLIENTS,
+  DEFAULT_MAX_CLIENT_SESSIONS,
+  DEFAULT_MAX_HOST_IN_FLIGHT,
+} from './fair-shares.js';
 export { hostLabel } from './host-label.js';
 export { bearerCheck, UNAUTHORIZED_CODE } from './http-routes.js';
 export { ASKED_METHODS, InputBroker, type InputBrokerOptions } from './input-broker.js';

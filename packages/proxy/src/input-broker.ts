@@ -27,6 +27,12 @@ export interface InputBrokerOptions {
   clock: Clock;
   /** Signs the requestState the proxy hands out. @default a signer with a key made for this process */
   signer?: RequestStateSigner;
+  /**
+   * Who the request being served comes from beyond its host label (the proxy: its bearer token), bound
+   * into the requestState, so another principal's retry gets -32602 as a forged one does. Never logged.
+   * @default none
+   */
+  principal?: () => string | undefined;
 }
 
 /**
@@ -45,6 +51,7 @@ export class InputBroker implements FlowOwner {
   /** Signs and checks the `requestState` handed to 2026-07-28 hosts. */
   readonly signer: RequestStateSigner;
   readonly #clock: Clock;
+  readonly #principal: () => string | undefined;
   /** The flows of the relayed calls in flight now (the call relay's table; a parked flow is in none). */
   readonly #liveFlows: () => Iterable<InputFlow>;
   readonly #parked = new Map<string, InputFlow>();
@@ -59,6 +66,7 @@ export class InputBroker implements FlowOwner {
     this.holdMs = options.holdMs ?? 300_000;
     this.maxParked = options.maxParked ?? 1_000;
     this.#clock = options.clock;
+    this.#principal = options.principal ?? (() => undefined);
     this.signer = options.signer ?? new RequestStateSigner({ ttlMs: this.holdMs });
   }
 
@@ -82,7 +90,9 @@ export class InputBroker implements FlowOwner {
 
   /** A new relayed call's flow, owned by this broker; the caller starts it (`flow.start`). */
   open(call: DeadlineController, first: Round, idleMs: number): InputFlow {
-    return new InputFlow(this, call, first, idleMs);
+    const flow = new InputFlow(this, call, first, idleMs);
+    flow.client = this.#principal();
+    return flow;
   }
 
   /**
@@ -93,7 +103,7 @@ export class InputBroker implements FlowOwner {
     const { inputResponses, requestState } = inputRetryOf(ctx.params);
     const { p } = await this.signer.open<{ p: string }>(
       requestState,
-      bindingOf(ctx.method, ctx.params, host),
+      bindingOf(ctx.method, ctx.params, principalOf(host, this.#principal())),
     );
     const flow = this.#parked.get(p);
     if (!flow || flow.done)
@@ -123,7 +133,10 @@ export class InputBroker implements FlowOwner {
     flow.parkedId = id;
     this.#parked.set(id, flow);
     flow.timer = this.#clock.setTimer(() => this.#expire(flow), this.holdMs);
-    return this.signer.seal({ p: id }, bindingOf(flow.method, flow.params, flow.principal));
+    return this.signer.seal(
+      { p: id },
+      bindingOf(flow.method, flow.params, principalOf(flow.principal, flow.client)),
+    );
   }
 
   /** A flow whose upstream call is over. */
@@ -172,4 +185,9 @@ export class InputBroker implements FlowOwner {
     }
     return only.ask(method, params);
   }
+}
+
+/** The principal a requestState is bound to: the host's label, and its client when there is one. */
+function principalOf(host: string, client: string | undefined): string {
+  return client === undefined ? host : `${host}\n${client}`;
 }

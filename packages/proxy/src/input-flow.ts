@@ -61,6 +61,8 @@ const MAX_UPSTREAM_ROUNDS = 8;
 export class InputFlow {
   readonly call: DeadlineController;
   readonly principal: string;
+  /** Its first request's client beyond the host label (a bearer token), bound into its requestState. */
+  client: string | undefined;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
   /** Requests from the upstream not yet answered, in arrival order. */

@@ -5,7 +5,14 @@ import { type HttpSetupInfo, type ServeHttpOptions, serveHttp } from '@mcp-infli
 import type { ListenStreams } from '@mcp-inflight/server/listen';
 import { serveStdio } from '@mcp-inflight/stdio';
 import type { CallRelay } from './call-relay.js';
-import { ClientSessions, clientOf, DEFAULT_MAX_CLIENT_SESSIONS, mayOpenSession } from './fair-shares.js';
+import {
+  ClientSessions,
+  ClientShares,
+  clientOf,
+  DEFAULT_MAX_ADDRESS_CLIENTS,
+  DEFAULT_MAX_CLIENT_SESSIONS,
+  mayOpenSession,
+} from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { answerHealth, bearerCheck, unauthorized } from './http-routes.js';
 import type { PassHeaders } from './pass-headers.js';
@@ -77,6 +84,12 @@ export interface HttpListenOptions extends ServeHttpOptions {
    * once; one more `initialize` gets 503 naming `--max-client-sessions`. @default 100
    */
   maxClientSessions?: number;
+  /**
+   * Without `authTokens`, clients one address has apart (`--max-address-clients`): each clientInfo name
+   * a host declares is a share of its own, up to this many per address; more names share the address's.
+   * @default 16
+   */
+  maxAddressClients?: number;
 }
 
 /**
@@ -99,14 +112,15 @@ export async function listenHttp(
   listenStreams?: ListenStreams,
   progress?: ProgressRelay,
 ): Promise<Listener> {
-  const { authTokens, readiness, passHeaders, maxClientSessions, ...serve } = options;
+  const { authTokens, readiness, passHeaders, maxClientSessions, maxAddressClients, ...serve } = options;
   const sessions = new ClientSessions(maxClientSessions ?? DEFAULT_MAX_CLIENT_SESSIONS);
   const admission = serve.admission;
+  const shares = admission && new ClientShares(admission, maxAddressClients ?? DEFAULT_MAX_ADDRESS_CLIENTS);
   const setup = (endpoint: Endpoint, info: HttpSetupInfo): void => {
     const client = sessions.current ?? 'unknown';
-    if (info.sessionId !== undefined) sessions.add(endpoint, client);
-    // A host is a legacy session; a 2026-07-28 host, which has no session, is its client.
-    admission?.assign(endpoint, info.sessionId === undefined ? client : `session ${info.sessionId}`);
+    if (info.sessionId !== undefined) sessions.add(endpoint, client, info.sessionId);
+    // A share is a client, not a session: one client's ten sessions get one client's turn [rule 14].
+    shares?.assign(endpoint, client, info.sessionId !== undefined);
     relay.attach(endpoint, hostLabel(info.sessionId));
   };
   const server = await serveHttp(setup, {
@@ -129,6 +143,7 @@ export async function listenHttp(
       return void unauthorized(res);
     }
     const client = clientOf(req, guard !== undefined);
+    if (guard) sessions.bind(req, client); // a token's sessions are its own
     if (mayOpenSession(req) && sessions.full(client)) return void sessions.refuse(res);
     const pass = (): void => sessions.serve(client, () => mcp?.(req, res));
     if (passHeaders) passHeaders.serve(req.headers, pass);

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { isRevision, type Revision } from '@mcp-inflight/core';
 import { DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
-import { DEFAULT_MAX_CLIENT_SESSIONS, DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
+import {
+  DEFAULT_MAX_ADDRESS_CLIENTS,
+  DEFAULT_MAX_CLIENT_SESSIONS,
+  DEFAULT_MAX_HOST_IN_FLIGHT,
+} from './fair-shares.js';
 import { type FlagValues, parseFlags, UsageError } from './flags.js';
 import type { UpstreamTarget } from './upstream-client.js';
 
@@ -96,6 +100,11 @@ export interface ProxyOptions {
    * address) keeps alive at once; one more `initialize` gets 503. @default 100
    */
   maxClientSessions: number;
+  /**
+   * `--max-address-clients N`: without auth, clientInfo names one address keeps apart, each a share of its
+   * own; requests naming more share the address's one. @default 16
+   */
+  maxAddressClients: number;
   /** `--max-connections N`: HTTP connections open at once; one more gets 503 naming the flag. @default 4_096 */
   maxConnections: number;
 }
@@ -158,6 +167,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     maxInFlight: flags.whole('max-in-flight', DEFAULT_MAX_IN_FLIGHT),
     maxHostInFlight: flags.whole('max-host-in-flight', DEFAULT_MAX_HOST_IN_FLIGHT),
     maxClientSessions: flags.whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
+    maxAddressClients: flags.whole('max-address-clients', DEFAULT_MAX_ADDRESS_CLIENTS),
     maxConnections: flags.whole('max-connections', 4_096),
   };
 }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { McpClient } from '@mcp-inflight/client';
 import { type Endpoint, ProgressRelay } from '@mcp-inflight/core';
 import { Admission, DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
@@ -7,7 +8,12 @@ import { LiveEndpoints } from '@mcp-inflight/server/stats';
 import { CallRelay, type CallRelayOptions } from './call-relay.js';
 import { logEndpointEvents } from './endpoint-log.js';
 import type { ProxyEvent } from './events.js';
-import { DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
+import {
+  ClientShares,
+  DEFAULT_MAX_ADDRESS_CLIENTS,
+  DEFAULT_MAX_HOST_IN_FLIGHT,
+  servedToken,
+} from './fair-shares.js';
 import { hostLabel } from './host-label.js';
 import { type HttpListenOptions, type Listener, listenHttp, listenStdio } from './listeners.js';
 import { serveProxyStats } from './stats.js';
@@ -38,7 +44,11 @@ export interface ProxyConfig extends Omit<CallRelayOptions, 'onAttach' | 'onEven
    * taken round robin (`--max-in-flight`). @default 1_000 (`DEFAULT_MAX_IN_FLIGHT`)
    */
   maxInFlight?: number;
-  /** Relayed calls one host runs at once; its others wait (`--max-host-in-flight`). @default 100 */
+  /**
+   * Relayed calls one client (a stdio host; a token; else an address and clientInfo name) runs at once;
+   * its others wait (`--max-host-in-flight`). Its handshakes, pings and task polls run beside them, 64 at
+   * once (`Admission.maxControlPerShare`). @default 100
+   */
   maxHostInFlight?: number;
   /** Bound on calls waiting for a slot (bytes of their requests plus 64 each); past it, `-32010`. @default 8 MiB */
   maxQueuedBytes?: number;
@@ -94,8 +104,8 @@ export interface McpProxy {
 export function createProxy(config: ProxyConfig): McpProxy {
   const { minIntervalMs, onEvent, logEndpoints, onAttach, ...rest } = config;
   const { maxInFlight = DEFAULT_MAX_IN_FLIGHT, maxHostInFlight, maxQueuedBytes } = rest;
-  // One admission over every host [rule 14]: a share per host, started round robin, each capped.
-  const admission = new Admission({
+  // One admission over every host [rule 14]: a share per client, started round robin, each capped.
+  const admission = new HostAdmission({
     maxInFlight,
     maxInFlightPerShare: Math.min(maxHostInFlight ?? DEFAULT_MAX_HOST_IN_FLIGHT, maxInFlight),
     ...(maxQueuedBytes === undefined ? {} : { maxQueuedBytes }),
@@ -108,6 +118,8 @@ export function createProxy(config: ProxyConfig): McpProxy {
   let listener: Listener | undefined;
   const relay = new CallRelay(link, {
     ...relayOptionsOf(config),
+    // A requestState handed to a token's host is redeemed by that token alone [issue 45].
+    input: { principal: servedToken, ...config.input },
     onEvent: log,
     onAttach: (endpoint, host) => {
       if (logging) logEndpointEvents(endpoint, host, log);
@@ -147,15 +159,17 @@ export function createProxy(config: ProxyConfig): McpProxy {
       const http = { admission, ...(passHeaders ? { passHeaders } : {}), ...options };
       return keep(await listenHttp(relay, http, listenStreams, progress));
     },
-    // Without the connection's address, the 2026-07-28 hosts of a Fetch handler are one share together.
-    fetchHandler: (options = {}) =>
-      createHttpHandler(
+    // Without the connection's address, a Fetch handler's hosts are apart by their clientInfo name only.
+    fetchHandler: (options = {}) => {
+      const shares = new ClientShares(admission, DEFAULT_MAX_ADDRESS_CLIENTS);
+      return createHttpHandler(
         (endpoint, info) => {
-          if (info.sessionId !== undefined) admission.assign(endpoint, `session ${info.sessionId}`);
+          shares.assign(endpoint, 'fetch', info.sessionId !== undefined);
           relay.attach(endpoint, hostLabel(info.sessionId));
         },
         { listenStreams, progressRelay: progress, admission, ...options },
-      ),
+      );
+    },
     shutdown: (why) => relay.shutdown(why),
     close: () => link.close(),
   };
@@ -222,4 +236,17 @@ function connectorOf(
   }
   if ('kind' in upstream) return clientUpstream(upstream, listenStreams, options);
   return clientUpstream({ kind: 'client', client: upstream, revision: 'auto' }, listenStreams, options);
+}
+
+/**
+ * The proxy's admission: a call that waits starts in its own request's async context (its client, its
+ * passed headers), not in that of the call whose end freed its slot.
+ */
+class HostAdmission extends Admission {
+  override admit(...[owner, request, start]: Parameters<Admission['admit']>): ReturnType<Admission['admit']> {
+    let run = start;
+    const ticket = super.admit(owner, request, () => run());
+    if (ticket.state === 'queued') run = AsyncResource.bind(start); // bound only when it waits
+    return ticket;
+  }
 }

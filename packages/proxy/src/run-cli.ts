@@ -191,6 +191,7 @@ class CliRun {
       maxSessions: options.maxSessions,
       sessionIdleMs: options.sessionIdleMs,
       maxClientSessions: options.maxClientSessions,
+      maxAddressClients: options.maxAddressClients,
       maxConnections: options.maxConnections,
       maxConnectionsLabel: '--max-connections',
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

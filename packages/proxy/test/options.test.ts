@@ -29,6 +29,7 @@ describe('parseProxyArgs', () => {
       maxInFlight: 1_000,
       maxHostInFlight: 100,
       maxClientSessions: 100,
+      maxAddressClients: 16,
       maxConnections: 4_096,
     });
   });
@@ -53,6 +54,8 @@ describe('parseProxyArgs', () => {
       '9000',
       '--input-timeout',
       '7000',
+      '--max-address-clients',
+      '3',
     ]);
     expect(options).toEqual({
       upstream: { kind: 'http', url: 'http://127.0.0.1:9/mcp', revision: '2026-07-28' },
@@ -73,6 +76,7 @@ describe('parseProxyArgs', () => {
       maxInFlight: 1_000,
       maxHostInFlight: 100,
       maxClientSessions: 100,
+      maxAddressClients: 3,
       maxConnections: 4_096,
     });
   });

@@ -5,6 +5,10 @@ import type { JsonRpcMessage } from '../endpoint/messages.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import { Admission, type AdmissionTicket, QUEUED_REQUEST_OVERHEAD_BYTES } from './admission.js';
 
+/** A work request of `source` (its text or size in bytes), one of `parts` in its message. */
+const work = (source: string | number, parts = 1) =>
+  ({ method: 'tools/call', params: undefined, source, parts }) as const;
+
 // Admission on its own (slots, the bounded queue, shares taken round robin) and inside an endpoint (a
 // handler runs only once admitted; a cancel takes a waiting request out at once). Virtual time only.
 
@@ -14,7 +18,7 @@ describe('Admission', () => {
     const owner = {};
     const started: string[] = [];
     const tickets = ['a', 'b', 'c', 'd'].map((name) =>
-      admission.admit(owner, 100, 1, () => started.push(name)),
+      admission.admit(owner, work(100, 1), () => started.push(name)),
     );
     expect(tickets.map((t) => t.state)).toEqual(['running', 'running', 'queued', 'queued']);
     expect(admission.stats).toMatchObject({
@@ -35,10 +39,10 @@ describe('Admission', () => {
     const one = 10 + QUEUED_REQUEST_OVERHEAD_BYTES;
     const admission = new Admission({ maxInFlight: 1, maxQueuedBytes: 2 * one });
     const owner = {};
-    admission.admit(owner, 'x', 1, () => {});
-    expect(admission.admit(owner, 'é'.repeat(5), 1, () => {}).state).toBe('queued'); // 10 bytes, not 5
-    expect(admission.admit(owner, 10, 1, () => {}).state).toBe('queued');
-    expect(admission.admit(owner, 1, 1, () => {}).state).toBe('refused');
+    admission.admit(owner, work('x', 1), () => {});
+    expect(admission.admit(owner, work('é'.repeat(5), 1), () => {}).state).toBe('queued'); // 10 bytes, not 5
+    expect(admission.admit(owner, work(10, 1), () => {}).state).toBe('queued');
+    expect(admission.admit(owner, work(1, 1), () => {}).state).toBe('refused');
     expect(admission.stats).toMatchObject({
       queuedBytes: 2 * one,
       peakQueuedBytes: 2 * one,
@@ -50,9 +54,9 @@ describe('Admission', () => {
     const admission = new Admission({ maxInFlight: 1 });
     const owner = {};
     const started: string[] = [];
-    const running = admission.admit(owner, 0, 1, () => started.push('running'));
-    const waiting = admission.admit(owner, 0, 1, () => started.push('waiting'));
-    const next = admission.admit(owner, 0, 1, () => started.push('next'));
+    const running = admission.admit(owner, work(0, 1), () => started.push('running'));
+    const waiting = admission.admit(owner, work(0, 1), () => started.push('waiting'));
+    const next = admission.admit(owner, work(0, 1), () => started.push('next'));
     expect(admission.withdraw(waiting, true)).toBe(true);
     expect(admission.withdraw(waiting, true)).toBe(false);
     expect(admission.withdraw(running, true)).toBe(false); // a running request is ended by its handler
@@ -69,11 +73,12 @@ describe('Admission', () => {
     admission.assign(busy, 'busy');
     admission.assign(quiet, 'quiet');
     const started: string[] = [];
-    const admit = (owner: object, name: string) => admission.admit(owner, 0, 1, () => started.push(name));
+    const admit = (owner: object, name: string) =>
+      admission.admit(owner, work(0, 1), () => started.push(name));
     const b = ['b1', 'b2', 'b3', 'b4', 'b5'].map((name) => admit(busy, name));
     // The busy share runs two (its cap) though a third slot is free; the rest of its calls wait.
     expect(b.map((t) => t.state)).toEqual(['running', 'running', 'queued', 'queued', 'queued']);
-    expect(admission.inFlightOf('busy')).toBe(2);
+    expect(admission.inFlightOf('busy')).toBe(5); // two running, three waiting
     const q = ['q1', 'q2', 'q3'].map((name) => admit(quiet, name));
     expect(q.map((t) => t.state)).toEqual(['running', 'queued', 'queued']); // the free slot was the quiet one's
     admission.release(b[0]!);
@@ -91,11 +96,11 @@ describe('Admission', () => {
     admission.assign(flood, 'flood');
     admission.assign(quiet, 'quiet');
     const order: string[] = [];
-    let current: AdmissionTicket = admission.admit(flood, 0, 1, () => {});
+    let current: AdmissionTicket = admission.admit(flood, work(0, 1), () => {});
     const queue: Array<{ name: string; ticket: AdmissionTicket }> = [];
     const admit = (owner: object, name: string) => {
       const entry = { name, ticket: undefined as unknown as AdmissionTicket };
-      entry.ticket = admission.admit(owner, 0, 1, () => {
+      entry.ticket = admission.admit(owner, work(0, 1), () => {
         order.push(name);
         current = entry.ticket;
       });
@@ -113,9 +118,9 @@ describe('Admission', () => {
     const admission = new Admission({ maxInFlight: 1, clock });
     const host = {};
     admission.assign(host, 'host');
-    const first = admission.admit(host, 0, 1, () => {});
+    const first = admission.admit(host, work(0, 1), () => {});
     let second: AdmissionTicket | undefined;
-    second = admission.admit(host, 0, 1, () => {});
+    second = admission.admit(host, work(0, 1), () => {});
     clock.advance(250);
     admission.release(first);
     expect(admission.stats.longestWaitMs).toBe(250);
@@ -129,6 +134,79 @@ describe('Admission', () => {
     expect(() => new Admission({ maxInFlight: 0 })).toThrow(RangeError);
     expect(() => new Admission({ maxQueuedBytes: -1 })).toThrow(RangeError);
     expect(() => new Admission({ maxInFlightPerShare: 0 })).toThrow(RangeError);
+    expect(() => new Admission({ maxControlPerShare: 0 })).toThrow('maxControlPerShare must be at least 1');
+    expect(() => new Admission({ maxHeldPerShare: Number.NaN })).toThrow('maxHeldPerShare');
+  });
+
+  it('runs control requests beside a full work gate, up to maxControlPerShare per share [rule 14]', () => {
+    const admission = new Admission({ maxInFlight: 3, maxControlPerShare: 2, clock: new ManualClock() });
+    const busy = {};
+    const other = {};
+    admission.assign(busy, 'busy');
+    admission.assign(other, 'other');
+    const control = (owner: object, method: string) =>
+      admission.admit(owner, { method, params: undefined, source: 0, parts: 1 }, () => {});
+    const [slot] = [1, 2, 3].map(() => admission.admit(busy, work(0), () => {}));
+    expect(admission.admit(busy, work(0), () => {}).state).toBe('queued'); // the work gate is full
+    const first = control(busy, 'initialize');
+    expect([first.state, control(busy, 'tasks/get').state, control(busy, 'ping').state]).toEqual([
+      'running',
+      'running',
+      'refused', // the share's third control request: past maxControlPerShare
+    ]);
+    expect(control(other, 'server/discover').state).toBe('running'); // another share has its own
+    expect(control(other, 'ping').state).toBe('refused'); // a lane runs maxInFlight (3) in all
+    expect(admission.stats).toMatchObject({ inFlight: 3, queuedRequests: 1, controlInFlight: 3 });
+    admission.release(first); // a control request frees no work slot: the waiting call still waits
+    expect(admission.stats).toMatchObject({ inFlight: 3, queuedRequests: 1, controlInFlight: 2 });
+    expect(control(busy, 'tasks/cancel').state).toBe('running');
+    admission.release(slot!);
+    expect(admission.stats).toMatchObject({ inFlight: 3, queuedRequests: 0, refusedRequests: 2 });
+  });
+
+  it('gives long-lived requests a lane of their own, and a bypassing handler the control lane', () => {
+    const admission = new Admission({ maxInFlight: 1, maxHeldPerShare: 1, maxControlPerShare: 1 });
+    const host = {};
+    admission.assign(host, 'host');
+    const request = (method: string, bypassesAdmission?: boolean) =>
+      admission.admit(
+        host,
+        { method, params: undefined, source: 0, parts: 1, limits: { bypassesAdmission } },
+        () => {},
+      );
+    expect(request('tools/call').state).toBe('running');
+    expect(request('subscriptions/listen').state).toBe('running');
+    expect(request('tasks/result').state).toBe('refused'); // the held lane's one place is taken
+    expect(request('inflight/stats', true).state).toBe('running'); // the control lane, not a work slot
+    expect(request('ping').state).toBe('refused');
+    expect(admission.stats).toMatchObject({ inFlight: 1, controlInFlight: 1, heldInFlight: 1 });
+  });
+
+  it('bounds the lanes of endpoints in no share by maxInFlight alone (over HTTP they are every client)', () => {
+    const admission = new Admission({ maxInFlight: 3, maxControlPerShare: 1 });
+    const ping = () =>
+      admission.admit({}, { method: 'ping', params: undefined, source: 0, parts: 1 }, () => {});
+    expect([ping(), ping(), ping(), ping()].map((t) => t.state)).toEqual([
+      'running',
+      'running',
+      'running',
+      'refused',
+    ]);
+  });
+
+  it("keys a share by a function of the request's params, and forgets it when idle", () => {
+    const admission = new Admission({ maxInFlight: 2, maxInFlightPerShare: 1 });
+    const endpoint = {};
+    admission.assign(endpoint, (params: { app?: string } | undefined) => `app ${params?.app}`);
+    const call = (app: string) =>
+      admission.admit(endpoint, { method: 'tools/call', params: { app }, source: 0, parts: 1 }, () => {});
+    const a = call('flood');
+    expect(call('flood').state).toBe('queued'); // one share, capped at one
+    expect(call('quiet').state).toBe('running'); // another name, another share
+    expect([admission.inFlightOf('app flood'), admission.inFlightOf('app quiet')]).toEqual([2, 1]);
+    expect(admission.stats.activeShares).toBe(2);
+    admission.release(a);
+    expect(admission.inFlightOf('app flood')).toBe(1);
   });
 });
 
@@ -248,6 +326,52 @@ describe('an endpoint with an admission', () => {
     a.finish(1);
     await flush();
     expect(b.started).toEqual([1]);
+  });
+
+  it('answers ping, initialize and tasks/get at once while work fills every slot and queues [rule 14]', async () => {
+    const clock = new ManualClock();
+    const admission = new Admission({ maxInFlight: 1, maxControlPerShare: 2, clock });
+    const r = rig(admission, clock);
+    admission.assign(r.endpoint, 'one client');
+    r.endpoint.setRequestHandler('initialize', () => ({ protocolVersion: '2025-11-25' }));
+    r.endpoint.setRequestHandler('tasks/get', () => new Promise(() => {})); // holds its control place
+    r.send(hold(1));
+    r.send(hold(2));
+    r.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    r.send({ jsonrpc: '2.0', id: 'i', method: 'initialize', params: { protocolVersion: '2025-11-25' } });
+    await flush();
+    r.send({ jsonrpc: '2.0', id: 't1', method: 'tasks/get', params: { taskId: 'a' } });
+    r.send({ jsonrpc: '2.0', id: 't2', method: 'tasks/get', params: { taskId: 'b' } });
+    r.send({ jsonrpc: '2.0', id: 't3', method: 'tasks/get', params: { taskId: 'c' } });
+    await flush();
+    expect(r.started).toEqual([1]);
+    expect(r.written).toEqual([
+      { jsonrpc: '2.0', id: 'p', result: {} },
+      { jsonrpc: '2.0', id: 'i', result: { protocolVersion: '2025-11-25' } },
+      {
+        jsonrpc: '2.0',
+        id: 't3',
+        error: { code: JsonRpcErrorCode.Overloaded, message: 'Overloaded: retry later' },
+      },
+    ]);
+    expect(r.endpoint.stats).toMatchObject({ inboundInFlight: 3, inboundQueued: 1 });
+    expect(admission.stats).toMatchObject({ inFlight: 1, controlInFlight: 2, refusedRequests: 1 });
+  });
+
+  it('runs an initialize beside a full gate, and a cancel for it is ignored [CN7]', async () => {
+    const clock = new ManualClock();
+    const admission = new Admission({ maxInFlight: 1, clock });
+    const r = rig(admission, clock);
+    let answer: (result: unknown) => void = () => {};
+    r.endpoint.setRequestHandler('initialize', () => new Promise((resolve) => (answer = resolve)));
+    r.send(hold('busy'));
+    r.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+    r.send(cancel('init'));
+    await flush();
+    answer({ protocolVersion: '2025-06-18' });
+    await flush();
+    expect(r.written).toEqual([{ jsonrpc: '2.0', id: 'init', result: { protocolVersion: '2025-06-18' } }]);
+    expect(r.endpoint.stats).toMatchObject({ ignoredCancels: 1, inboundInFlight: 1, inboundQueued: 0 });
   });
 
   it('answers waiting requests on shutdown and drops them on close, leaving nothing in the admission', async () => {

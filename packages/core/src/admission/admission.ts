@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../clock/clock.js';
+import { byteLengthOf } from '../endpoint/json-scan.js';
 import { errorResponse, type JsonRpcMessage } from '../endpoint/messages.js';
 import { JsonRpcErrorCode } from '../errors/causes.js';
 import type { RequestId } from '../schemas/types.js';
@@ -40,15 +41,10 @@ export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
  */
 export const QUEUED_REQUEST_OVERHEAD_BYTES = 64;
 
-/**
- * The message of the `-32010` (`JsonRpcErrorCode.Overloaded`) refusal. Short: under a flood, refusals are
- * most of what is written, and the peer must read them all.
- */
+/** The `-32010` refusal's message: short, as under a flood refusals are most of what the peer reads. */
 export const OVERLOADED_MESSAGE = 'Overloaded: retry later';
 
-/**
- * Options of an {@link Admission}.
- */
+/** Options of an {@link Admission}. */
 export interface AdmissionOptions {
   /** Handlers running at once, over every endpoint that shares this admission. @default 1_000 */
   maxInFlight?: number;
@@ -62,13 +58,18 @@ export interface AdmissionOptions {
    * when slots are free, so one busy share cannot take every slot. @default maxInFlight (no share cap)
    */
   maxInFlightPerShare?: number;
+  /**
+   * Control requests (`initialize`, `server/discover`, `ping`, `tasks/get|list|cancel|update`, handlers
+   * with `bypassesAdmission`) a share runs at once beside the work, never waiting; else `-32010`. @default 64
+   */
+  maxControlPerShare?: number;
+  /** The same for long-lived requests that hold no work (`tasks/result`, `subscriptions/listen`). @default 64 */
+  maxHeldPerShare?: number;
   /** Times how long requests wait. @default systemClock */
   clock?: Clock;
 }
 
-/**
- * Counters of an {@link Admission}.
- */
+/** Counters of an {@link Admission}. */
 export interface AdmissionStats {
   /** Handlers running now. */
   inFlight: number;
@@ -86,68 +87,81 @@ export interface AdmissionStats {
   longestWaitMs: number;
   /** Shares with a request running or waiting now. */
   activeShares: number;
+  /** Control requests running now, outside the work slots (`maxControlPerShare`). */
+  controlInFlight: number;
+  /** Long-lived requests running now, outside the work slots (`maxHeldPerShare`). */
+  heldInFlight: number;
 }
+
+/**
+ * What {@link Admission.admit} reads of a request: method (its lane), params (a share keyed by them), the
+ * text or bytes of its message and how many requests it held (the queue's bound), its handler's options.
+ */
+export interface AdmissionRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  readonly source: string | number | undefined;
+  readonly parts: number;
+  readonly limits?: { readonly bypassesAdmission?: boolean } | undefined;
+}
+
+/** Methods that never wait behind work [rule 14]: lane 1, control; lane 2, held (long, holding no work). */
+const CONTROL = /^(?:initialize|server\/discover|ping|tasks\/(?:get|list|cancel|update))$/;
+const HELD = /^(?:tasks\/result|subscriptions\/listen)$/;
 
 /** What {@link Admission.admit} decided for one request. */
 export type AdmissionState = 'running' | 'queued' | 'refused' | 'ended';
 
-interface Share {
-  readonly key: unknown;
-  running: number;
-  queued: number;
-  head: Ticket | undefined;
-  tail: Ticket | undefined;
+class Share {
+  queued = 0;
+  /** Requests running in each lane: 0 work (the slots), 1 control, 2 held. */
+  readonly lanes = [0, 0, 0];
+  head: Ticket | undefined = undefined;
+  tail: Ticket | undefined = undefined;
   /** In the round-robin ring (it has waiting requests). */
-  inRing: boolean;
+  inRing = false;
+  key: unknown = undefined;
+  /** Its requests running (every lane) or waiting. */
+  get size(): number {
+    return this.lanes[0]! + this.lanes[1]! + this.lanes[2]! + this.queued;
+  }
 }
 
 /**
- * One request's place in an {@link Admission}: running (it holds a slot until {@link Admission.release}),
- * queued (its `start` is called when its turn comes, unless {@link Admission.withdraw} takes it out
- * first), or refused.
+ * One request's place in an {@link Admission}: running (until {@link Admission.release}), queued (its
+ * `start` is called in its turn, unless {@link Admission.withdraw} takes it out first), or refused.
  */
 export interface AdmissionTicket {
   /** Where the request is now. */
   readonly state: AdmissionState;
 }
 
+/** A ticket that runs in `lane` (0: a work slot) or waits (its bytes, since when, what starts it). */
 class Ticket implements AdmissionTicket {
-  state: AdmissionState;
-  readonly start: (() => void) | undefined;
-  readonly share: Share;
-  readonly bytes: number;
-  readonly queuedAtMs: number;
-  prev: Ticket | undefined;
-  next: Ticket | undefined;
-
-  constructor(state: AdmissionState, share: Share, bytes: number, atMs: number, start?: () => void) {
-    this.state = state;
-    this.share = share;
-    this.bytes = bytes;
-    this.queuedAtMs = atMs;
-    this.start = start;
-  }
+  state: AdmissionState = 'running';
+  share!: Share;
+  lane = 0;
+  bytes = 0;
+  queuedAtMs = 0;
+  start: (() => void) | undefined = undefined;
+  prev: Ticket | undefined = undefined;
+  next: Ticket | undefined = undefined;
 }
+
+/** Every refusal's ticket: it holds nothing. */
+const REFUSED: AdmissionTicket = Object.freeze({ state: 'refused' as const });
 
 /** The default share of endpoints nobody assigned: one queue, arrival order. */
 const SHARED = {};
 
-function isIdle(share: Share): boolean {
-  return share.running === 0 && share.queued === 0;
-}
-
 /**
  * Admission of inbound requests to their handlers, shared by the endpoints it is given to (one per stdio
- * connection; one per HTTP server, its 2026-07-28 requests and legacy sessions alike; one per proxy, over
- * every host). A request runs at once while fewer than `maxInFlight` handlers run; otherwise it waits, in
- * a queue bounded by `maxQueuedBytes`, and once that is full it is refused at once with `-32010`. An
- * endpoint asks before it runs a handler, so no transport reads a message to decide; reading never stops
- * for load, so a cancel never waits behind requests (rule 7), and a cancel for a waiting request takes it
- * out at once: it never runs, and gets no response [CN9].
- *
- * Endpoints can be put in shares ({@link Admission.assign}: a proxy's hosts): waiting requests are started
- * round robin between shares, and `maxInFlightPerShare` caps what one share runs, so one host's calls
- * cannot take every slot from another (rule 14).
+ * connection, HTTP server or proxy). A request runs at once while fewer than `maxInFlight` handlers run;
+ * else it waits in a queue bounded by `maxQueuedBytes`, past which it is refused with `-32010`. Reading
+ * never stops for load, so a cancel never waits (rule 7) and takes a waiting request out at once [CN9].
+ * Endpoints in shares ({@link Admission.assign}: a proxy's hosts) are started round robin, each capped at
+ * `maxInFlightPerShare`; control and long-lived requests run beside the work in lanes of their own, so
+ * one host's calls cannot take every slot from another, nor hold up anyone's handshake (rule 14).
  */
 export class Admission {
   /** Handlers running at once, at most. */
@@ -156,13 +170,18 @@ export class Admission {
   readonly maxQueuedBytes: number;
   /** Handlers one share runs at once, at most. */
   readonly maxInFlightPerShare: number;
+  /** Control requests one share runs at once, at most. */
+  readonly maxControlPerShare: number;
+  /** Long-lived requests one share runs at once, at most. */
+  readonly maxHeldPerShare: number;
   readonly #clock: Clock;
   readonly #shareKeys = new WeakMap<object, unknown>();
   readonly #shares = new Map<unknown, Share>();
   /** Shares with waiting requests, taken round robin from `#cursor`. */
   #ring: Share[] = [];
   #cursor = 0;
-  #running = 0;
+  /** Requests running in each lane, over every share (0: the work slots). */
+  #lanes = [0, 0, 0];
   #queued = 0;
   #queuedBytes = 0;
   #peakQueuedBytes = 0;
@@ -175,33 +194,40 @@ export class Admission {
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.maxInFlightPerShare = options.maxInFlightPerShare ?? this.maxInFlight;
+    this.maxControlPerShare = options.maxControlPerShare ?? 64;
+    this.maxHeldPerShare = options.maxHeldPerShare ?? 64;
     this.#clock = options.clock ?? systemClock;
-    if (!(this.maxInFlight >= 1))
-      throw new RangeError(`maxInFlight must be at least 1, got ${this.maxInFlight}`);
+    for (const name of [
+      'maxInFlight',
+      'maxInFlightPerShare',
+      'maxControlPerShare',
+      'maxHeldPerShare',
+    ] as const)
+      if (!(this[name] >= 1)) throw new RangeError(`${name} must be at least 1, got ${this[name]}`);
     if (!(this.maxQueuedBytes >= 0))
       throw new RangeError(`maxQueuedBytes must not be negative, got ${this.maxQueuedBytes}`);
-    if (!(this.maxInFlightPerShare >= 1))
-      throw new RangeError(`maxInFlightPerShare must be at least 1, got ${this.maxInFlightPerShare}`);
   }
 
   /** A snapshot of the counters: read it again for new numbers. */
   get stats(): AdmissionStats {
     const shared = this.#shares.get(SHARED); // kept when idle (see #forgetIfIdle), counted only when busy
     return {
-      inFlight: this.#running,
+      inFlight: this.#lanes[0]!,
       queuedRequests: this.#queued,
       queuedBytes: this.#queuedBytes,
       peakQueuedBytes: this.#peakQueuedBytes,
       refusedRequests: this.#refused,
       cancelledWhileQueued: this.#cancelled,
       longestWaitMs: this.#longestWaitMs,
-      activeShares: this.#shares.size - (shared !== undefined && isIdle(shared) ? 1 : 0),
+      activeShares: this.#shares.size - (shared !== undefined && shared.size === 0 ? 1 : 0),
+      controlInFlight: this.#lanes[1]!,
+      heldInFlight: this.#lanes[2]!,
     };
   }
 
   /**
-   * Puts `owner` (an endpoint) in the share named `key`: endpoints with one key are one share (a host's
-   * 2026-07-28 requests, each on an endpoint of its own). Unassigned endpoints are one share together.
+   * Puts `owner` (an endpoint) in the share named `key` (unassigned endpoints are one share together); a
+   * function `key` is asked each request's params for it (a proxy reads the clientInfo in `_meta`).
    */
   assign(owner: object, key: unknown): void {
     this.#shareKeys.set(owner, key);
@@ -212,36 +238,50 @@ export class Admission {
     return errorResponse(id, JsonRpcErrorCode.Overloaded, OVERLOADED_MESSAGE);
   }
 
-  /** How many handlers `key`'s share runs now. */
+  /** How many requests `key`'s share runs or has waiting now, in every lane. */
   inFlightOf(key: unknown): number {
-    return this.#shares.get(key)?.running ?? 0;
+    return this.#shares.get(key)?.size ?? 0;
   }
 
   /**
-   * Asks for a slot for one request of `owner`'s. `size` is the text it was read from, or that text's
-   * length in bytes (a batch's elements share it: `parts`), for the queue's bound. A ticket `running` may
-   * run now and must be released when its handler ends; `queued` runs `start` when its turn comes;
-   * `refused` is answered `-32010` by the caller.
+   * Asks for a slot for one request of `owner`'s: `running` (release it when its handler ends), `queued`
+   * (`start` runs in its turn), or `refused` (the caller answers `-32010`). A lane's request never waits.
    */
-  admit(owner: object, size: string | number | undefined, parts: number, start: () => void): AdmissionTicket {
-    const key = this.#shareKeys.has(owner) ? this.#shareKeys.get(owner) : SHARED;
+  admit(owner: object, request: AdmissionRequest, start: () => void): AdmissionTicket {
+    const assigned = this.#shareKeys.get(owner);
+    const key = typeof assigned === 'function' ? assigned(request.params) : (assigned ?? SHARED);
     let share = this.#shares.get(key);
-    if (
-      (share === undefined || (share.queued === 0 && share.running < this.maxInFlightPerShare)) &&
-      this.#running < this.maxInFlight
-    ) {
+    const { method } = request;
+    const lane = request.limits?.bypassesAdmission || CONTROL.test(method) ? 1 : HELD.test(method) ? 2 : 0;
+    if (lane !== 0) {
+      // A lane never waits; in all it runs maxInFlight (endpoints in no share are everyone on HTTP).
       share ??= this.#newShare(key);
-      share.running++;
-      this.#running++;
-      return new Ticket('running', share, 0, 0);
+      const perShare =
+        key === SHARED ? this.maxInFlight : [0, this.maxControlPerShare, this.maxHeldPerShare][lane]!;
+      if (share.lanes[lane]! < perShare && this.#lanes[lane]! < Math.max(perShare, this.maxInFlight))
+        return this.#run(share, lane);
+      this.#forgetIfIdle(share);
+      this.#refused++;
+      return REFUSED;
     }
-    const bytes = Math.ceil(byteLengthOf(size) / Math.max(1, parts)) + QUEUED_REQUEST_OVERHEAD_BYTES;
+    if (
+      (share === undefined || (share.queued === 0 && share.lanes[0]! < this.maxInFlightPerShare)) &&
+      this.#lanes[0]! < this.maxInFlight
+    )
+      return this.#run(share ?? this.#newShare(key), 0);
+    const { source, parts } = request;
+    const bytes = Math.ceil(byteLengthOf(source) / Math.max(1, parts)) + QUEUED_REQUEST_OVERHEAD_BYTES;
     if (this.#queuedBytes + bytes > this.maxQueuedBytes) {
       this.#refused++;
-      return new Ticket('refused', share ?? this.#newShare(key, false), bytes, 0);
+      return REFUSED;
     }
     share ??= this.#newShare(key);
-    const ticket = new Ticket('queued', share, bytes, this.#clock.now(), start);
+    const ticket = new Ticket();
+    ticket.state = 'queued';
+    ticket.share = share;
+    ticket.bytes = bytes;
+    ticket.queuedAtMs = this.#clock.now();
+    ticket.start = start;
     ticket.prev = share.tail;
     if (share.tail) share.tail.next = ticket;
     else share.head = ticket;
@@ -258,22 +298,28 @@ export class Admission {
     return ticket;
   }
 
-  /** A running request's handler ended: its slot goes to the next waiting request, round robin. */
+  /** A running request's handler ended: a work slot goes to the next waiting request, round robin. */
   release(admitted: AdmissionTicket): void {
     const ticket = admitted as Ticket;
     if (ticket.state !== 'running') return;
     ticket.state = 'ended';
-    const share = ticket.share;
-    share.running--;
-    this.#running--;
+    const { share, lane } = ticket;
+    share.lanes[lane]!--;
+    this.#lanes[lane]!--;
     this.#forgetIfIdle(share);
-    this.#drain();
+    if (lane === 0) this.#drain(); // a control or held request frees no work slot
   }
 
-  /**
-   * Takes a waiting request out of the queue: it never runs. `cancelled` counts it as the peer's cancel
-   * (`cancelledWhileQueued`); otherwise its endpoint is closing. Returns whether it was waiting.
-   */
+  #run(share: Share, lane: number, ticket = new Ticket()): Ticket {
+    ticket.state = 'running';
+    ticket.share = share;
+    ticket.lane = lane;
+    share.lanes[lane]!++;
+    this.#lanes[lane]!++;
+    return ticket;
+  }
+
+  /** Takes a waiting request out (it never runs): the peer's cancel if `cancelled`, else its endpoint closing. */
   withdraw(waiting: AdmissionTicket, cancelled: boolean): boolean {
     const ticket = waiting as Ticket;
     if (ticket.state !== 'queued') return false;
@@ -284,9 +330,10 @@ export class Admission {
     return true;
   }
 
-  #newShare(key: unknown, keep = true): Share {
-    const share: Share = { key, running: 0, queued: 0, head: undefined, tail: undefined, inRing: false };
-    if (keep) this.#shares.set(key, share);
+  #newShare(key: unknown): Share {
+    const share = new Share();
+    share.key = key;
+    this.#shares.set(key, share);
     return share;
   }
 
@@ -308,13 +355,9 @@ export class Admission {
     }
   }
 
-  /**
-   * A share with nothing running or waiting is dropped, so keys of hosts long gone are not kept (rule 8).
-   * The one share of unassigned endpoints stays: it is one entry, and a server taking one call at a time
-   * would otherwise make and drop it per call.
-   */
+  /** Idle shares are dropped (rule 8), but the unassigned one: a server would make and drop it per call. */
   #forgetIfIdle(share: Share): void {
-    if (share.key !== SHARED && isIdle(share)) this.#shares.delete(share.key);
+    if (share.key !== SHARED && share.size === 0) this.#shares.delete(share.key);
   }
 
   /** Starts waiting requests while slots are free: one per share in turn, skipping shares at their cap. */
@@ -323,10 +366,10 @@ export class Admission {
     this.#draining = true;
     try {
       let skipped = 0;
-      while (this.#running < this.maxInFlight && this.#ring.length > 0 && skipped < this.#ring.length) {
+      while (this.#lanes[0]! < this.maxInFlight && this.#ring.length > 0 && skipped < this.#ring.length) {
         if (this.#cursor >= this.#ring.length) this.#cursor = 0;
         const share = this.#ring[this.#cursor]!;
-        if (share.running >= this.maxInFlightPerShare) {
+        if (share.lanes[0]! >= this.maxInFlightPerShare) {
           this.#cursor++;
           skipped++;
           continue;
@@ -335,9 +378,7 @@ export class Admission {
         const ticket = share.head!;
         this.#unlink(ticket); // moves the ring past an emptied share by itself
         if (share.inRing) this.#cursor++;
-        ticket.state = 'running';
-        share.running++;
-        this.#running++;
+        this.#run(share, 0, ticket);
         const waitedMs = this.#clock.now() - ticket.queuedAtMs;
         if (waitedMs > this.#longestWaitMs) this.#longestWaitMs = waitedMs;
         ticket.start?.();
@@ -346,16 +387,4 @@ export class Admission {
       this.#draining = false;
     }
   }
-}
-
-/** UTF-8 bytes of `size` when it is text; only requests that wait are measured, so the hot path is free. */
-function byteLengthOf(size: string | number | undefined): number {
-  if (typeof size === 'number') return size;
-  if (size === undefined) return 0;
-  let bytes = size.length;
-  for (let i = 0; i < size.length; i++) {
-    const c = size.charCodeAt(i);
-    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
-  }
-  return bytes;
 }

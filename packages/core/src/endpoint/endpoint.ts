@@ -7,7 +7,7 @@ import { ProgressRelay } from '../relay/progress-relay.js';
 import { isLegacy, isRevision, LATEST_LEGACY_REVISION, type Revision } from '../revisions/revisions.js';
 import type { RequestId } from '../schemas/types.js';
 import type { Channel } from './channel.js';
-import type { HandlerLimits, NotificationHandler, RequestHandler } from './context.js';
+import type { HandlerOptions, NotificationHandler, RequestHandler } from './context.js';
 import {
   DEFAULT_MAX_BATCH_ELEMENTS,
   type EndpointOptions,
@@ -115,14 +115,10 @@ export class Endpoint {
   /**
    * Serves `method`. Replaces an earlier handler for it. `limits` bound this handler alone (instead of the
    * endpoint's `handlerIdleMs` / `handlerCeilingMs`); a limit that fires answers -32001 with `data.cause`.
-   * `bypassesAdmission` runs it at once whatever the endpoint's `admission` says, taking no slot: for a
-   * cheap request that must answer while callers' work fills every slot (a proxy's own stats [rule 14]).
+   * `bypassesAdmission` runs it in the admission's control lane, taking no work slot (as `initialize`,
+   * `ping`, `tasks/get` do): for a cheap request that must answer while work fills every slot [rule 14].
    */
-  setRequestHandler(
-    method: string,
-    handler: RequestHandler,
-    limits?: HandlerLimits & { bypassesAdmission?: boolean },
-  ): this {
+  setRequestHandler(method: string, handler: RequestHandler, limits?: HandlerOptions): this {
     this.#receiver.handlers.set(method, handler);
     if (limits) this.#receiver.handlerLimits.set(method, limits);
     else this.#receiver.handlerLimits.delete(method);

@@ -1,4 +1,4 @@
-import type { AdmissionTicket } from '../admission/admission.js';
+import type { AdmissionRequest, AdmissionTicket } from '../admission/admission.js';
 import { DeadlineController } from '../deadline/deadline-controller.js';
 import { eraCancelPolicy } from '../policy/era-cancel-policy.js';
 import type { ProgressRoute } from '../relay/progress-relay.js';
@@ -11,11 +11,9 @@ import type { HandlerLimits, HandlerOptions, RequestContext, RequestHandler } fr
 import type { EndpointSettings } from './endpoint-options.js';
 import { hasTask, metaOf } from './messages.js';
 
-/** One request of the peer's, as the endpoint hands it to the inbound table. */
-export interface InboundRequest {
+/** One request of the peer's, as the endpoint hands it to the inbound table (and to the admission). */
+export interface InboundRequest extends AdmissionRequest {
   readonly id: RequestId;
-  readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
   readonly revision: Revision;
   readonly handler: RequestHandler;
   /** The 2025-03-26 batch its answer joins, if it came in one. */
@@ -24,10 +22,6 @@ export interface InboundRequest {
   readonly onResult: ((result: unknown) => void) | undefined;
   /** The handler's own limits, if it has any. */
   readonly limits: HandlerOptions | undefined;
-  /** The text it was parsed from, or its size: counted against the admission queue's bound. */
-  readonly source: string | number | undefined;
-  /** How many requests came in its message (a batch's elements), for the admission queue's bound. */
-  readonly parts: number;
 }
 
 /** The inbound table's settings: the endpoint's. */
@@ -43,12 +37,9 @@ export interface CallTable {
 }
 
 /**
- * A request of the peer's in flight. It is its own deadline and its handler's context (a subclass, as an
- * outbound call is): one object per request, methods on the prototype, so a request costs no closures and
- * no per-request hidden class (an object literal with a getter made a map of its own for every request,
- * allocated in old space: most of what the server's GC did under load). Bench F2 stdio (Node 20): 2,807 ->
- * 394 B allocated per request; 32 in flight 2.57x -> 1.90x the floor (2025-11-25), 3.84x -> 1.89x (2026-07-28).
- * The handler sees it as a {@link RequestContext}; the table alone reads the rest.
+ * A request of the peer's in flight: its own deadline and its handler's context, one object per request
+ * with methods on the prototype, so a request costs no closure and no hidden class of its own (bench F2
+ * stdio, Node 20: 2,807 -> 394 B allocated per request). The handler sees it as a {@link RequestContext}.
  */
 export class InboundCall extends DeadlineController implements RequestContext {
   // Plain fields, set in one order: `declare`d ones bought nothing in F2 stdio on Node 20 or 26.
@@ -58,22 +49,17 @@ export class InboundCall extends DeadlineController implements RequestContext {
   params: Record<string, unknown> | undefined;
   meta: Record<string, unknown> | undefined;
   progressToken: ProgressToken | undefined;
-  /** @internal */
-  owner: CallTable;
-  /** @internal */
-  handler: RequestHandler;
-  /** @internal */
-  batch: BatchCollector | undefined;
-  /** @internal */
-  onResult: ((result: unknown) => void) | undefined;
+  /** @internal */ owner: CallTable;
+  /** @internal */ handler: RequestHandler;
+  /** @internal */ batch: BatchCollector | undefined;
+  /** @internal */ onResult: ((result: unknown) => void) | undefined;
   /** Open while the peer may hear its progress (it sent a token); none otherwise. @internal */
   route: ProgressRoute | undefined;
   /** The last progress a handler reported without a route (for its own idle limit). @internal */
   lastProgress: number;
   /** Ended by the peer (cancel, disconnect): no response may follow [CN9 CN25]. @internal */
   suppress: boolean;
-  /** @internal */
-  done: boolean;
+  /** @internal */ done: boolean;
   /** A 2025-11-25 request that asked for a task: its route may stay open past the response [PG14]. @internal */
   taskAugmented: boolean;
   /** Child deadlines the handler opened with `ctx.limit()`, innermost last; disposed with the request. @internal */

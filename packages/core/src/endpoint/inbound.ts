@@ -64,7 +64,7 @@ export class InboundRequests implements CallTable {
   /** Starts a request's handler on a later microtask, so a cancel read in the same chunk still wins. */
   dispatch(request: InboundRequest): void {
     const s = this.settings;
-    const { id, method, batch, limits } = request;
+    const { id, method, batch } = request;
     if (this.#entries.has(id) || this.#queued.has(id)) {
       // Not related to `id`: on HTTP that would land on (and end) the first request's stream.
       const reply = errorResponse(
@@ -84,8 +84,8 @@ export class InboundRequests implements CallTable {
       return;
     }
     const admission = s.admission;
-    if (admission === undefined || limits?.bypassesAdmission === true) return this.#run(request, undefined);
-    const ticket = admission.admit(s.owner, request.source, request.parts, () => {
+    if (admission === undefined) return this.#run(request, undefined);
+    const ticket = admission.admit(s.owner, request, () => {
       this.#queued.delete(id);
       this.#run(request, ticket);
     });

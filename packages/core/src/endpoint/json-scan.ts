@@ -191,3 +191,15 @@ const SIMPLE_ESCAPES: readonly number[] = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0
 function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
+
+/** UTF-8 bytes of `size` when it is text; only requests that wait are measured, so the hot path is free. */
+export function byteLengthOf(size: string | number | undefined): number {
+  if (typeof size === 'number') return size;
+  if (size === undefined) return 0;
+  let bytes = size.length;
+  for (let i = 0; i < size.length; i++) {
+    const c = size.charCodeAt(i);
+    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}

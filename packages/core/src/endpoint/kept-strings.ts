@@ -1,11 +1,8 @@
 import { bytesSource, longLiterals, textSource, utf8 } from './json-scan.js';
 import { KEPT_BRAND } from './kept-brand.js';
 
-/**
- * Long strings a relay carries without decoding them: a result's 10 MB text is read as the JSON literal it
- * arrived as and written out as those same characters, so the relay neither parses nor re-serializes it
- * (each a full copy of fresh memory, most of a large message's cost in a proxy).
- */
+// Long strings a relay carries without decoding them: a 10 MB text is written out as the JSON literal it
+// arrived as, so the relay neither parses nor re-serializes it (each a full copy of fresh memory).
 
 /**
  * Marks a kept string's place in the text `JSON.stringify` makes, and in the text a message is parsed
@@ -22,17 +19,10 @@ function newMark(): string {
 // (bench: no A/B of its own; a message without a long string pays about 0.1 µs for the look).
 /** Set while {@link jsonPieces} serializes: kept strings then record themselves in `met`, in document order. */
 let collecting = false;
-/**
- * Reused, so a message without kept strings costs no allocation: the kept strings met, and the long plain
- * strings the serializer left out of its text (written as pieces of their own), in document order.
- */
+/** Reused (no allocation without kept strings): kept and long plain strings met, in document order. */
 const met: Array<KeptString | string> = [];
 
-/**
- * A string this long (UTF-16 units) is a piece of its own in {@link jsonPieces}: copied into the message's
- * text, it cost three full copies of fresh memory (the serializer's parts, their join, the encode), as a
- * piece only the encode.
- */
+/** A string this long (UTF-16 units) is a piece of its own in {@link jsonPieces}: one copy, not three. */
 const LONG_STRING_CHARS = 64 * 1024;
 /** Objects and arrays looked into for a long string before a message is serialized whole (bounds the look). */
 const LOOK_OBJECTS = 16;
@@ -195,14 +185,11 @@ export interface KeepStrings {
 }
 
 /**
- * What a relay gives its upstream transport so that long result strings (a 10 MB text or blob) pass
- * through as the literals the upstream wrote: each string value in a response's `result` whose literal is
- * at least `minBytes` long becomes a {@link KeptString}, validated but not decoded, and so does a long
- * `message` of a progress notification; {@link jsonPieces} writes each on as it came (its bytes, where it
- * was read as bytes). Everything else (a request, another notification, an error, a batch) parses exactly
- * as `JSON.parse` makes it. A kept progress message reaches `onprogress` and the endpoint's events as the
- * `KeptString`, typed as the string it stands for: `String(message)` decodes it, and it serializes as
- * that string; only a relay, which passes it on, should ask for this.
+ * What a relay gives its upstream transport so long result strings (a 10 MB text or blob) pass through as
+ * the literals the upstream wrote: each string in a response's `result` (and a progress `message`) whose
+ * literal is at least `minBytes` long becomes a {@link KeptString}, validated, not decoded, and written on
+ * as it came by {@link jsonPieces}; everything else parses as `JSON.parse` makes it. A kept progress message
+ * reaches `onprogress` typed as its string (`String(message)` decodes it); only a relay should ask for this.
  */
 export function keepStrings(minBytes: number): KeepStrings {
   if (!(minBytes >= 2))
@@ -299,9 +286,8 @@ function keptKind(text: string): KeptKind | undefined {
 }
 
 /**
- * Puts kept strings where their placeholders were parsed under `value`: as themselves (`keep`) or
- * decoded. Returns how many are left to place. Iterative, so a deep message cannot overflow the stack
- * here when `JSON.parse` took it.
+ * Puts kept strings where their placeholders were parsed under `value`, as themselves (`keep`) or decoded;
+ * returns how many are left. Iterative: a deep message `JSON.parse` took cannot overflow the stack here.
  */
 function restore(value: unknown, kept: KeptString[], left: number, keep: boolean): number {
   const stack: unknown[] = [value];

@@ -81,10 +81,8 @@ export function serveLifecycle(endpoint: Endpoint, identity: ServerIdentity): vo
 }
 
 // What each endpoint's lifecycle declares, and the checks its features (serveTools…) left for it: a
-// feature served without its capability is one no client calls (lifecycle.mdx: "only use capabilities that
-// were successfully negotiated"), so either order of the two calls throws where the mistake is made. The
-// checks are closures made on the features' side, so the Endpoint bundle carries no message for them.
-// Both are kept on the endpoint itself (featureSlot), not in WeakMaps keyed by it: see featureSlot.
+// feature served without its capability is one no client calls (lifecycle.mdx), so either order of the
+// two calls throws where the mistake is made. Kept on the endpoint itself: see featureSlot.
 const DECLARED = /* @__PURE__ */ Symbol('declared identity');
 const PENDING = /* @__PURE__ */ Symbol('pending capability checks');
 
