@@ -6,7 +6,7 @@ import { isLegacy } from '@mcp-inflight/core/adapter';
 import type { RedisTaskDirectory } from '@mcp-inflight/redis';
 import { RequestStateSigner } from '@mcp-inflight/server/input';
 import { type AdminListener, listenAdmin } from './admin.js';
-import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
+import { escapeForLog, formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import { USAGE, UsageError } from './flags.js';
 import type { Listener } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs } from './options.js';
@@ -157,7 +157,7 @@ class CliRun {
     } catch (error) {
       const message = (error as Error).message;
       // The text log has just said why (the upstream-failed line); say it here only when it did not.
-      if (this.#options.log !== 'text') process.stderr.write(`proxy: ${message}\n`);
+      if (this.#options.log !== 'text') process.stderr.write(`proxy: ${escapeForLog(message)}\n`);
       await this.#closeAll();
       // A command that does not exist is a start-up mistake like a bad flag.
       process.exit(/\b(ENOENT|EACCES)\b/.test(message) ? EXIT_USAGE : 1);
@@ -242,7 +242,7 @@ async function openDirectory(options: ProxyOptions): Promise<RedisTaskDirectory 
 
 function usageExit(error: unknown, hint = ''): never {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`proxy: ${message}${hint}\n`);
+  process.stderr.write(`proxy: ${escapeForLog(message)}${hint}\n`);
   process.exit(EXIT_USAGE);
 }
 
