@@ -72,7 +72,7 @@ it('hostile tool names and cancel reasons stay inside their own log lines, escap
 
   const log = proxy.stderr();
   // One line per newline: nothing else in the log ends a line or drives a terminal.
-  expect(log).not.toMatch(/[\r\u0085\u2028\u2029\u001b\u202e]/);
+  for (const c of ['\r', '\u0085', '\u2028', '\u2029', '\u001b', '\u202e']) expect(log).not.toContain(c);
   const lines = log.split('\n').filter((line) => line !== '');
   for (const line of lines) expect(line).toMatch(/^proxy: (?!forged)/);
   expect(lines.some((line) => line.includes('tool\\nproxy: forged by LF'))).toBe(true);
