@@ -185,7 +185,14 @@ class CliRun {
       sessionIdleMs: options.sessionIdleMs,
       maxClientSessions: options.maxClientSessions,
       maxConnections: options.maxConnections,
-      maxConnectionsLabel: '--max-connections',
+      maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+      // Refusals name the flags that change them, not the library's option names.
+      optionNames: {
+        allowedOrigins: '--allowed-origins',
+        allowedHosts: '--allowed-hosts',
+        maxConnections: '--max-connections',
+        maxConnectionsPerAddress: '--max-connections-per-address',
+      },
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.authTokens ? { authTokens: options.authTokens } : {}),

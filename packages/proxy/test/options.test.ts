@@ -30,6 +30,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
+      maxConnectionsPerAddress: 256,
     });
   });
 
@@ -74,6 +75,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
+      maxConnectionsPerAddress: 256,
     });
   });
 
@@ -145,6 +147,8 @@ describe('parseProxyArgs', () => {
         '5',
         '--max-connections',
         '64',
+        '--max-connections-per-address',
+        '32',
       ],
       { KEY_VAR: 'k1' },
     );
@@ -163,6 +167,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 50,
       maxClientSessions: 5,
       maxConnections: 64,
+      maxConnectionsPerAddress: 32,
     });
   });
 

@@ -62,36 +62,142 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 }
 
 /**
- * At most `max` open connections. Node's own `server.maxConnections` drops the extra ones without a word;
- * here the extra one is told (`503`) and closed, so a client can tell overload from a network fault.
- * Returns whether a socket was refused.
+ * Guards on the connections of a `node:http` server, checked before any request is read (so before any
+ * auth): how many may be open, how many from one address, and how long one may stay silent.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectionLimits } from '@mcp-inflight/http';
+ * const limits: ConnectionLimits = { maxConnections: 64, maxConnectionsPerAddress: 64, firstByteTimeoutMs: 5_000 };
+ * ```
  */
-export function limitConnections(
-  server: Server,
-  max: number,
-  label = 'maxConnections',
-): (socket: Socket) => boolean {
-  // The reply names the limit, so whoever reads it knows which setting to raise.
-  const tooMany = rawReply(
-    '503 Service Unavailable',
-    HTTP_ERROR_CODES.Overloaded,
-    `Service Unavailable: too many connections (${label} ${max})`,
+export interface ConnectionLimits {
+  /** Open connections at most; one more gets `503` (`HTTP_ERROR_CODES.Overloaded`) and is closed. @default 4_096 */
+  maxConnections?: number;
+  /**
+   * Open connections from one remote address at most; one more gets the same `503`, so one address
+   * cannot take every connection from the others. Behind a balancer or a NAT every client shares its
+   * address: raise it there (to `maxConnections` to turn it off). @default 256
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * A connection that has sent no byte this long after it opened gets `408` and is closed: silent
+   * sockets cannot hold connections until the headers timeout. Checked every quarter of it (at most
+   * every second). @default 5_000
+   */
+  firstByteTimeoutMs?: number;
+  /**
+   * How the `503`s name the limits ("too many connections (maxConnections 4096)"), for a command line
+   * that sets them by flags of its own. @default each option's own name
+   */
+  names?: { maxConnections?: string; maxConnectionsPerAddress?: string };
+}
+
+/**
+ * Applies {@link ConnectionLimits} to `server` (what `serveHttp` does to its own): Node's own
+ * `server.maxConnections` drops the extra ones without a word; here the extra one is told (`503`) and
+ * closed, so a client can tell overload from a network fault. Returns whether a socket was refused: its
+ * request handler must ignore what such a socket sent before the close.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { limitConnections } from '@mcp-inflight/http';
+ * const server = createServer((req, res) => {
+ *   if (isRefused(req.socket)) return void res.destroy();
+ *   res.end('ok');
+ * });
+ * const isRefused = limitConnections(server, { maxConnections: 64, firstByteTimeoutMs: 5_000 });
+ * ```
+ */
+export function limitConnections(server: Server, limits: ConnectionLimits = {}): (socket: Socket) => boolean {
+  const max = limits.maxConnections ?? 4_096;
+  const perAddress = limits.maxConnectionsPerAddress ?? 256;
+  // The replies name the limit, so whoever reads one knows which setting to raise.
+  const tooMany = overloaded(
+    `too many connections (${limits.names?.maxConnections ?? 'maxConnections'} ${max})`,
   );
+  const tooManyFromOne = overloaded(
+    `too many connections from one address (${limits.names?.maxConnectionsPerAddress ?? 'maxConnectionsPerAddress'} ${perAddress})`,
+  );
+  const silent = new SilentSockets(limits.firstByteTimeoutMs ?? 5_000);
   let open = 0;
+  const byAddress = new Map<string, number>();
   const refused = new WeakSet<Socket>();
   server.prependListener('connection', (socket: Socket) => {
-    if (open >= max) {
+    const address = socket.remoteAddress ?? '';
+    const fromAddress = byAddress.get(address) ?? 0;
+    if (open >= max || fromAddress >= perAddress) {
       refused.add(socket);
       socket.on('error', () => {});
-      socket.end(tooMany);
+      socket.end(open >= max ? tooMany : tooManyFromOne);
       socket.destroySoon();
       return;
     }
     open++;
+    byAddress.set(address, fromAddress + 1);
+    silent.watch(socket);
     socket.once('close', () => {
       open--;
+      const left = (byAddress.get(address) ?? 1) - 1;
+      if (left === 0) byAddress.delete(address);
+      else byAddress.set(address, left);
     });
   });
+  server.once('close', () => silent.stop());
   // Node still parses what a refused client sent before the close: none of it may reach a handler.
   return (socket) => refused.has(socket);
 }
+
+function overloaded(why: string): string {
+  return rawReply('503 Service Unavailable', HTTP_ERROR_CODES.Overloaded, `Service Unavailable: ${why}`);
+}
+
+/**
+ * Connections that have sent nothing yet, each closed with `408` once it has been silent `timeoutMs`.
+ * One sweep timer for all of them, armed only while there are some: a socket's first byte shows in
+ * `bytesRead` even when Node's parser reads the socket natively (no `data` events then).
+ */
+class SilentSockets {
+  readonly #timeoutMs: number;
+  readonly #openedAt = new Map<Socket, number>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  watch(socket: Socket): void {
+    if (!Number.isFinite(this.#timeoutMs)) return;
+    this.#openedAt.set(socket, Date.now());
+    socket.once('close', () => this.#openedAt.delete(socket));
+    if (this.#timer) return;
+    const everyMs = Math.max(10, Math.min(1_000, Math.floor(this.#timeoutMs / 4)));
+    this.#timer = setInterval(() => this.#sweep(), everyMs);
+    this.#timer.unref();
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [socket, openedAt] of this.#openedAt) {
+      if (socket.bytesRead > 0) this.#openedAt.delete(socket);
+      else if (now - openedAt >= this.#timeoutMs) {
+        this.#openedAt.delete(socket);
+        if (socket.writable) socket.end(FIRST_BYTE_TIMEOUT);
+        socket.destroySoon();
+      }
+    }
+    if (this.#openedAt.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+const FIRST_BYTE_TIMEOUT = rawReply(
+  '408 Request Timeout',
+  HTTP_ERROR_CODES.RequestTimeout,
+  'Request Timeout: the connection sent nothing in time',
+);

@@ -45,10 +45,16 @@ export interface ServeHttpOptions extends HttpServerOptions {
    */
   maxConnections?: number;
   /**
-   * How the `503` past `maxConnections` names the limit ("too many connections (maxConnections 4096)"),
-   * for a command line that sets it by a flag of its own. @default 'maxConnections'
+   * Open connections from one remote address at most; one more gets the same `503`, so silent sockets
+   * from one address cannot lock other clients out before any auth. Behind a balancer or a NAT every
+   * client shares its address: raise it there (to `maxConnections` to turn it off). @default 256
    */
-  maxConnectionsLabel?: string;
+  maxConnectionsPerAddress?: number;
+  /**
+   * A connection that has sent no byte this long after it opened gets `408` and is closed, well before
+   * `headersTimeoutMs`: a silent socket frees its slot in seconds. @default 5_000
+   */
+  firstByteTimeoutMs?: number;
 }
 
 /**
@@ -100,7 +106,8 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
     requestTimeoutMs = 30_000,
     keepAliveTimeoutMs = 5_000,
     maxConnections = 4_096,
-    maxConnectionsLabel,
+    maxConnectionsPerAddress = 256,
+    firstByteTimeoutMs = 5_000,
     ...rest
   } = options;
   const loopback = LOOPBACK_HOSTS.includes(host);
@@ -129,7 +136,12 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       (isPath(req.url ?? '/', path) ? listener : notFound)(req, res);
     },
   );
-  const isRefused = limitConnections(server, maxConnections, maxConnectionsLabel);
+  const isRefused = limitConnections(server, {
+    maxConnections,
+    maxConnectionsPerAddress,
+    firstByteTimeoutMs,
+    ...(rest.optionNames ? { names: rest.optionNames } : {}),
+  });
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

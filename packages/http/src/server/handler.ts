@@ -235,14 +235,14 @@ function refuseHostOrOrigin(
     return errorReply(
       403,
       HTTP_ERROR_CODES.Forbidden,
-      `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in the server's allowedHosts option (loopback names only by default; '*' turns the check off)`,
+      `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in ${options.refusalHints.host} (loopback names only by default; '*' turns the check off)`,
     );
   }
   if (origin !== null && !options.isAllowedOrigin(origin)) {
     return errorReply(
       403,
       HTTP_ERROR_CODES.Forbidden,
-      `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
+      `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in ${options.refusalHints.origin} (loopback origins only by default)`,
     ); // [H47]
   }
   return undefined;

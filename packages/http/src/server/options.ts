@@ -133,6 +133,18 @@ export interface HttpServerOptions {
    * answered with a SHUTDOWN error.
    */
   listenStreams?: ListenStreamsLike;
+  /**
+   * How refusals name the options they cite, for a command line that sets them by flags of its own:
+   * `{ allowedOrigins: '--allowed-origins' }` makes a refused origin's `403` say "list it in
+   * --allowed-origins". `maxConnections` and `maxConnectionsPerAddress` name `serveHttp`'s limits in
+   * their `503`. @default each option's own name ("the server's allowedOrigins option")
+   */
+  optionNames?: {
+    allowedOrigins?: string;
+    allowedHosts?: string;
+    maxConnections?: string;
+    maxConnectionsPerAddress?: string;
+  };
 }
 
 /**
@@ -175,6 +187,8 @@ export interface SessionExpiry {
 export interface ResolvedServerOptions {
   isAllowedOrigin: (origin: string) => boolean;
   isAllowedHost: (host: string) => boolean;
+  /** What a `403` tells the client to change: the option, or the flag that sets it. */
+  refusalHints: { origin: string; host: string };
   maxBodyBytes: number;
   keepAliveMs: number;
   retryMs: number;
@@ -209,6 +223,10 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
   return {
     isAllowedOrigin: originCheck(options.allowedOrigins),
     isAllowedHost: hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
+    refusalHints: {
+      origin: options.optionNames?.allowedOrigins ?? "the server's allowedOrigins option",
+      host: options.optionNames?.allowedHosts ?? "the server's allowedHosts option",
+    },
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     retryMs: options.retryMs ?? 1_000,
