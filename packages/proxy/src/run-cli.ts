@@ -193,6 +193,8 @@ class CliRun {
         maxConnections: '--max-connections',
         maxConnectionsPerAddress: '--max-connections-per-address',
       },
+      // A browser host's preflight must allow the headers it is meant to pass on.
+      corsAllowHeaders: options.passHeaders,
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.authTokens ? { authTokens: options.authTokens } : {}),

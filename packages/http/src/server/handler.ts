@@ -9,12 +9,13 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { LiveTable } from '../shared/live-table.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
+import { corsHeaders, preflight } from './cors.js';
 import {
   type Disconnect,
   type ExchangeServer,
   fromRequest,
   type InboundRequest,
-  Reply,
+  type Reply,
   SERVE_EXCHANGE,
   toResponse,
 } from './exchange.js';
@@ -161,7 +162,7 @@ class HandlerServer {
         if (modernHeader || !this.#options.legacy) return methodNotAllowed('POST', headers);
         return this.#legacy.delete(request, headers);
       case 'OPTIONS':
-        return preflight(headers);
+        return preflight(headers, request.headers.get('access-control-request-headers'), this.#options);
       default:
         return methodNotAllowed(ALLOW, headers);
     }
@@ -268,23 +269,4 @@ function isInitialize(value: unknown): boolean {
   return (
     typeof value === 'object' && value !== null && (value as { method?: unknown }).method === 'initialize'
   );
-}
-
-function corsHeaders(origin: string | null): Record<string, string> {
-  if (origin === null) return {};
-  return {
-    'access-control-allow-origin': origin,
-    'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
-    vary: 'origin',
-  };
-}
-
-function preflight(headers: Record<string, string>): Reply {
-  return new Reply(204, {
-    ...headers,
-    'access-control-allow-methods': ALLOW,
-    'access-control-allow-headers':
-      'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
-    'access-control-max-age': '600',
-  });
 }

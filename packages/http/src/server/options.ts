@@ -134,6 +134,13 @@ export interface HttpServerOptions {
    */
   listenStreams?: ListenStreamsLike;
   /**
+   * Request headers a browser may send besides MCP's own (`Content-Type`, `Authorization`,
+   * `MCP-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Last-Event-ID`, and every
+   * `Mcp-Param-*` it asks for): a CORS preflight allows these too, e.g. the headers a proxy passes on.
+   * @default []
+   */
+  corsAllowHeaders?: readonly string[];
+  /**
    * How refusals name the options they cite, for a command line that sets them by flags of its own:
    * `{ allowedOrigins: '--allowed-origins' }` makes a refused origin's `403` say "list it in
    * --allowed-origins". `maxConnections` and `maxConnectionsPerAddress` name `serveHttp`'s limits in
@@ -187,6 +194,7 @@ export interface SessionExpiry {
 export interface ResolvedServerOptions {
   isAllowedOrigin: (origin: string) => boolean;
   isAllowedHost: (host: string) => boolean;
+  corsAllowHeaders: readonly string[];
   /** What a `403` tells the client to change: the option, or the flag that sets it. */
   refusalHints: { origin: string; host: string };
   maxBodyBytes: number;
@@ -223,6 +231,7 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
   return {
     isAllowedOrigin: originCheck(options.allowedOrigins),
     isAllowedHost: hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
+    corsAllowHeaders: (options.corsAllowHeaders ?? []).map((name) => name.toLowerCase()),
     refusalHints: {
       origin: options.optionNames?.allowedOrigins ?? "the server's allowedOrigins option",
       host: options.optionNames?.allowedHosts ?? "the server's allowedHosts option",
