@@ -3,6 +3,7 @@ import { isRevision, type Revision } from '@mcp-inflight/core';
 import { DEFAULT_MAX_IN_FLIGHT } from '@mcp-inflight/core/adapter';
 import { DEFAULT_MAX_CLIENT_SESSIONS, DEFAULT_MAX_HOST_IN_FLIGHT } from './fair-shares.js';
 import { type FlagValues, parseFlags, UsageError } from './flags.js';
+import { BEARER_TOKEN } from './http-routes.js';
 import type { UpstreamTarget } from './upstream-client.js';
 
 /** What the command line can name as the upstream. */
@@ -297,10 +298,23 @@ function readTokens(file: string): string[] {
       `--auth-token-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
-  const tokens = text
+  const tokens: string[] = [];
+  for (const [index, raw] of text
+    .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
+    .entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // A line the bearer check can never match would lock its host out unseen: refuse it, naming the
+    // line but never the token.
+    if (!BEARER_TOKEN.test(line)) {
+      const what = /\s/.test(line) ? 'a space' : 'a character other than visible ASCII';
+      throw new UsageError(
+        `--auth-token-file: line ${index + 1} of ${file} holds ${what}, so no Authorization header can match it; a token is one word of visible ASCII, and a comment is a line of its own starting with #`,
+      );
+    }
+    tokens.push(line);
+  }
   if (tokens.length === 0) throw new UsageError(`--auth-token-file: ${file} holds no token`);
   return tokens;
 }
