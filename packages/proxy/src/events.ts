@@ -89,6 +89,14 @@ export type ProxyEvent =
   | EndpointLogEvent
   | UpstreamEvent
   | {
+      /** The upstream listed a tool the proxy left out (its `x-mcp-header` annotations are invalid). */
+      type: 'upstream-warning';
+      /** The tool's name, as the upstream gave it. */
+      tool: string;
+      /** What was wrong, in one line. */
+      message: string;
+    }
+  | {
       /** The hosts' HTTP listener is up. */
       type: 'listening';
       /** Its MCP endpoint URL. */
@@ -256,6 +264,8 @@ function lineOf(event: ProxyEvent): string {
       return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
     case 'upstream-failed':
       return `proxy: upstream #${event.start} failed to start: ${event.message}${event.retryInMs === undefined ? '' : `; next start in ${event.retryInMs} ms at the earliest`}`;
+    case 'upstream-warning':
+      return `proxy: upstream: ${event.message}`;
     case 'listening':
       return `proxy: listening on ${event.url}`;
     case 'admin-listening':
@@ -283,6 +293,7 @@ export function levelOf(event: ProxyEvent): 'info' | 'warn' | 'error' {
     case 'upstream-failed':
       return 'error';
     case 'upstream-closed':
+    case 'upstream-warning':
       return 'warn';
     default:
       return 'info';

@@ -82,6 +82,8 @@ class CliRun {
       upstream: options.upstream,
       upstreamOptions: {
         connectTimeoutMs: options.connectTimeoutMs,
+        // Into the proxy's log (escaped there), not straight to stderr: the tool's name is the upstream's.
+        onWarning: ({ tool, message }) => this.log({ type: 'upstream-warning', tool, message }),
         ...(Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
       },
       idleMs: options.idleMs,
