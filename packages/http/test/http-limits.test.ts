@@ -1,6 +1,7 @@
 // serveHttp's own limits on real sockets: a client that sends its headers (or its body) too slowly is cut
 // at the bound with a 408 that says why, connections past maxConnections get a 503, and every HTTP-level
 // refusal carries its code from HTTP_ERROR_CODES: the spec's where it names one, else ours.
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,10 @@ function trickle(chunks: string[], everyMs: number): Promise<Cut> {
       reject(new Error(`still open after 10 s; got ${JSON.stringify(reply)}`));
     }, 10_000).unref();
   });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 function bodyOf(reply: string): { error: { code: number; message: string } } {
@@ -208,14 +213,15 @@ describe('connection guards before any request: one address, silent sockets', ()
   const FIRST_BYTE_MS = 300;
   let guarded: RunningHttpServer;
   let guardedPort: number;
+  const seen = observe();
   beforeAll(async () => {
-    guarded = await serveHttp(workServer(observe()), {
+    guarded = await serveHttp(workServer(seen), {
       port: 0,
       maxConnections: 16,
-      maxConnectionsPerAddress: 4,
+      maxIdleConnectionsPerAddress: 4,
       firstByteTimeoutMs: FIRST_BYTE_MS,
       headersTimeoutMs: 5_000,
-      optionNames: { maxConnectionsPerAddress: '--max-connections-per-address' },
+      optionNames: { maxIdleConnectionsPerAddress: '--max-idle-connections-per-address' },
     });
     guardedPort = Number(new URL(guarded.url).port);
   });
@@ -231,19 +237,54 @@ describe('connection guards before any request: one address, silent sockets', ()
       reply += text;
     });
     const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(reply)));
-    return { socket, connected, closed };
+    let ended = false;
+    const closed = new Promise<string>((resolve) =>
+      socket.once('close', () => {
+        ended = true;
+        resolve(reply);
+      }),
+    );
+    return { socket, connected, closed, open: () => !ended && reply === '' };
   }
 
-  it('past maxConnectionsPerAddress one address gets 503 naming the limit; another address is served', async () => {
+  /** A 2026-07-28 call of `work` from `localAddress` on a connection of its own, left running. */
+  function longCallFrom(localAddress: string) {
+    const body = JSON.stringify(
+      modernRequest(1, 'tools/call', { name: 'work', arguments: { steps: 1, intervalMs: 60_000 } }),
+    );
+    const headers = {
+      ...modernHeaders('tools/call', 'work'),
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+    };
+    const req = httpRequest({
+      port: guardedPort,
+      host: '127.0.0.1',
+      localAddress,
+      method: 'POST',
+      path: '/mcp',
+      headers,
+      agent: false,
+    });
+    req.on('error', () => {});
+    req.end(body);
+    return req;
+  }
+
+  it('past maxIdleConnectionsPerAddress one address gets 503 naming the limit; another address is served', async () => {
+    // Connections serving a request are not idle: four long calls do not count against the four.
+    const calls = Array.from({ length: 4 }, () => longCallFrom('127.0.0.2'));
+    await until(() => seen.started >= 4);
     const held = Array.from({ length: 4 }, () => openFrom('127.0.0.2'));
     await Promise.all(held.map((h) => h.connected));
     const extra = openFrom('127.0.0.2');
     const reply = await extra.closed;
+    expect(held.map((h) => h.open())).toEqual([true, true, true, true]);
     expect(reply).toMatch(/^HTTP\/1\.1 503 /);
     expect(bodyOf(reply).error).toEqual({
       code: HTTP_ERROR_CODES.Overloaded,
-      message: 'Service Unavailable: too many connections from one address (--max-connections-per-address 4)',
+      message:
+        'Service Unavailable: too many idle connections from one address (--max-idle-connections-per-address 4)',
     });
     const other = await fetch(guarded.url, {
       method: 'POST',
@@ -253,6 +294,7 @@ describe('connection guards before any request: one address, silent sockets', ()
     expect(other.status).toBe(200);
     await other.text();
     for (const h of held) h.socket.destroy();
+    for (const call of calls) call.destroy();
   });
 
   it('a connection that sends nothing gets 408 and is closed; one that has begun its request is not', async () => {

@@ -40,7 +40,7 @@ export async function listenAdmin(
   stats?: () => unknown,
 ): Promise<AdminListener> {
   const server = createServer({ ...ADMIN_TIMEOUTS, connectionsCheckingInterval: 1_000 }, (req, res) => {
-    if (isRefused(req.socket)) return void res.destroy();
+    if (!admit(req, res)) return void res.destroy();
     if (answerHealth(req, res, readiness)) return;
     const path = (req.url ?? '/').split('?')[0];
     if (metrics && req.method === 'GET' && path === '/metrics') {
@@ -59,9 +59,9 @@ export async function listenAdmin(
       .end('not found: /healthz, /readyz, /metrics, /stats\n');
   });
   // Every client is on 127.0.0.1, so the one cap is the per-address cap too.
-  const isRefused = limitConnections(server, {
+  const admit = limitConnections(server, {
     maxConnections: ADMIN_MAX_CONNECTIONS,
-    maxConnectionsPerAddress: ADMIN_MAX_CONNECTIONS,
+    maxIdleConnectionsPerAddress: ADMIN_MAX_CONNECTIONS,
     firstByteTimeoutMs: ADMIN_TIMEOUTS.headersTimeout,
   });
   await new Promise<void>((resolve, reject) => {

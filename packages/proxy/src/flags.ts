@@ -166,11 +166,11 @@ const FLAGS: Record<string, Flag> = {
     default: '4096',
     help: 'HTTP: connections open at once; one more gets 503',
   },
-  'max-connections-per-address': {
+  'max-idle-connections-per-address': {
     type: 'string',
     arg: 'N',
     default: '256',
-    help: 'HTTP: connections open at once from one address (behind a balancer or NAT, raise it); one more gets 503',
+    help: 'HTTP: connections from one address serving no request (silent, or kept alive between requests); one more gets 503',
   },
   log: {
     type: 'string',

@@ -100,10 +100,10 @@ export interface ProxyOptions {
   /** `--max-connections N`: HTTP connections open at once; one more gets 503 naming the flag. @default 4_096 */
   maxConnections: number;
   /**
-   * `--max-connections-per-address N`: HTTP connections open at once from one address; one more gets 503
-   * naming the flag. @default 256
+   * `--max-idle-connections-per-address N`: HTTP connections from one address serving no request (silent,
+   * or kept alive between requests); one more from that address gets 503 naming the flag. @default 256
    */
-  maxConnectionsPerAddress: number;
+  maxIdleConnectionsPerAddress: number;
 }
 
 /**
@@ -165,7 +165,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     maxHostInFlight: flags.whole('max-host-in-flight', DEFAULT_MAX_HOST_IN_FLIGHT),
     maxClientSessions: flags.whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
     maxConnections: flags.whole('max-connections', 4_096),
-    maxConnectionsPerAddress: flags.whole('max-connections-per-address', 256),
+    maxIdleConnectionsPerAddress: flags.whole('max-idle-connections-per-address', 256),
   };
 }
 

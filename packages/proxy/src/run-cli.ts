@@ -187,13 +187,13 @@ class CliRun {
       sessionIdleMs: options.sessionIdleMs,
       maxClientSessions: options.maxClientSessions,
       maxConnections: options.maxConnections,
-      maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+      maxIdleConnectionsPerAddress: options.maxIdleConnectionsPerAddress,
       // Refusals name the flags that change them, not the library's option names.
       optionNames: {
         allowedOrigins: '--allowed-origins',
         allowedHosts: '--allowed-hosts',
         maxConnections: '--max-connections',
-        maxConnectionsPerAddress: '--max-connections-per-address',
+        maxIdleConnectionsPerAddress: '--max-idle-connections-per-address',
       },
       // A browser host's preflight must allow the headers it is meant to pass on.
       corsAllowHeaders: options.passHeaders,

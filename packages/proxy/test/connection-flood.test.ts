@@ -1,5 +1,5 @@
 // Connection limits before any auth, on a real proxy process: 5,000 silent sockets from one address
-// (127.0.0.2) take at most --max-connections-per-address of its connections, so a host on another address
+// (127.0.0.2) take at most --max-idle-connections-per-address of its connections, so a host on another address
 // (127.0.0.1) is served meanwhile; the silent ones are closed with 408 after the first-byte timeout.
 // The admin listener has a small cap of its own.
 import { globalAgent } from 'node:http';
@@ -78,7 +78,7 @@ it('5,000 silent sockets from one address leave another address served; they are
     );
   const replies = await Promise.all(silent.map((s) => s.closed));
   const refused = replies.filter((r) =>
-    r.includes('too many connections from one address (--max-connections-per-address 256)'),
+    r.includes('too many idle connections from one address (--max-idle-connections-per-address 256)'),
   );
   const timedOut = replies.filter((r) => r.startsWith('HTTP/1.1 408 '));
   // Each was refused at once or closed when silent too long (freeing its slot for a later one).

@@ -30,7 +30,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
-      maxConnectionsPerAddress: 256,
+      maxIdleConnectionsPerAddress: 256,
     });
   });
 
@@ -75,7 +75,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 100,
       maxClientSessions: 100,
       maxConnections: 4_096,
-      maxConnectionsPerAddress: 256,
+      maxIdleConnectionsPerAddress: 256,
     });
   });
 
@@ -147,7 +147,7 @@ describe('parseProxyArgs', () => {
         '5',
         '--max-connections',
         '64',
-        '--max-connections-per-address',
+        '--max-idle-connections-per-address',
         '32',
       ],
       { KEY_VAR: 'k1' },
@@ -167,7 +167,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 50,
       maxClientSessions: 5,
       maxConnections: 64,
-      maxConnectionsPerAddress: 32,
+      maxIdleConnectionsPerAddress: 32,
     });
   });
 

@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 
@@ -63,23 +63,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 
 /**
  * Guards on the connections of a `node:http` server, checked before any request is read (so before any
- * auth): how many may be open, how many from one address, and how long one may stay silent.
+ * auth): how many may be open, how many idle ones from one address, and how long one may stay silent.
  *
  * @example
  * ```ts
  * import type { ConnectionLimits } from '@mcp-inflight/http';
- * const limits: ConnectionLimits = { maxConnections: 64, maxConnectionsPerAddress: 64, firstByteTimeoutMs: 5_000 };
+ * const limits: ConnectionLimits = { maxConnections: 64, maxIdleConnectionsPerAddress: 64, firstByteTimeoutMs: 5_000 };
  * ```
  */
 export interface ConnectionLimits {
   /** Open connections at most; one more gets `503` (`HTTP_ERROR_CODES.Overloaded`) and is closed. @default 4_096 */
   maxConnections?: number;
   /**
-   * Open connections from one remote address at most; one more gets the same `503`, so one address
-   * cannot take every connection from the others. Behind a balancer or a NAT every client shares its
-   * address: raise it there (to `maxConnections` to turn it off). @default 256
+   * Idle connections from one remote address at most: those serving no request (opened and not yet past
+   * their request's headers, or kept alive between requests). One more connection from that address gets
+   * the same `503`, so one address's silent sockets cannot take every connection from the others, while a
+   * client with a thousand calls in flight is never refused for them. @default 256
    */
-  maxConnectionsPerAddress?: number;
+  maxIdleConnectionsPerAddress?: number;
   /**
    * A connection that has sent no byte this long after it opened gets `408` and is closed: silent
    * sockets cannot hold connections until the headers timeout. Checked every quarter of it (at most
@@ -90,63 +91,98 @@ export interface ConnectionLimits {
    * How the `503`s name the limits ("too many connections (maxConnections 4096)"), for a command line
    * that sets them by flags of its own. @default each option's own name
    */
-  names?: { maxConnections?: string; maxConnectionsPerAddress?: string };
+  names?: { maxConnections?: string; maxIdleConnectionsPerAddress?: string };
 }
 
 /**
  * Applies {@link ConnectionLimits} to `server` (what `serveHttp` does to its own): Node's own
  * `server.maxConnections` drops the extra ones without a word; here the extra one is told (`503`) and
- * closed, so a client can tell overload from a network fault. Returns whether a socket was refused: its
- * request handler must ignore what such a socket sent before the close.
+ * closed, so a client can tell overload from a network fault. Returns `admit(req, res)`, for the first
+ * line of the request handler: `false` for a request read from a refused socket (Node still parses what
+ * it sent before the close; destroy the response), else `true`, the connection then counted busy, not
+ * idle, until the response is done.
  *
  * @example
  * ```ts
  * import { createServer } from 'node:http';
  * import { limitConnections } from '@mcp-inflight/http';
  * const server = createServer((req, res) => {
- *   if (isRefused(req.socket)) return void res.destroy();
+ *   if (!admit(req, res)) return void res.destroy();
  *   res.end('ok');
  * });
- * const isRefused = limitConnections(server, { maxConnections: 64, firstByteTimeoutMs: 5_000 });
+ * const admit = limitConnections(server, { maxConnections: 64, firstByteTimeoutMs: 5_000 });
  * ```
  */
-export function limitConnections(server: Server, limits: ConnectionLimits = {}): (socket: Socket) => boolean {
+export function limitConnections(
+  server: Server,
+  limits: ConnectionLimits = {},
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const max = limits.maxConnections ?? 4_096;
-  const perAddress = limits.maxConnectionsPerAddress ?? 256;
+  const perAddress = limits.maxIdleConnectionsPerAddress ?? 256;
   // The replies name the limit, so whoever reads one knows which setting to raise.
   const tooMany = overloaded(
     `too many connections (${limits.names?.maxConnections ?? 'maxConnections'} ${max})`,
   );
-  const tooManyFromOne = overloaded(
-    `too many connections from one address (${limits.names?.maxConnectionsPerAddress ?? 'maxConnectionsPerAddress'} ${perAddress})`,
+  const tooManyIdle = overloaded(
+    `too many idle connections from one address (${limits.names?.maxIdleConnectionsPerAddress ?? 'maxIdleConnectionsPerAddress'} ${perAddress})`,
   );
   const silent = new SilentSockets(limits.firstByteTimeoutMs ?? 5_000);
+  const idle = new IdleByAddress();
   let open = 0;
-  const byAddress = new Map<string, number>();
   const refused = new WeakSet<Socket>();
   server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
-    const fromAddress = byAddress.get(address) ?? 0;
-    if (open >= max || fromAddress >= perAddress) {
+    if (open >= max || idle.count(address) >= perAddress) {
       refused.add(socket);
       socket.on('error', () => {});
-      socket.end(open >= max ? tooMany : tooManyFromOne);
+      socket.end(open >= max ? tooMany : tooManyIdle);
       socket.destroySoon();
       return;
     }
     open++;
-    byAddress.set(address, fromAddress + 1);
+    idle.add(socket, address);
     silent.watch(socket);
     socket.once('close', () => {
       open--;
-      const left = (byAddress.get(address) ?? 1) - 1;
-      if (left === 0) byAddress.delete(address);
-      else byAddress.set(address, left);
+      idle.remove(socket);
     });
   });
   server.once('close', () => silent.stop());
-  // Node still parses what a refused client sent before the close: none of it may reach a handler.
-  return (socket) => refused.has(socket);
+  return (req, res) => {
+    const socket = req.socket;
+    if (refused.has(socket)) return false;
+    // A connection serving a request is not idle; once its response is done and it stays open, it is again.
+    const address = idle.remove(socket);
+    if (address !== undefined) res.once('close', () => socket.destroyed || idle.add(socket, address));
+    return true;
+  };
+}
+
+/** Idle connections (serving no request) counted by remote address; empty counts are dropped. */
+class IdleByAddress {
+  readonly #counts = new Map<string, number>();
+  readonly #addressOf = new WeakMap<Socket, string>();
+
+  count(address: string): number {
+    return this.#counts.get(address) ?? 0;
+  }
+
+  add(socket: Socket, address: string): void {
+    if (this.#addressOf.has(socket)) return;
+    this.#addressOf.set(socket, address);
+    this.#counts.set(address, this.count(address) + 1);
+  }
+
+  /** Stops counting `socket`; returns its address, or `undefined` when it was not counted. */
+  remove(socket: Socket): string | undefined {
+    const address = this.#addressOf.get(socket);
+    if (address === undefined) return undefined;
+    this.#addressOf.delete(socket);
+    const left = this.count(address) - 1;
+    if (left === 0) this.#counts.delete(address);
+    else this.#counts.set(address, left);
+    return address;
+  }
 }
 
 function overloaded(why: string): string {

@@ -45,11 +45,12 @@ export interface ServeHttpOptions extends HttpServerOptions {
    */
   maxConnections?: number;
   /**
-   * Open connections from one remote address at most; one more gets the same `503`, so silent sockets
-   * from one address cannot lock other clients out before any auth. Behind a balancer or a NAT every
-   * client shares its address: raise it there (to `maxConnections` to turn it off). @default 256
+   * Idle connections from one remote address at most: those serving no request (opened and not yet past
+   * their request's headers, or kept alive between requests). One more connection from that address gets
+   * the same `503`, so one address's silent sockets cannot lock other clients out before any auth, while
+   * a client with a thousand calls in flight (a connection each) is never refused for them. @default 256
    */
-  maxConnectionsPerAddress?: number;
+  maxIdleConnectionsPerAddress?: number;
   /**
    * A connection that has sent no byte this long after it opened gets `408` and is closed, well before
    * `headersTimeoutMs`: a silent socket frees its slot in seconds. @default 5_000
@@ -106,7 +107,7 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
     requestTimeoutMs = 30_000,
     keepAliveTimeoutMs = 5_000,
     maxConnections = 4_096,
-    maxConnectionsPerAddress = 256,
+    maxIdleConnectionsPerAddress = 256,
     firstByteTimeoutMs = 5_000,
     ...rest
   } = options;
@@ -132,13 +133,13 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
     },
     (req, res) => {
-      if (isRefused(req.socket)) return void res.destroy();
+      if (!admit(req, res)) return void res.destroy();
       (isPath(req.url ?? '/', path) ? listener : notFound)(req, res);
     },
   );
-  const isRefused = limitConnections(server, {
+  const admit = limitConnections(server, {
     maxConnections,
-    maxConnectionsPerAddress,
+    maxIdleConnectionsPerAddress,
     firstByteTimeoutMs,
     ...(rest.optionNames ? { names: rest.optionNames } : {}),
   });

@@ -143,14 +143,14 @@ export interface HttpServerOptions {
   /**
    * How refusals name the options they cite, for a command line that sets them by flags of its own:
    * `{ allowedOrigins: '--allowed-origins' }` makes a refused origin's `403` say "list it in
-   * --allowed-origins". `maxConnections` and `maxConnectionsPerAddress` name `serveHttp`'s limits in
+   * --allowed-origins". `maxConnections` and `maxIdleConnectionsPerAddress` name `serveHttp`'s limits in
    * their `503`. @default each option's own name ("the server's allowedOrigins option")
    */
   optionNames?: {
     allowedOrigins?: string;
     allowedHosts?: string;
     maxConnections?: string;
-    maxConnectionsPerAddress?: string;
+    maxIdleConnectionsPerAddress?: string;
   };
 }
 
