@@ -39,11 +39,11 @@ async function connectError(url: string, revision?: '2026-07-28' | '2025-11-25')
 }
 
 const FIX =
-  "check the URL's port and path: it must be the server's MCP endpoint (often /mcp), not a health, admin or metrics port";
+  "no MCP endpoint there; check the URL's port and path (the server's MCP endpoint, often /mcp, not an admin or health port)";
 
 describe('a URL that answers 404', () => {
   it('an admin port: HTTP 404 at the URL, what it said, what to check (auto and each era)', async () => {
-    const expected = `HTTP 404 from ${adminUrl}: no MCP endpoint there (the server answered "not found: /healthz, /readyz, /metrics"); ${FIX}`;
+    const expected = `HTTP 404 from ${adminUrl} ("not found: /healthz, /readyz, /metrics"): ${FIX}`;
     const auto = await connectError(adminUrl);
     expect(auto).toBeInstanceOf(JsonRpcError);
     expect(auto.message).toBe(expected);
@@ -51,14 +51,14 @@ describe('a URL that answers 404', () => {
     expect((await connectError(adminUrl, '2025-11-25')).message).toBe(expected);
     const modern = await connectError(adminUrl, '2026-07-28');
     expect(modern.name).toBe('NegotiationError');
-    expect(modern.message).toBe(`2026-07-28 not reached: server/discover was refused: ${expected}`);
+    expect(modern.message).toBe(`server/discover was refused (${expected}), not 2026-07-28`);
   });
 
   it("a wrong path on an MCP server: the server's own hint is kept, the query not shown; the right path's -32601 is kept", async () => {
     const wrong = `${mcp.url.replace('/mcp', '/api/mcp')}?key=secret`;
     const error = await connectError(wrong, '2026-07-28');
     expect(error.message).toBe(
-      `2026-07-28 not reached: server/discover was refused: HTTP 404 from ${new URL(wrong).origin}/api/mcp: no MCP endpoint there (the server answered "Not Found: the MCP endpoint is /mcp"); ${FIX}`,
+      `server/discover was refused (HTTP 404 from ${new URL(wrong).origin}/api/mcp ("Not Found: the MCP endpoint is /mcp"): ${FIX}), not 2026-07-28`,
     );
     // At the right path, a 2026-07-28 server's 404 for an unknown method is its own -32601, unchanged.
     const client = new HttpClient({ url: mcp.url, revision: '2026-07-28' });

@@ -79,12 +79,12 @@ export async function connectLifecycle(
     return verdict.handshake;
   }
   if (requested === MODERN_REVISION) {
-    // A refused probe says why (an HTTP 404 names the URL): that is the message, not "offered []".
-    const what = verdict.refusal
-      ? `server/discover was refused: ${verdict.refusal.message}`
-      : `server/discover offered ${JSON.stringify(verdict.offered)}`;
+    // A refused probe says why (an HTTP 404 names the URL), not "offered []".
+    const why = verdict.refusal
+      ? `was refused (${verdict.refusal.message})`
+      : `offered ${JSON.stringify(verdict.offered)}`;
     throw new NegotiationError(
-      `${MODERN_REVISION} not reached: ${what}`,
+      `server/discover ${why}, not ${MODERN_REVISION}`,
       requested,
       verdict.offered,
       supported,

@@ -77,22 +77,14 @@ export async function refusalError(response: WireResponse, url: string): Promise
   }
   const httpStatus = response.status;
   const rpc = error && typeof error.code === 'number' && typeof error.message === 'string';
-  const said = rpc ? (error?.message as string) : text.trim().slice(0, 200);
-  const noEndpoint = httpStatus === 404 && error?.code !== JsonRpcErrorCode.MethodNotFound;
-  const message = noEndpoint ? notFoundMessage(url, said) : rpc ? said : `HTTP ${httpStatus}: ${said}`;
+  let message = rpc ? (error?.message as string) : `HTTP ${httpStatus}: ${text.slice(0, 200)}`;
+  if (httpStatus === 404 && error?.code !== JsonRpcErrorCode.MethodNotFound) {
+    // What happened and what to fix; the URL without its query (it may hold a key).
+    const { origin, pathname } = new URL(url);
+    message = `HTTP 404 from ${origin}${pathname} (${JSON.stringify(rpc ? message : text.trim().slice(0, 200))}): no MCP endpoint there; check the URL's port and path (the server's MCP endpoint, often /mcp, not an admin or health port)`;
+  }
   if (!rpc) return { code: TRANSPORT_FAILURE_CODE, message, data: { httpStatus } };
   const data = error?.data;
   const plain = data === undefined || (typeof data === 'object' && data !== null && !Array.isArray(data));
-  return {
-    code: error?.code as number,
-    message,
-    data: plain ? { ...(data as object), httpStatus } : data,
-  };
-}
-
-/** What happened (404 at the URL, what the server said) and what to fix; a query or credentials not shown. */
-function notFoundMessage(url: string, said: string): string {
-  const quoted = said === '' ? 'an empty body' : JSON.stringify(said);
-  const { origin, pathname } = new URL(url);
-  return `HTTP 404 from ${origin}${pathname}: no MCP endpoint there (the server answered ${quoted}); check the URL's port and path: it must be the server's MCP endpoint (often /mcp), not a health, admin or metrics port`;
+  return { code: error?.code as number, message, data: plain ? { ...(data as object), httpStatus } : data };
 }

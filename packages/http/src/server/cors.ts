@@ -45,6 +45,8 @@ export function preflight(
     'access-control-allow-methods': ALLOW_METHODS,
     'access-control-allow-headers': [...allowed].join(', '),
     'access-control-max-age': '600',
-    vary: headers.vary ? `${headers.vary}, access-control-request-headers` : 'access-control-request-headers',
+    vary: headers['vary']
+      ? `${headers['vary']}, access-control-request-headers`
+      : 'access-control-request-headers',
   });
 }
