@@ -197,7 +197,7 @@ ${Object.entries(FLAGS)
   .map(([name, flag]) => {
     const left = `  --${name}${flag.arg ? ` ${flag.arg}` : ''}`;
     const help = flag.default === undefined ? flag.help : `${flag.help} (default ${flag.default})`;
-    return `${left.padEnd(30)}${help}`;
+    return `${left.padEnd(Math.max(30, left.length + 2))}${help}`;
   })
   .join('\n')}
 `;

@@ -240,6 +240,9 @@ describe('parseProxyArgs', () => {
       expect(USAGE).toContain(flag);
     expect(USAGE).toContain('(default 127.0.0.1)');
     expect(USAGE).toContain('(default 10000)');
+    // A flag longer than the column still has a space before its help.
+    expect(USAGE).toContain('  --max-idle-connections-per-address N  HTTP: connections from one address');
+    expect(USAGE).toContain('  --request-state-secret-file FILE  sign the requestState');
   });
 });
 
