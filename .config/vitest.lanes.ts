@@ -31,6 +31,6 @@ export const FAST_EXCLUDE = [
   'packages/proxy/test/{era-cancel,fair-shares,handshake,input-sdk,isolation,kept-strings}.test.ts',
   'packages/proxy/test/{listen-relay,operate,progress-interval,respawn,sdk-hosts,session-cap}.test.ts',
   'packages/proxy/test/{signals,startup,stats,stdio-wire,tasks-procs,upstream-death}.test.ts',
-  'packages/proxy/test/{entries,upstream-http-break}.test.ts',
+  'packages/proxy/test/{entries,upstream-http-break,hostile-log,connection-flood,browser-hosts}.test.ts',
   'packages/stdio/test/{client-lifecycle,flood,fuzz,package-exports,proxy,spawn-arguments}.test.ts',
 ];

@@ -56,7 +56,9 @@ export { connectLifecycle } from ${JSON.stringify(client)};`,
     // record, the outbound call in its own module) added 0.23 KB: 14.06 KB, so 14.1 KB, for the performance
     // issue's trimming pass to win back with the rest of the gap to 12 KB. InboundCall's plain fields (the
     // declare'd ones bought nothing on Node 20 or 26: bench/NOTES.md) added 0.05 KB: 14.11 KB, so 14.15 KB.
-    budget: 14.15 * KB,
+    // Issue 45's first-hour messages (a refused probe's reason in a pinned client's NegotiationError; a
+    // peer's CANCELLED reason kept, not wrapped at each hop) added 0.04 KB: 14.17 KB, so 14.2 KB.
+    budget: 14.2 * KB,
   },
   // Entries beyond the request lifecycle, each with a budget of its own (a user pays only for what they import).
   {
@@ -124,8 +126,10 @@ export { connectLifecycle } from ${JSON.stringify(client)};`,
     // 0.13 KB: 20.31 KB, so 20.35 KB. The timer rule for runtimes that end timers with their request (design
     // rule 18; 0.04 KB) and the client split into its own package (its class now bundled from client's dist,
     // 0.05 KB): 20.40 KB; the endpoint's split by layer as above (0.24 KB): 20.64 KB, so 20.7 KB, for the
-    // trimming pass of the performance issue to win back.
-    budget: 20.7 * KB,
+    // trimming pass of the performance issue to win back. At 20.71 KB, issue 45's 404 message (what
+    // happened, at which URL, and what to fix, instead of "server/discover offered []") added 0.16 KB:
+    // 20.87 KB, so 20.9 KB.
+    budget: 20.9 * KB,
   },
   {
     name: 'official SDK v1 Client (browser, comparison)',

@@ -8,6 +8,7 @@ export type { HttpClientOptions, HttpClientWarning } from './client/http-client.
 export { type SseEvent, SseParser, type SseParserOptions } from './client/sse-parser.js';
 export { TRANSPORT_FAILURE_CODE } from './client/wire.js';
 export { HttpClient } from './node/http-client.js';
+export { type ConnectionLimits, limitConnections } from './node/limits.js';
 export { toNodeListener } from './node/node-listener.js';
 export { type RunningHttpServer, type ServeHttpOptions, serveHttp } from './node/serve-http.js';
 export type { HttpHandlerStats, HttpSetup, HttpSetupInfo } from './server/context.js';

@@ -1,11 +1,12 @@
 // serveHttp's own limits on real sockets: a client that sends its headers (or its body) too slowly is cut
 // at the bound with a 408 that says why, connections past maxConnections get a 503, and every HTTP-level
 // refusal carries its code from HTTP_ERROR_CODES: the spec's where it names one, else ours.
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_ERROR_CODES, type RunningHttpServer, serveHttp } from '../src/index.js';
-import { modernHeaders, modernRequest, RawHttp } from './fixtures/raw-http.js';
+import { ACCEPT_BOTH, modernHeaders, modernRequest, RawHttp } from './fixtures/raw-http.js';
 import { observe, workServer } from './fixtures/work-server.js';
 
 const HEADERS_TIMEOUT_MS = 400;
@@ -73,6 +74,10 @@ function trickle(chunks: string[], everyMs: number): Promise<Cut> {
       reject(new Error(`still open after 10 s; got ${JSON.stringify(reply)}`));
     }, 10_000).unref();
   });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 function bodyOf(reply: string): { error: { code: number; message: string } } {
@@ -201,5 +206,120 @@ describe('every refusal carries its code', () => {
         true,
       );
     }
+  });
+});
+
+describe('connection guards before any request: one address, silent sockets', () => {
+  const FIRST_BYTE_MS = 300;
+  let guarded: RunningHttpServer;
+  let guardedPort: number;
+  const seen = observe();
+  beforeAll(async () => {
+    guarded = await serveHttp(workServer(seen), {
+      port: 0,
+      maxConnections: 16,
+      maxIdleConnectionsPerAddress: 4,
+      firstByteTimeoutMs: FIRST_BYTE_MS,
+      headersTimeoutMs: 5_000,
+      optionNames: { maxIdleConnectionsPerAddress: '--max-idle-connections-per-address' },
+    });
+    guardedPort = Number(new URL(guarded.url).port);
+  });
+  afterAll(() => guarded.close());
+
+  /** A raw connection from `localAddress` (any 127.x.y.z is a distinct source on Linux loopback). */
+  function openFrom(localAddress: string) {
+    const socket = connect({ port: guardedPort, host: '127.0.0.1', localAddress });
+    socket.setEncoding('utf8');
+    socket.on('error', () => {});
+    let reply = '';
+    socket.on('data', (text: string) => {
+      reply += text;
+    });
+    const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let ended = false;
+    const closed = new Promise<string>((resolve) =>
+      socket.once('close', () => {
+        ended = true;
+        resolve(reply);
+      }),
+    );
+    return { socket, connected, closed, open: () => !ended && reply === '' };
+  }
+
+  /** A 2026-07-28 call of `work` from `localAddress` on a connection of its own, left running. */
+  function longCallFrom(localAddress: string) {
+    const body = JSON.stringify(
+      modernRequest(1, 'tools/call', { name: 'work', arguments: { steps: 1, intervalMs: 60_000 } }),
+    );
+    const headers = {
+      ...modernHeaders('tools/call', 'work'),
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+    };
+    const req = httpRequest({
+      port: guardedPort,
+      host: '127.0.0.1',
+      localAddress,
+      method: 'POST',
+      path: '/mcp',
+      headers,
+      agent: false,
+    });
+    req.on('error', () => {});
+    req.end(body);
+    return req;
+  }
+
+  it('past maxIdleConnectionsPerAddress one address gets 503 naming the limit; another address is served', async () => {
+    // Connections serving a request are not idle: four long calls do not count against the four.
+    const calls = Array.from({ length: 4 }, () => longCallFrom('127.0.0.2'));
+    await until(() => seen.started >= 4);
+    const held = Array.from({ length: 4 }, () => openFrom('127.0.0.2'));
+    await Promise.all(held.map((h) => h.connected));
+    const extra = openFrom('127.0.0.2');
+    const reply = await extra.closed;
+    expect(held.map((h) => h.open())).toEqual([true, true, true, true]);
+    expect(reply).toMatch(/^HTTP\/1\.1 503 /);
+    expect(bodyOf(reply).error).toEqual({
+      code: HTTP_ERROR_CODES.Overloaded,
+      message:
+        'Service Unavailable: too many idle connections from one address (--max-idle-connections-per-address 4)',
+    });
+    const other = await fetch(guarded.url, {
+      method: 'POST',
+      headers: { ...modernHeaders('tools/list'), 'content-type': 'application/json', accept: ACCEPT_BOTH },
+      body: JSON.stringify(modernRequest(1, 'tools/list')),
+    });
+    expect(other.status).toBe(200);
+    await other.text();
+    for (const h of held) h.socket.destroy();
+    for (const call of calls) call.destroy();
+  });
+
+  it('a connection that sends nothing gets 408 and is closed; one that has begun its request is not', async () => {
+    const silent = openFrom('127.0.0.3');
+    const begun = openFrom('127.0.0.3');
+    await Promise.all([silent.connected, begun.connected]);
+    begun.socket.write('PO');
+    const reply = await silent.closed;
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(reply).error).toEqual({
+      code: HTTP_ERROR_CODES.RequestTimeout,
+      message: 'Request Timeout: the connection sent nothing in time',
+    });
+    // Past the first-byte limit, well within the headers limit: the request that began is served.
+    await new Promise((resolve) => setTimeout(resolve, FIRST_BYTE_MS));
+    const body = JSON.stringify(modernRequest(1, 'tools/list'));
+    const head = Object.entries({
+      host: `127.0.0.1:${guardedPort}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      'content-length': String(body.length),
+      connection: 'close',
+      ...modernHeaders('tools/list'),
+    }).map(([name, value]) => `${name}: ${value}\r\n`);
+    begun.socket.end(`ST /mcp HTTP/1.1\r\n${head.join('')}\r\n${body}`);
+    expect(await begun.closed).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

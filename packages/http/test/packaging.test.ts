@@ -21,7 +21,7 @@ const FETCH_NAMES = [
   'HTTP_ERROR_CODES',
   'LOOPBACK_HOSTS',
 ];
-const NODE_NAMES = ['serveHttp', 'toNodeListener'];
+const NODE_NAMES = ['serveHttp', 'toNodeListener', 'limitConnections'];
 
 /** Every file a built module reaches through relative imports. */
 function closure(file: string, seen = new Set<string>()): Set<string> {

@@ -1,7 +1,7 @@
 // The edges of the HTTP server: origin and host checks, body limits, keep-alives, the node:http adapter.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_ERROR_CODES, type RunningHttpServer, serveHttp } from '../src/index.js';
+import { createHttpHandler, HTTP_ERROR_CODES, type RunningHttpServer, serveHttp } from '../src/index.js';
 import { EventReader, modernHeaders, modernRequest, RawHttp, workCall } from './fixtures/raw-http.js';
 import { observe, workServer } from './fixtures/work-server.js';
 
@@ -69,6 +69,46 @@ describe('DNS rebinding and browsers', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version');
+  });
+
+  it("a preflight allows the Mcp-Param-* headers asked for and the server's corsAllowHeaders", async () => {
+    const asked = 'content-type, mcp-param-region, Mcp-Param-Tenant-Id, x-team, x-not-allowed';
+    const plain = await fetch(server.url, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-headers': asked },
+    });
+    const allowedBy = (response: Response) =>
+      (response.headers.get('access-control-allow-headers') ?? '').split(', ');
+    expect(allowedBy(plain)).toEqual(expect.arrayContaining(['mcp-param-region', 'mcp-param-tenant-id']));
+    expect(allowedBy(plain)).not.toContain('x-team');
+    expect(plain.headers.get('vary')).toBe('origin, access-control-request-headers');
+    const handler = createHttpHandler(() => {}, { corsAllowHeaders: ['X-Team'] });
+    const passing = await handler.handle(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'OPTIONS',
+        headers: { origin: 'http://localhost:5173', 'access-control-request-headers': asked },
+      }),
+    );
+    expect(allowedBy(passing)).toEqual(
+      expect.arrayContaining(['x-team', 'mcp-param-region', 'authorization']),
+    );
+    expect(allowedBy(passing)).not.toContain('x-not-allowed');
+    await handler.close();
+  });
+
+  it('a 403 names the setting a command line gives in optionNames', async () => {
+    const handler = createHttpHandler(() => {}, {
+      optionNames: { allowedOrigins: '--allowed-origins', allowedHosts: '--allowed-hosts' },
+    });
+    const post = (headers: Record<string, string>) =>
+      handler.handle(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: '{}' }));
+    const origin = await (await post({ origin: 'https://evil.example' })).json();
+    expect(origin.error.message).toBe(
+      'Forbidden: origin "https://evil.example" is not allowed; list it in --allowed-origins (loopback origins only by default)',
+    );
+    const host = await (await post({ host: 'attacker.example' })).json();
+    expect(host.error.message).toMatch(/list its name in --allowed-hosts \(/);
+    await handler.close();
   });
 
   it('403 when the Host header names another host; loopback names pass', async () => {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { limitConnections } from '@mcp-inflight/http';
 import { answerHealth } from './http-routes.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 
@@ -12,10 +13,18 @@ export interface AdminListener {
 }
 
 /**
+ * The admin listener's own bounds: a scraper or a probe needs a few connections, quick requests, no
+ * long keep-alive; more connections than {@link ADMIN_MAX_CONNECTIONS} get 503.
+ */
+const ADMIN_MAX_CONNECTIONS = 64;
+const ADMIN_TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 5_000 };
+
+/**
  * Serves health, readiness, (with `metrics`) Prometheus metrics and (with `stats`) the proxy's own stats
  * as JSON on 127.0.0.1:`port`, apart from the hosts' listener: outside its connection cap and every
  * host's share of the calls, so a scrape never queues behind hosts' calls and needs no host token
- * [rule 14].
+ * [rule 14]. It has caps of its own: {@link ADMIN_MAX_CONNECTIONS} connections, 5 s to send a first byte
+ * and the headers, 10 s for a request.
  *
  * @example
  * ```ts
@@ -30,7 +39,8 @@ export async function listenAdmin(
   metrics?: ProxyMetrics,
   stats?: () => unknown,
 ): Promise<AdminListener> {
-  const server = createServer((req, res) => {
+  const server = createServer({ ...ADMIN_TIMEOUTS, connectionsCheckingInterval: 1_000 }, (req, res) => {
+    if (!admit(req, res)) return void res.destroy();
     if (answerHealth(req, res, readiness)) return;
     const path = (req.url ?? '/').split('?')[0];
     if (metrics && req.method === 'GET' && path === '/metrics') {
@@ -47,6 +57,12 @@ export async function listenAdmin(
     res
       .writeHead(404, { 'content-type': 'text/plain' })
       .end('not found: /healthz, /readyz, /metrics, /stats\n');
+  });
+  // Every client is on 127.0.0.1, so the one cap is the per-address cap too.
+  const admit = limitConnections(server, {
+    maxConnections: ADMIN_MAX_CONNECTIONS,
+    maxIdleConnectionsPerAddress: ADMIN_MAX_CONNECTIONS,
+    firstByteTimeoutMs: ADMIN_TIMEOUTS.headersTimeout,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

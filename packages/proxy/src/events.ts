@@ -89,6 +89,14 @@ export type ProxyEvent =
   | EndpointLogEvent
   | UpstreamEvent
   | {
+      /** The upstream listed a tool the proxy left out (its `x-mcp-header` annotations are invalid). */
+      type: 'upstream-warning';
+      /** The tool's name, as the upstream gave it. */
+      tool: string;
+      /** What was wrong, in one line. */
+      message: string;
+    }
+  | {
       /** The hosts' HTTP listener is up. */
       type: 'listening';
       /** Its MCP endpoint URL. */
@@ -194,7 +202,9 @@ export function countCall(stats: ProxyStats, event: CallEvent): void {
 
 /**
  * One human-readable log line for an event (the proxy writes these to stderr; `--log json` writes the
- * event itself instead).
+ * event itself instead). Always one line: what a host or an upstream chose (a tool name, a cancel reason,
+ * an error message, a server's name) has its line breaks, terminal escapes and other controls written as
+ * `\n`, `\u001b` and so on, so it can neither start a line of its own nor repaint one.
  *
  * @example
  * ```ts
@@ -203,6 +213,30 @@ export function countCall(stats: ProxyStats, event: CallEvent): void {
  * ```
  */
 export function formatEvent(event: ProxyEvent): string {
+  // The line's own text has no controls: escaping the whole line escapes exactly what others chose.
+  return escapeForLog(lineOf(event));
+}
+
+/**
+ * What could end a log line or rewrite a terminal: C0 and C1 controls (CR, LF, ESC, NEL...), DEL, the
+ * Unicode line and paragraph separators, and the bidirectional marks and overrides that reorder text.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it matches
+const UNSAFE_IN_LOG = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with every character that could end a line or drive a terminal written as an escape (`\n`,
+ * `\u001b`, `\u2028`): a text log line stays one line whatever a host or an upstream put in it.
+ */
+export function escapeForLog(text: string): string {
+  return text.replace(
+    UNSAFE_IN_LOG,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function lineOf(event: ProxyEvent): string {
   switch (event.type) {
     case 'call': {
       const args = event.arguments === undefined ? '' : ` ${clip(JSON.stringify(event.arguments), 60)}`;
@@ -230,6 +264,8 @@ export function formatEvent(event: ProxyEvent): string {
       return `proxy: upstream #${event.start} closed; the next call starts a fresh one`;
     case 'upstream-failed':
       return `proxy: upstream #${event.start} failed to start: ${event.message}${event.retryInMs === undefined ? '' : `; next start in ${event.retryInMs} ms at the earliest`}`;
+    case 'upstream-warning':
+      return `proxy: upstream: ${event.message}`;
     case 'listening':
       return `proxy: listening on ${event.url}`;
     case 'admin-listening':
@@ -257,6 +293,7 @@ export function levelOf(event: ProxyEvent): 'info' | 'warn' | 'error' {
     case 'upstream-failed':
       return 'error';
     case 'upstream-closed':
+    case 'upstream-warning':
       return 'warn';
     default:
       return 'info';

@@ -172,6 +172,12 @@ const FLAGS: Record<string, Flag> = {
     default: '4096',
     help: 'HTTP: connections open at once; one more gets 503',
   },
+  'max-idle-connections-per-address': {
+    type: 'string',
+    arg: 'N',
+    default: '256',
+    help: 'HTTP: connections from one address serving no request (silent, or kept alive between requests); one more gets 503',
+  },
   log: {
     type: 'string',
     arg: 'FORMAT',
@@ -197,7 +203,7 @@ ${Object.entries(FLAGS)
   .map(([name, flag]) => {
     const left = `  --${name}${flag.arg ? ` ${flag.arg}` : ''}`;
     const help = flag.default === undefined ? flag.help : `${flag.help} (default ${flag.default})`;
-    return `${left.padEnd(30)}${help}`;
+    return `${left.padEnd(Math.max(30, left.length + 2))}${help}`;
   })
   .join('\n')}
 `;

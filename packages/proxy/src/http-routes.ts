@@ -25,13 +25,19 @@ export const UNAUTHORIZED_CODE = HTTP_ERROR_CODES.Forbidden;
 export function bearerCheck(tokens: readonly string[]): (authorization: string | undefined) => boolean {
   const digests = tokens.map(digest);
   return (authorization) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    const match = /^Bearer\s+([\x21-\x7e]+)\s*$/i.exec(authorization ?? '');
     const candidate = digest(match?.[1] ?? '');
     let ok = false;
     for (const d of digests) ok = timingSafeEqual(d, candidate) || ok;
     return ok && match !== null;
   };
 }
+
+/**
+ * What {@link bearerCheck} can match: one word of visible ASCII, as an `Authorization` header carries
+ * it. A token with a space, a control or a non-ASCII character in it could never be sent.
+ */
+export const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token).digest();

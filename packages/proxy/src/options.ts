@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_HOST_IN_FLIGHT,
 } from './fair-shares.js';
 import { type FlagValues, parseFlags, UsageError } from './flags.js';
+import { BEARER_TOKEN } from './http-routes.js';
 import type { UpstreamTarget } from './upstream-client.js';
 
 /** What the command line can name as the upstream. */
@@ -107,6 +108,11 @@ export interface ProxyOptions {
   maxAddressClients: number;
   /** `--max-connections N`: HTTP connections open at once; one more gets 503 naming the flag. @default 4_096 */
   maxConnections: number;
+  /**
+   * `--max-idle-connections-per-address N`: HTTP connections from one address serving no request (silent,
+   * or kept alive between requests); one more from that address gets 503 naming the flag. @default 256
+   */
+  maxIdleConnectionsPerAddress: number;
 }
 
 /**
@@ -169,6 +175,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     maxClientSessions: flags.whole('max-client-sessions', DEFAULT_MAX_CLIENT_SESSIONS),
     maxAddressClients: flags.whole('max-address-clients', DEFAULT_MAX_ADDRESS_CLIENTS),
     maxConnections: flags.whole('max-connections', 4_096),
+    maxIdleConnectionsPerAddress: flags.whole('max-idle-connections-per-address', 256),
   };
 }
 
@@ -301,10 +308,23 @@ function readTokens(file: string): string[] {
       `--auth-token-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
-  const tokens = text
+  const tokens: string[] = [];
+  for (const [index, raw] of text
+    .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
+    .entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // A line the bearer check can never match would lock its host out unseen: refuse it, naming the
+    // line but never the token.
+    if (!BEARER_TOKEN.test(line)) {
+      const what = /\s/.test(line) ? 'a space' : 'a character other than visible ASCII';
+      throw new UsageError(
+        `--auth-token-file: line ${index + 1} of ${file} holds ${what}, so no Authorization header can match it; a token is one word of visible ASCII, and a comment is a line of its own starting with #`,
+      );
+    }
+    tokens.push(line);
+  }
   if (tokens.length === 0) throw new UsageError(`--auth-token-file: ${file} holds no token`);
   return tokens;
 }

@@ -6,7 +6,7 @@ import { isLegacy } from '@mcp-inflight/core/adapter';
 import type { RedisTaskDirectory } from '@mcp-inflight/redis';
 import { RequestStateSigner } from '@mcp-inflight/server/input';
 import { type AdminListener, listenAdmin } from './admin.js';
-import { formatEvent, jsonLine, type ProxyEvent } from './events.js';
+import { escapeForLog, formatEvent, jsonLine, type ProxyEvent } from './events.js';
 import { USAGE, UsageError } from './flags.js';
 import type { Listener } from './listeners.js';
 import { type ProxyOptions, parseProxyArgs } from './options.js';
@@ -89,6 +89,8 @@ class CliRun {
       upstream: options.upstream,
       upstreamOptions: {
         connectTimeoutMs: options.connectTimeoutMs,
+        // Into the proxy's log (escaped there), not straight to stderr: the tool's name is the upstream's.
+        onWarning: ({ tool, message }) => this.log({ type: 'upstream-warning', tool, message }),
         ...(Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
       },
       idleMs: options.idleMs,
@@ -164,7 +166,7 @@ class CliRun {
     } catch (error) {
       const message = (error as Error).message;
       // The text log has just said why (the upstream-failed line); say it here only when it did not.
-      if (this.#options.log !== 'text') process.stderr.write(`proxy: ${message}\n`);
+      if (this.#options.log !== 'text') process.stderr.write(`proxy: ${escapeForLog(message)}\n`);
       await this.#closeAll();
       // A command that does not exist is a start-up mistake like a bad flag.
       process.exit(/\b(ENOENT|EACCES)\b/.test(message) ? EXIT_USAGE : 1);
@@ -193,7 +195,16 @@ class CliRun {
       maxClientSessions: options.maxClientSessions,
       maxAddressClients: options.maxAddressClients,
       maxConnections: options.maxConnections,
-      maxConnectionsLabel: '--max-connections',
+      maxIdleConnectionsPerAddress: options.maxIdleConnectionsPerAddress,
+      // Refusals name the flags that change them, not the library's option names.
+      optionNames: {
+        allowedOrigins: '--allowed-origins',
+        allowedHosts: '--allowed-hosts',
+        maxConnections: '--max-connections',
+        maxIdleConnectionsPerAddress: '--max-idle-connections-per-address',
+      },
+      // A browser host's preflight must allow the headers it is meant to pass on.
+      corsAllowHeaders: options.passHeaders,
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.authTokens ? { authTokens: options.authTokens } : {}),
@@ -253,7 +264,7 @@ async function openDirectory(
 
 function usageExit(error: unknown, hint = ''): never {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`proxy: ${message}${hint}\n`);
+  process.stderr.write(`proxy: ${escapeForLog(message)}${hint}\n`);
   process.exit(EXIT_USAGE);
 }
 

@@ -43,7 +43,7 @@ function proxy(idleMs = 1_000, logArguments = true) {
   };
   const of = <T extends ProxyEvent['type']>(type: T) =>
     events.filter((e): e is Extract<ProxyEvent, { type: T }> => e.type === type);
-  return { clock, host, events, of, relay };
+  return { clock, host, events, of, relay, records };
 }
 
 describe('call events: arguments are cut for the log', () => {
@@ -122,9 +122,14 @@ describe('endpoint events in the log', () => {
       cause: 'CANCELLED',
       how: 'notification',
     });
-    expect(formatEvent(sent!)).toMatch(
-      /^proxy: upstream #1: cancelled tools\/call id 0 \(notification\): CANCELLED: /,
+    // The host's reason goes on as it came, not wrapped in the proxy's own "cancelled by the caller".
+    expect(formatEvent(sent!)).toBe(
+      'proxy: upstream #1: cancelled tools/call id 0 (notification): CANCELLED: cancelled by the caller: user pressed stop',
     );
+    expect(p.records[0]?.end).toMatchObject({
+      code: 'CANCELLED',
+      message: 'cancelled by the caller: user pressed stop',
+    });
   });
 
   it("the proxy's idle limit: the upstream leg reports the deadline and the cancel it sent", async () => {

@@ -31,6 +31,7 @@ describe('parseProxyArgs', () => {
       maxClientSessions: 100,
       maxAddressClients: 16,
       maxConnections: 4_096,
+      maxIdleConnectionsPerAddress: 256,
     });
   });
 
@@ -78,6 +79,7 @@ describe('parseProxyArgs', () => {
       maxClientSessions: 100,
       maxAddressClients: 3,
       maxConnections: 4_096,
+      maxIdleConnectionsPerAddress: 256,
     });
   });
 
@@ -149,6 +151,8 @@ describe('parseProxyArgs', () => {
         '5',
         '--max-connections',
         '64',
+        '--max-idle-connections-per-address',
+        '32',
       ],
       { KEY_VAR: 'k1' },
     );
@@ -167,6 +171,7 @@ describe('parseProxyArgs', () => {
       maxHostInFlight: 50,
       maxClientSessions: 5,
       maxConnections: 64,
+      maxIdleConnectionsPerAddress: 32,
     });
   });
 
@@ -184,6 +189,29 @@ describe('parseProxyArgs', () => {
       'need an HTTP upstream',
     );
     expect(() => parseProxyArgs([...http, '--path', 'mcp'])).toThrow('--path must start with /');
+  });
+
+  it('--auth-token-file refuses a line no Authorization header can match, naming the line, never the token', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-tokens-'));
+    const http = ['--upstream-http', 'http://127.0.0.1:9/mcp'];
+    const refusal = (text: string) => {
+      const file = join(dir, `t${text.length}`);
+      writeFileSync(file, text);
+      try {
+        parseProxyArgs([...http, '--auth-token-file', file]);
+      } catch (error) {
+        return (error as Error).message.replace(file, 'FILE');
+      }
+      return 'accepted';
+    };
+    expect(refusal('# hosts\nalpha\nbeta-secret # for host b\n')).toBe(
+      '--auth-token-file: line 3 of FILE holds a space, so no Authorization header can match it; a token is one word of visible ASCII, and a comment is a line of its own starting with #',
+    );
+    expect(refusal('alpha\ntwo words\n')).toMatch(/^--auth-token-file: line 2 of FILE holds a space,/);
+    expect(refusal('caf\u00e9-token\n')).toMatch(/line 1 of FILE holds a character other than visible ASCII/);
+    expect(refusal('# only a comment\n')).toMatch(/holds no token$/);
+    // Around a token, blank space is not part of it; a BOM and CRLF line ends are read through.
+    expect(refusal('\uFEFF  alpha  \r\n\tbeta\r\n')).toBe('accepted');
   });
 
   it('--request-state-secret-file reads the shared secret (newline dropped) and refuses a short or missing one', () => {
@@ -216,6 +244,9 @@ describe('parseProxyArgs', () => {
       expect(USAGE).toContain(flag);
     expect(USAGE).toContain('(default 127.0.0.1)');
     expect(USAGE).toContain('(default 10000)');
+    // A flag longer than the column still has a space before its help.
+    expect(USAGE).toContain('  --max-idle-connections-per-address N  HTTP: connections from one address');
+    expect(USAGE).toContain('  --request-state-secret-file FILE  sign the requestState');
   });
 });
 

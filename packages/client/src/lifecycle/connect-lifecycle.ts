@@ -79,11 +79,18 @@ export async function connectLifecycle(
     return verdict.handshake;
   }
   if (requested === MODERN_REVISION) {
+    // A refused probe says why (an HTTP 404 names the URL), not "offered []".
+    const why = verdict.refusal
+      ? `was refused (${verdict.refusal.message})`
+      : `offered ${JSON.stringify(verdict.offered)}`;
     throw new NegotiationError(
-      `server/discover offered ${JSON.stringify(verdict.offered)}, not ${MODERN_REVISION}`,
+      `server/discover ${why}, not ${MODERN_REVISION}`,
       requested,
       verdict.offered,
       supported,
+      {
+        cause: verdict.refusal,
+      },
     );
   }
   const handshake = await initialize(shake, verdict.legacy);
@@ -120,7 +127,9 @@ interface RefusalData {
  * A handshake (a modern server's, or a legacy one that answered `initialize` while the probe waited), or
  * the legacy revision to initialize with and what the server named.
  */
-type ProbeVerdict = { handshake: ServerHandshake } | { legacy: Revision; offered: readonly unknown[] };
+type ProbeVerdict =
+  | { handshake: ServerHandshake }
+  | { legacy: Revision; offered: readonly unknown[]; refusal?: JsonRpcError };
 
 /** A fallback's reason when the probe was answered. */
 const REFUSED = 'server/discover refused';
@@ -220,7 +229,7 @@ function fromRefusal(error: unknown, supported: readonly Revision[]): ProbeVerdi
   }
   if (error.code === JsonRpcErrorCode.HeaderMismatch) throw error;
   if (error.code === JsonRpcErrorCode.InvalidParams && status === 400) throw error;
-  return { legacy: LATEST_LEGACY_REVISION, offered: [] };
+  return { legacy: LATEST_LEGACY_REVISION, offered: [], refusal: error };
 }
 
 /** Legacy `initialize`, then `notifications/initialized` [M18]. Never cancelled on the wire [CN7]. */

@@ -46,6 +46,18 @@ describe('InflightError codes and messages', () => {
     expect(error.details).toEqual({ requestId: 7 });
     expect(error.cause).toBe(cause);
     expect(InflightError.cancelled().message).toBe('cancelled by the caller');
+    expect(InflightError.cancelled('').message).toBe('cancelled by the caller');
+  });
+
+  it("cancelled() keeps a peer's CANCELLED reason as it is: a chain of hops never repeats it", () => {
+    let reason = InflightError.cancelled('user pressed stop').wireReason();
+    for (let hop = 0; hop < 3; hop++) reason = InflightError.cancelled(reason).wireReason();
+    expect(reason).toBe('CANCELLED: cancelled by the caller: user pressed stop');
+    // A peer's timeout is still the caller's cancel here, and says which limit moved the caller.
+    const idle = InflightError.idle(500).wireReason();
+    expect(InflightError.cancelled(InflightError.cancelled(idle).wireReason()).message).toBe(
+      `cancelled by the caller: ${idle}`,
+    );
   });
 
   it('wireReason names the cause and, for timeouts, the limit', () => {

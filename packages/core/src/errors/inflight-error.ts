@@ -153,11 +153,10 @@ export class InflightError extends Error {
     this.origin = options?.origin ?? 'local';
   }
 
-  /** A caller's own cancel. `why` is the text they gave, if any. */
+  /** A caller's own cancel, `why` the text they gave: a peer's `CANCELLED: ...` reason is kept, not wrapped. */
   static cancelled(why?: string, details?: InflightErrorDetails, cause?: unknown): InflightError {
-    return new InflightError('CANCELLED', why ? `cancelled by the caller: ${why}` : undefined, details, {
-      cause,
-    });
+    const text = why?.startsWith('CANCELLED: ') ? why.slice(11) : why && `cancelled by the caller: ${why}`;
+    return new InflightError('CANCELLED', text || undefined, details, { cause });
   }
 
   /** The idle window passed with no activity. */

@@ -217,12 +217,12 @@ export class HttpChannel implements Channel {
       const session = response.header('mcp-session-id');
       if (intent.method === 'initialize' && session) this.sessionId = session;
       if (!isOk(response) && !legacy && intent.method === 'tools/call') {
-        const error = await refusalError(response);
+        const error = await refusalError(response, this.#options.url);
         if (error.code !== JsonRpcErrorCode.HeaderMismatch) return this.#answerError(id, error);
         response = await this.#retryMismatch(message, intent, exchange);
         if (!response) return;
       }
-      if (!isOk(response)) return this.#answerError(id, await refusalError(response));
+      if (!isOk(response)) return this.#answerError(id, await refusalError(response, this.#options.url));
       const type = mediaTypeOf(response);
       if (type === 'text/event-stream') {
         const failure = await readReplyStream(response, {

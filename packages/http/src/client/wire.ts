@@ -1,4 +1,4 @@
-import type { Revision } from '@mcp-inflight/core';
+import { JsonRpcErrorCode, type Revision } from '@mcp-inflight/core';
 import {
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -63,9 +63,11 @@ export function requestHeaders(
 /**
  * The error for a non-2xx answer to a request: the server's JSON-RPC error when the body carries one
  * (with `data.httpStatus` added where `data` is an object), else {@link TRANSPORT_FAILURE_CODE} with the
- * status and the start of the body.
+ * status and the start of the body. A `404` (one that named a session was retried in a new session
+ * before it got here) means nothing serves MCP at `url`, a wrong path or an admin port: its message says
+ * so and what to check, unless it is a 2026-07-28 server's `-32601` for an unknown method.
  */
-export async function refusalError(response: WireResponse): Promise<JsonRpcErrorObject> {
+export async function refusalError(response: WireResponse, url: string): Promise<JsonRpcErrorObject> {
   const text = await response.text().catch(() => '');
   let error: { code?: unknown; message?: unknown; data?: unknown } | undefined;
   try {
@@ -74,18 +76,15 @@ export async function refusalError(response: WireResponse): Promise<JsonRpcError
     error = undefined;
   }
   const httpStatus = response.status;
-  if (!error || typeof error.code !== 'number' || typeof error.message !== 'string') {
-    return {
-      code: TRANSPORT_FAILURE_CODE,
-      message: `HTTP ${httpStatus}: ${text.slice(0, 200)}`,
-      data: { httpStatus },
-    };
+  const rpc = error && typeof error.code === 'number' && typeof error.message === 'string';
+  let message = rpc ? (error?.message as string) : `HTTP ${httpStatus}: ${text.slice(0, 200)}`;
+  if (httpStatus === 404 && error?.code !== JsonRpcErrorCode.MethodNotFound) {
+    // What happened and what to fix; the URL without its query (it may hold a key).
+    const { origin, pathname } = new URL(url);
+    message = `HTTP 404 from ${origin}${pathname} (${JSON.stringify(rpc ? message : text.trim().slice(0, 200))}): no MCP endpoint there; check the URL's port and path (the server's MCP endpoint, often /mcp, not an admin or health port)`;
   }
-  const data = error.data;
+  if (!rpc) return { code: TRANSPORT_FAILURE_CODE, message, data: { httpStatus } };
+  const data = error?.data;
   const plain = data === undefined || (typeof data === 'object' && data !== null && !Array.isArray(data));
-  return {
-    code: error.code,
-    message: error.message,
-    data: plain ? { ...(data as object), httpStatus } : data,
-  };
+  return { code: error?.code as number, message, data: plain ? { ...(data as object), httpStatus } : data };
 }

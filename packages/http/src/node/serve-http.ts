@@ -45,10 +45,17 @@ export interface ServeHttpOptions extends HttpServerOptions {
    */
   maxConnections?: number;
   /**
-   * How the `503` past `maxConnections` names the limit ("too many connections (maxConnections 4096)"),
-   * for a command line that sets it by a flag of its own. @default 'maxConnections'
+   * Idle connections from one remote address at most: those serving no request (opened and not yet past
+   * their request's headers, or kept alive between requests). One more connection from that address gets
+   * the same `503`, so one address's silent sockets cannot lock other clients out before any auth, while
+   * a client with a thousand calls in flight (a connection each) is never refused for them. @default 256
    */
-  maxConnectionsLabel?: string;
+  maxIdleConnectionsPerAddress?: number;
+  /**
+   * A connection that has sent no byte this long after it opened gets `408` and is closed, well before
+   * `headersTimeoutMs`: a silent socket frees its slot in seconds. @default 5_000
+   */
+  firstByteTimeoutMs?: number;
 }
 
 /**
@@ -100,7 +107,8 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
     requestTimeoutMs = 30_000,
     keepAliveTimeoutMs = 5_000,
     maxConnections = 4_096,
-    maxConnectionsLabel,
+    maxIdleConnectionsPerAddress = 256,
+    firstByteTimeoutMs = 5_000,
     ...rest
   } = options;
   const loopback = LOOPBACK_HOSTS.includes(host);
@@ -125,11 +133,16 @@ export async function serveHttp(setup: HttpSetup, options: ServeHttpOptions): Pr
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
     },
     (req, res) => {
-      if (isRefused(req.socket)) return void res.destroy();
+      if (!admit(req, res)) return void res.destroy();
       (isPath(req.url ?? '/', path) ? listener : notFound)(req, res);
     },
   );
-  const isRefused = limitConnections(server, maxConnections, maxConnectionsLabel);
+  const admit = limitConnections(server, {
+    maxConnections,
+    maxIdleConnectionsPerAddress,
+    firstByteTimeoutMs,
+    ...(rest.optionNames ? { names: rest.optionNames } : {}),
+  });
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,12 +9,13 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { LiveTable } from '../shared/live-table.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
+import { corsHeaders, preflight } from './cors.js';
 import {
   type Disconnect,
   type ExchangeServer,
   fromRequest,
   type InboundRequest,
-  Reply,
+  type Reply,
   SERVE_EXCHANGE,
   toResponse,
 } from './exchange.js';
@@ -170,7 +171,7 @@ class HandlerServer {
         if (modernHeader || !this.#options.legacy) return methodNotAllowed('POST', headers);
         return this.#legacy.delete(request, headers);
       case 'OPTIONS':
-        return preflight(headers);
+        return preflight(headers, request.headers.get('access-control-request-headers'), this.#options);
       default:
         return methodNotAllowed(ALLOW, headers);
     }
@@ -244,14 +245,14 @@ function refuseHostOrOrigin(
     return errorReply(
       403,
       HTTP_ERROR_CODES.Forbidden,
-      `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in the server's allowedHosts option (loopback names only by default; '*' turns the check off)`,
+      `Forbidden: host ${JSON.stringify(host)} is not allowed; list its name in ${options.refusalHints.host} (loopback names only by default; '*' turns the check off)`,
     );
   }
   if (origin !== null && !options.isAllowedOrigin(origin)) {
     return errorReply(
       403,
       HTTP_ERROR_CODES.Forbidden,
-      `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in the server's allowedOrigins option (loopback origins only by default)`,
+      `Forbidden: origin ${JSON.stringify(origin)} is not allowed; list it in ${options.refusalHints.origin} (loopback origins only by default)`,
     ); // [H47]
   }
   return undefined;
@@ -277,23 +278,4 @@ function isInitialize(value: unknown): boolean {
   return (
     typeof value === 'object' && value !== null && (value as { method?: unknown }).method === 'initialize'
   );
-}
-
-function corsHeaders(origin: string | null): Record<string, string> {
-  if (origin === null) return {};
-  return {
-    'access-control-allow-origin': origin,
-    'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
-    vary: 'origin',
-  };
-}
-
-function preflight(headers: Record<string, string>): Reply {
-  return new Reply(204, {
-    ...headers,
-    'access-control-allow-methods': ALLOW,
-    'access-control-allow-headers':
-      'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
-    'access-control-max-age': '600',
-  });
 }

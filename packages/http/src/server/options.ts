@@ -133,6 +133,25 @@ export interface HttpServerOptions {
    * answered with a SHUTDOWN error.
    */
   listenStreams?: ListenStreamsLike;
+  /**
+   * Request headers a browser may send besides MCP's own (`Content-Type`, `Authorization`,
+   * `MCP-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Last-Event-ID`, and every
+   * `Mcp-Param-*` it asks for): a CORS preflight allows these too, e.g. the headers a proxy passes on.
+   * @default []
+   */
+  corsAllowHeaders?: readonly string[];
+  /**
+   * How refusals name the options they cite, for a command line that sets them by flags of its own:
+   * `{ allowedOrigins: '--allowed-origins' }` makes a refused origin's `403` say "list it in
+   * --allowed-origins". `maxConnections` and `maxIdleConnectionsPerAddress` name `serveHttp`'s limits in
+   * their `503`. @default each option's own name ("the server's allowedOrigins option")
+   */
+  optionNames?: {
+    allowedOrigins?: string;
+    allowedHosts?: string;
+    maxConnections?: string;
+    maxIdleConnectionsPerAddress?: string;
+  };
 }
 
 /**
@@ -175,6 +194,9 @@ export interface SessionExpiry {
 export interface ResolvedServerOptions {
   isAllowedOrigin: (origin: string) => boolean;
   isAllowedHost: (host: string) => boolean;
+  corsAllowHeaders: readonly string[];
+  /** What a `403` tells the client to change: the option, or the flag that sets it. */
+  refusalHints: { origin: string; host: string };
   maxBodyBytes: number;
   keepAliveMs: number;
   retryMs: number;
@@ -209,6 +231,11 @@ export function resolveServerOptions(options: HttpServerOptions = {}): ResolvedS
   return {
     isAllowedOrigin: originCheck(options.allowedOrigins),
     isAllowedHost: hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS),
+    corsAllowHeaders: (options.corsAllowHeaders ?? []).map((name) => name.toLowerCase()),
+    refusalHints: {
+      origin: options.optionNames?.allowedOrigins ?? "the server's allowedOrigins option",
+      host: options.optionNames?.allowedHosts ?? "the server's allowedHosts option",
+    },
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     retryMs: options.retryMs ?? 1_000,
