@@ -81,7 +81,11 @@ class StdioLink {
       ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
       ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      onOverflow: (bytes) => this.#peerStoppedReading(bytes),
+      onOverflow: (bytes, verdict) => this.#peerStoppedReading(bytes, verdict),
+      // A server stops reading new requests while the client is a budget behind on their answers, so a
+      // client that reads slowly is slowed, not cut off (rule 13); its cancels wait with them. A client
+      // never pauses: it must read what the server answers, or the two could wait on each other.
+      ...(role === 'server' ? { onBehind: (behind: boolean) => this.#pauseInput(behind) } : {}),
     });
     // Core decides which requests run; one admission per connection unless the caller shares one.
     const admission = options.admission ?? new Admission(admissionOptions(options));
@@ -213,13 +217,14 @@ class StdioLink {
    * The write budget is spent: the peer has not read what we wrote for so long that it is gone. End our
    * side for real, so it sees the end instead of silence; what it never read is dropped.
    */
-  #peerStoppedReading(bytes: number): void {
+  #peerStoppedReading(bytes: number, verdict: 'stalled' | 'over-cap'): void {
     if (this.reason) return;
     const writer = this.#writer;
-    const cause = lostPeer(
-      this.#role,
-      `the peer stopped reading: ${bytes} bytes waited to be written, over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`,
-    );
+    const why =
+      verdict === 'stalled'
+        ? `over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`
+        : `and the next line would pass the budget maxUnsentBytes ${writer.maxUnsentBytes} plus one message`;
+    const cause = lostPeer(this.#role, `the peer stopped reading: ${bytes} bytes waited to be written, ${why}`);
     this.finish(cause);
     destroyOutput(this.#output);
     // Never silent: with no one listening for the close, say it on stderr (stdout is the peer's).
@@ -227,6 +232,12 @@ class StdioLink {
     // The connection is over: a server stops reading so its process can exit; a client drains what the
     // child still writes, so the child is never stuck on a full pipe while it exits.
     this.#stopOrDrainInput();
+  }
+
+  #pauseInput(behind: boolean): void {
+    if (this.reason) return;
+    if (behind) this.#input.pause();
+    else this.#input.resume();
   }
 
   #stopOrDrainInput(): void {
