@@ -82,10 +82,6 @@ class StdioLink {
       ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       onOverflow: (bytes, verdict) => this.#peerStoppedReading(bytes, verdict),
-      // A server stops reading new requests while the client is a budget behind on their answers, so a
-      // client that reads slowly is slowed, not cut off (rule 13); its cancels wait with them. A client
-      // never pauses: it must read what the server answers, or the two could wait on each other.
-      ...(role === 'server' ? { onBehind: (behind: boolean) => this.#pauseInput(behind) } : {}),
     });
     // Core decides which requests run; one admission per connection unless the caller shares one.
     const admission = options.admission ?? new Admission(admissionOptions(options));
@@ -232,12 +228,6 @@ class StdioLink {
     // The connection is over: a server stops reading so its process can exit; a client drains what the
     // child still writes, so the child is never stuck on a full pipe while it exits.
     this.#stopOrDrainInput();
-  }
-
-  #pauseInput(behind: boolean): void {
-    if (this.reason) return;
-    if (behind) this.#input.pause();
-    else this.#input.resume();
   }
 
   #stopOrDrainInput(): void {

@@ -108,11 +108,6 @@ export interface LineWriterOptions {
    * one message (`'over-cap'`); the writer stops writing (the caller should close).
    */
   onOverflow?: (unsentBytes: number, verdict: 'stalled' | 'over-cap') => void;
-  /**
-   * Told `true` when the backlog passes `maxUnsentBytes` and `false` when the peer has read it all: an
-   * owner can stop taking new work from the peer meanwhile, so a slow reader is not cut off.
-   */
-  onBehind?: (behind: boolean) => void;
 }
 
 /**
@@ -199,7 +194,6 @@ export class LineWriter {
       maxUnsentBytes: this.maxUnsentBytes,
       stallMs: this.stallMs,
       clock: options.clock ?? systemClock,
-      onBehind: options.onBehind,
       queuedBytes: () => this.#queuedBytes,
       onOverflow: (bytes: number, verdict: OverflowVerdict) => {
         this.stop();
@@ -376,9 +370,11 @@ export class LineWriter {
   }
 
   #onDrain = (): void => {
-    this.#budget.drained(this.#idle());
-    if (!this.#waitingForDrain) return;
-    this.#waitingForDrain = false;
-    this.#write();
+    this.#budget.read();
+    if (this.#waitingForDrain) {
+      this.#waitingForDrain = false;
+      this.#write(); // the backlog goes now, and may make us wait again
+    }
+    if (!this.#waitingForDrain) this.#budget.drained(this.#idle());
   };
 }

@@ -13,7 +13,6 @@ export interface WriteBudgetOptions {
   stallMs: number;
   clock: Clock;
   onOverflow: (unsentBytes: number, verdict: OverflowVerdict) => void;
-  onBehind: ((behind: boolean) => void) | undefined;
   /** The bytes the writer holds in its own queue, not yet handed to the stream. */
   queuedBytes: () => number;
 }
@@ -25,7 +24,6 @@ export interface WriteBudgetOptions {
  *   accepted while it waits), so a peer that never reads costs at most that, however fast we produce;
  * - a stall window: a backlog over the budget that does not shrink for `stallMs` means the peer stopped
  *   reading, even when nothing more is written (one large write to a reader is no verdict by itself).
- * Past the budget the writer is `behind`: its owner stops taking new work from the peer until it drains.
  */
 export class WriteBudget {
   readonly maxUnsentBytes: number;
@@ -39,7 +37,6 @@ export class WriteBudget {
   #lastWritableBytes = 0;
   /** The one message the backlog may hold past the budget: the largest line since it was last empty. */
   #oneMessageBytes = 0;
-  #behind = false;
   #done = false;
 
   constructor(output: Writable, options: WriteBudgetOptions) {
@@ -58,7 +55,8 @@ export class WriteBudget {
     this.#lastReadMs = this.#options.clock.now(); // the peer's silence counts from here
     this.#lastWritableBytes = this.#output.writableLength;
     if (largestLineBytes > this.#oneMessageBytes) this.#oneMessageBytes = largestLineBytes;
-    if (this.#output.writableLength > this.maxUnsentBytes) this.#overBudget(this.#output.writableLength);
+    const writable = this.#output.writableLength;
+    if (writable > this.maxUnsentBytes) this.#overBudget(writable);
   }
 
   /**
@@ -79,15 +77,15 @@ export class WriteBudget {
     return !this.#done;
   }
 
-  /** The stream took everything it held: no backlog to judge (and no timer to hold the process). */
-  drained(queueEmpty: boolean): void {
+  /** The stream took everything it held (`drain`): the peer reads; no stall to judge, no timer to hold. */
+  read(): void {
     this.#lastReadMs = this.#options.clock.now();
     this.#clearStall();
+  }
+
+  /** Nothing waits for `drain` any more. */
+  drained(queueEmpty: boolean): void {
     if (queueEmpty) this.#oneMessageBytes = 0;
-    if (this.#behind) {
-      this.#behind = false;
-      this.#options.onBehind?.(false);
-    }
   }
 
   /** The writer stopped: nothing more to judge. */
@@ -106,10 +104,6 @@ export class WriteBudget {
    * otherwise the window runs out from its last read, and by then the backlog must have shrunk.
    */
   #overBudget(unsentBytes: number): void {
-    if (!this.#behind) {
-      this.#behind = true;
-      this.#options.onBehind?.(true);
-    }
     if (this.#stall || this.#done) return;
     const silentMs = this.#options.clock.now() - this.#lastReadMs;
     if (silentMs >= this.stallMs) return this.#overflow(unsentBytes, 'stalled');
