@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-// A peer over real pipes that measures the other process's memory from outside (/proc): its resident set
-// at idle after the handshake (the baseline), and its high-water mark (VmHWM) until it exits.
+// A peer over real pipes that measures the other process's memory: its resident set at idle after the
+// handshake (the baseline, from /proc), and its peak (VmHWM while it lives, and its own maxRSS at exit).
 
 /** The resident set and its high-water mark of `pid`, in bytes; undefined once it has exited. */
 export function memoryOf(pid: number): { rssBytes: number; peakRssBytes: number } | undefined {
@@ -32,8 +33,13 @@ export class MeasuredPeer {
   #tail = '';
   #sampler: NodeJS.Timeout;
 
-  constructor(command: string, args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  /** Runs the Node script `script` with `args`, under a wrapper that reports its peak at exit. */
+  constructor(script: string, args: string[], env: Record<string, string> = {}) {
+    const wrapper = fileURLToPath(new URL('./fixtures/report-peak.mjs', import.meta.url));
+    this.child = spawn(process.execPath, [wrapper, script, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     this.child.stdin!.on('error', () => {});
     this.child.stderr!.setEncoding('utf8').on('data', (text: string) => {
       this.stderr += text;
@@ -49,6 +55,12 @@ export class MeasuredPeer {
     const memory = memoryOf(this.child.pid!);
     if (memory && memory.peakRssBytes > this.peakRssBytes) this.peakRssBytes = memory.peakRssBytes;
     return memory;
+  }
+
+  /** The peak resident set: the child's own account at exit, or the highest sampled while it lives. */
+  get peakBytes(): number {
+    const reported = /PEAK_RSS (\d+)/.exec(this.stderr);
+    return Math.max(this.peakRssBytes, reported ? Number(reported[1]) : 0);
   }
 
   send(message: unknown): void {
