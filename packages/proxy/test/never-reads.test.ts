@@ -40,8 +40,10 @@ describe('the proxy', () => {
     peer.send(call('warm', 'blob', { bytes: 10 })); // the upstream is started and connected
     await peer.line('"id":"warm"');
     peer.stopReading();
-    const messageBytes = 8 * MiB;
-    for (let i = 0; i < 200; i++) peer.send(call(`b${i}`, 'blob', { bytes: messageBytes }));
+    // 2,000 answers of 256 KiB (500 MiB), at most 100 at a time upstream (--max-host-in-flight), which
+    // the proxy reads as fast as they come; the host reads none of them.
+    const messageBytes = MiB / 4;
+    for (let i = 0; i < 2_000; i++) peer.send(call(`b${i}`, 'blob', { bytes: messageBytes }));
     await expect.poll(() => peer.stderr, { timeout: 30_000 }).toMatch(/plus one message/);
     peer.child.stdin!.end(); // the host is gone: the proxy exits and reports its peak
     await peer.exited;
