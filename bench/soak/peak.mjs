@@ -4,7 +4,15 @@
 // 85 MB stayed held). Prints what each proxy held before and after; `node --expose-gc` is not needed
 // here (the proxies get it).
 
-import { requireBuilt, freePort, proxyCommandLine, spawnHttpProxy, STDIO_DIST, HTTP_DIST, sleep } from './procs.mjs';
+import {
+  freePort,
+  HTTP_DIST,
+  proxyCommandLine,
+  requireBuilt,
+  STDIO_DIST,
+  sleep,
+  spawnHttpProxy,
+} from './procs.mjs';
 
 requireBuilt();
 const { spawnStdio } = await import(STDIO_DIST);
@@ -28,7 +36,11 @@ async function heapOf(client) {
 const calls = (client, count, steps) =>
   Promise.allSettled(
     Array.from({ length: count }, (_, i) =>
-      client.callTool('work', { steps, intervalMs: 20, tag: `peak-${i}` }, { onprogress: () => {}, idleMs: 60_000 }),
+      client.callTool(
+        'work',
+        { steps, intervalMs: 20, tag: `peak-${i}` },
+        { onprogress: () => {}, idleMs: 60_000 },
+      ),
     ),
   );
 
@@ -68,14 +80,18 @@ if (sessions > 0) {
   const joined = await Promise.allSettled(hosts.map((host) => host.connect({ revision: '2025-11-25' })));
   hosts.splice(0, hosts.length, ...hosts.filter((_, i) => joined[i].status === 'fulfilled'));
   const began = performance.now();
-  const settled = (await Promise.all(hosts.map((host) => calls(host, Math.ceil(total / sessions), 3)))).flat();
+  const settled = (
+    await Promise.all(hosts.map((host) => calls(host, Math.ceil(total / sessions), 3)))
+  ).flat();
   const ms = performance.now() - began;
   await Promise.all(hosts.map((host) => host.close()));
   await sleep(500);
   const end = await heapOf(httpClient);
   const ok = settled.filter((s) => s.status === 'fulfilled').length;
   if (end - start > LIMIT_BYTES) failed = true;
-  rows.push(`http proxy, ${hosts.length} of ${sessions} legacy sessions: ${settled.length} calls (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${end - start >= 0 ? '+' : ''}${mb(end - start)})`);
+  rows.push(
+    `http proxy, ${hosts.length} of ${sessions} legacy sessions: ${settled.length} calls (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${end - start >= 0 ? '+' : ''}${mb(end - start)})`,
+  );
 }
 for (const [name, client, count] of [
   ['stdio proxy', stdio, total],
@@ -91,7 +107,9 @@ for (const [name, client, count] of [
   const end = await heapOf(client);
   const delta = end - start;
   if (delta > LIMIT_BYTES) failed = true;
-  rows.push(`${name}: ${count} calls at once (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${delta >= 0 ? '+' : ''}${mb(delta)})`);
+  rows.push(
+    `${name}: ${count} calls at once (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${delta >= 0 ? '+' : ''}${mb(delta)})`,
+  );
 }
 for (const row of rows) process.stdout.write(`${row}\n`);
 await stdio.close();

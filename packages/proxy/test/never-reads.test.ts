@@ -48,8 +48,12 @@ describe('the proxy', () => {
     peer.child.stdin!.end(); // the host is gone: the proxy exits and reports its peak
     await peer.exited;
     const overBaseline = peer.peakBytes - baselineBytes;
-    console.info(`proxy, a host that never reads: peak RSS ${(overBaseline / MiB).toFixed(0)} MiB over its idle baseline`);
-    expect(peer.stderr).toMatch(/the peer stopped reading: \d+ bytes waited to be written, and the next line would pass the budget maxUnsentBytes 67108864 plus one message/);
+    console.info(
+      `proxy, a host that never reads: peak RSS ${(overBaseline / MiB).toFixed(0)} MiB over its idle baseline`,
+    );
+    expect(peer.stderr).toMatch(
+      /the peer stopped reading: \d+ bytes waited to be written, and the next line would pass the budget maxUnsentBytes 67108864 plus one message/,
+    );
     expect(overBaseline).toBeLessThan(BUDGET_BYTES + messageBytes + SLACK_BYTES);
   }, 60_000);
 
@@ -65,8 +69,12 @@ describe('the proxy', () => {
     for (let i = 0; i < 300; i++) peer.send(call(`q${i}`, 'echo', { text }));
     // Before the cap, 300 MiB waited for the 10 s stall window, and the calls failed only then.
     const failed = await peer.line('"error"', 30_000);
-    console.info(`proxy, an upstream that never reads: the first call failed ${Math.round(performance.now() - began)} ms after the flood`);
-    expect(failed).toMatch(/the peer stopped reading: \d+ bytes waited to be written, and the next line would pass the budget maxUnsentBytes 67108864 plus one message/);
+    console.info(
+      `proxy, an upstream that never reads: the first call failed ${Math.round(performance.now() - began)} ms after the flood`,
+    );
+    expect(failed).toMatch(
+      /the peer stopped reading: \d+ bytes waited to be written, and the next line would pass the budget maxUnsentBytes 67108864 plus one message/,
+    );
     peer.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
     expect(await peer.line('"id":"after"')).toMatch(/"result":\{\}/);
   }, 60_000);

@@ -25,8 +25,12 @@ it('fails a call whose upstream answer is over the line limit at once, says why,
   await host.initialize();
   const began = performance.now();
   host.send({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
-  const answer = JSON.parse(await host.line('"id":"list"', 15_000)) as { error?: { code: number; message: string } };
-  console.info(`a 20 MB upstream tools/list: the host's call failed after ${Math.round(performance.now() - began)} ms`);
+  const answer = JSON.parse(await host.line('"id":"list"', 15_000)) as {
+    error?: { code: number; message: string };
+  };
+  console.info(
+    `a 20 MB upstream tools/list: the host's call failed after ${Math.round(performance.now() - began)} ms`,
+  );
   expect(answer.error?.code).toBe(-32603);
   expect(answer.error?.message).toMatch(
     /the response was a line of 2000\d{4} bytes, over the limit of 16777216 bytes \(maxLineBytes\), and was skipped/,

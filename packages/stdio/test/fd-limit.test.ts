@@ -8,9 +8,13 @@ import { fixturePath } from './helpers.js';
 // under `ulimit -n` that holds every descriptor it may open.
 
 it('fails the connect naming EMFILE at the fd limit, and spawns again once descriptors are free', async () => {
-  const child = spawn('sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" "${fixturePath('fd-limit-client.mjs')}"`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -n 64 && exec "${process.execPath}" "${fixturePath('fd-limit-client.mjs')}"`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => {
     out += text;
@@ -22,7 +26,12 @@ it('fails the connect naming EMFILE at the fd limit, and spawns again once descr
     after: { ok: boolean };
   };
   expect(report.held).toBeGreaterThan(0);
-  expect(report.atLimit).toMatchObject({ ok: false, stage: 'connect', code: 'UPSTREAM_CLOSED', exit: 'EMFILE' });
+  expect(report.atLimit).toMatchObject({
+    ok: false,
+    stage: 'connect',
+    code: 'UPSTREAM_CLOSED',
+    exit: 'EMFILE',
+  });
   expect(report.atLimit.message).toMatch(/could not start: spawn .* EMFILE/);
   expect(report.after).toEqual({ ok: true });
 }, 30_000);

@@ -31,9 +31,18 @@ const big = 'x'.repeat(200_000);
 
 describe('a response over maxLineBytes', () => {
   it.each([
-    ['the id first', (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"text":"${big}"}}`],
-    ['the id last', (id: unknown) => `{"result":{"text":"${big}","id":99},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`],
-    ['an error', (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":1,"message":"${big}"}}`],
+    [
+      'the id first',
+      (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"text":"${big}"}}`,
+    ],
+    [
+      'the id last',
+      (id: unknown) => `{"result":{"text":"${big}","id":99},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+    ],
+    [
+      'an error',
+      (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":1,"message":"${big}"}}`,
+    ],
   ])('fails its request at once with -32603 naming the size and the limit (%s)', async (_name, line) => {
     const { connection, bad, serverWrites } = client();
     for (const id of [0, 1]) {

@@ -73,7 +73,8 @@ export class MeasuredPeer {
     for (;;) {
       const found = this.lines.find((line) => line.includes(text));
       if (found !== undefined) return found;
-      if (performance.now() > until) throw new Error(`no line with ${text}; stderr: ${this.stderr.slice(-500)}`);
+      if (performance.now() > until)
+        throw new Error(`no line with ${text}; stderr: ${this.stderr.slice(-500)}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }

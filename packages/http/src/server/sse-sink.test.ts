@@ -49,7 +49,8 @@ describe('SseSink', () => {
     let read = 0;
     for (let i = 0; i < 200; i++) {
       expect(message(1_000)).toBe(true);
-      if (i % 3 === 2) while (s.queuedBytes > 0) read += ((await reader.read()).value as Uint8Array).byteLength;
+      if (i % 3 === 2)
+        while (s.queuedBytes > 0) read += ((await reader.read()).value as Uint8Array).byteLength;
     }
     expect(read).toBeGreaterThan(150_000);
     expect(gone).toEqual([]);

@@ -88,7 +88,8 @@ export function unserializableResponse(id: unknown, error: unknown): JsonRpcMess
 }
 
 /** A top-level `"id"` with its value, at the start of a line or right before its closing brace. */
-const HEAD_ID = /^\s*\{(?:\s*"(?:jsonrpc|id)"\s*:\s*(?:"2\.0"|-?\d+|"(?:[^"\\]|\\.)*")\s*,)*?\s*"(result|error)"/;
+const HEAD_ID =
+  /^\s*\{(?:\s*"(?:jsonrpc|id)"\s*:\s*(?:"2\.0"|-?\d+|"(?:[^"\\]|\\.)*")\s*,)*?\s*"(result|error)"/;
 const ID_VALUE = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
 const TOP_LEVEL_METHOD = /^\s*\{[^{[]*"method"\s*:/;
 const TAIL_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*\r?$/;
@@ -112,7 +113,11 @@ export function overlongResponseId(head: string, tail: string): string | number 
  * The error a caller gets for its request whose response was too long to read: the line was skipped, so
  * without this the call would wait for its deadline. -32603, naming the size and the limit to raise.
  */
-export function overlongResponse(id: string | number, lineBytes: number, maxLineBytes: number): JsonRpcMessage {
+export function overlongResponse(
+  id: string | number,
+  lineBytes: number,
+  maxLineBytes: number,
+): JsonRpcMessage {
   return errorResponse(
     id,
     JsonRpcErrorCode.InternalError,

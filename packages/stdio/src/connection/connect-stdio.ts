@@ -220,7 +220,10 @@ class StdioLink {
       verdict === 'stalled'
         ? `over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`
         : `and the next line would pass the budget maxUnsentBytes ${writer.maxUnsentBytes} plus one message`;
-    const cause = lostPeer(this.#role, `the peer stopped reading: ${bytes} bytes waited to be written, ${why}`);
+    const cause = lostPeer(
+      this.#role,
+      `the peer stopped reading: ${bytes} bytes waited to be written, ${why}`,
+    );
     this.finish(cause);
     destroyOutput(this.#output);
     // Never silent: with no one listening for the close, say it on stderr (stdout is the peer's).

@@ -215,12 +215,18 @@ describe('LineWriter', () => {
     const lines = ['{"a":"é"}', long, '{"b":2}', ['{"c":', '"p"', '}'], long];
     for (const line of lines) writer.writeLine(line);
     expect(writer.stats.unsentBytes).toBe(
-      lines.reduce((sum, line) => sum + Buffer.byteLength(typeof line === 'string' ? line : line.join('')) + 1, 0),
+      lines.reduce(
+        (sum, line) => sum + Buffer.byteLength(typeof line === 'string' ? line : line.join('')) + 1,
+        0,
+      ),
     );
     await release();
     await tick();
     await release();
-    const expected = ['x'.repeat(32), ...lines.map((line) => (typeof line === 'string' ? line : line.join('')))];
+    const expected = [
+      'x'.repeat(32),
+      ...lines.map((line) => (typeof line === 'string' ? line : line.join(''))),
+    ];
     expect(text()).toBe(`${expected.join('\n')}\n`);
     // A short line waited as bytes in a slab (a string or an array of pieces costs 2-4x its bytes).
     expect(Buffer.isBuffer(chunks[1])).toBe(true);
