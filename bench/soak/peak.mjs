@@ -24,13 +24,22 @@ const LIMIT_BYTES = 5 * 1_048_576;
 const CLIENT_INFO = { name: 'peak', version: '1' };
 const mb = (bytes) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-/** Heap after a full collection, asked twice so the second sees what the first's finalizers freed. */
+/** Heap after a full collection (the proxy's and its upstream's), asked twice: the second sees what the first's finalizers freed. */
 async function heapOf(client) {
   await client.request('inflight/stats', { gc: true, upstream: true }, { idleMs: 30_000 });
   await sleep(200);
   const stats = await client.request('inflight/stats', { gc: true, upstream: true }, { idleMs: 30_000 });
-  if (process.env.PEAK_DEBUG) process.stderr.write(`${JSON.stringify(stats).slice(0, 3000)}\n`);
-  return stats.heapUsedBytes ?? stats.process?.heapUsedBytes;
+  return { proxy: stats.heapUsedBytes, upstream: stats.upstream?.stats?.heapUsedBytes ?? 0 };
+}
+
+let failed = false;
+/** One row: the proxy's and its upstream's heap after GC, before and after; flags a growth over the limit. */
+function row(label, start, end) {
+  const grew = (key) => end[key] - start[key];
+  if (grew('proxy') > LIMIT_BYTES || grew('upstream') > LIMIT_BYTES) failed = true;
+  const part = (key) =>
+    `${key} ${mb(start[key])} -> ${mb(end[key])} (${grew(key) >= 0 ? '+' : ''}${mb(grew(key))})`;
+  return `${label}: heap after GC ${part('proxy')}, ${part('upstream')}`;
 }
 
 const calls = (client, count, steps) =>
@@ -68,7 +77,6 @@ for (let attempt = 0; ; attempt++) {
 const sessionsArg = process.argv.indexOf('--sessions');
 const sessions = Number(sessionsArg > 0 ? process.argv[sessionsArg + 1] : 0);
 
-let failed = false;
 const rows = [];
 if (sessions > 0) {
   const start = await heapOf(httpClient);
@@ -88,9 +96,12 @@ if (sessions > 0) {
   await sleep(500);
   const end = await heapOf(httpClient);
   const ok = settled.filter((s) => s.status === 'fulfilled').length;
-  if (end - start > LIMIT_BYTES) failed = true;
   rows.push(
-    `http proxy, ${hosts.length} of ${sessions} legacy sessions: ${settled.length} calls (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${end - start >= 0 ? '+' : ''}${mb(end - start)})`,
+    row(
+      `http proxy, ${hosts.length} of ${sessions} legacy sessions, ${settled.length} calls (${ok} completed, ${Math.round(ms)} ms)`,
+      start,
+      end,
+    ),
   );
 }
 for (const [name, client, count] of [
@@ -105,11 +116,7 @@ for (const [name, client, count] of [
   const ok = settled.filter((s) => s.status === 'fulfilled').length;
   await sleep(500);
   const end = await heapOf(client);
-  const delta = end - start;
-  if (delta > LIMIT_BYTES) failed = true;
-  rows.push(
-    `${name}: ${count} calls at once (${ok} completed, ${Math.round(ms)} ms): heap after GC ${mb(start)} before, ${mb(end)} after (${delta >= 0 ? '+' : ''}${mb(delta)})`,
-  );
+  rows.push(row(`${name}, ${count} calls at once (${ok} completed, ${Math.round(ms)} ms)`, start, end));
 }
 for (const row of rows) process.stdout.write(`${row}\n`);
 await stdio.close();
