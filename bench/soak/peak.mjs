@@ -42,13 +42,19 @@ function row(label, start, end) {
   return `${label}: heap after GC ${part('proxy')}, ${part('upstream')}`;
 }
 
+/** `--cancel`: every other call of the peak is cancelled by its host 30 ms in (the rest complete). */
+const cancelHalf = process.argv.includes('--cancel');
 const calls = (client, count, steps) =>
   Promise.allSettled(
     Array.from({ length: count }, (_, i) =>
       client.callTool(
         'work',
         { steps, intervalMs: 20, tag: `peak-${i}` },
-        { onprogress: () => {}, idleMs: 60_000 },
+        {
+          onprogress: () => {},
+          idleMs: 60_000,
+          ...(cancelHalf && steps > 1 && i % 2 === 1 ? { signal: AbortSignal.timeout(30) } : {}),
+        },
       ),
     ),
   );
