@@ -184,6 +184,10 @@ function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient
       clientInfo: PROXY_CLIENT_INFO,
       capabilities: PROXY_CAPABILITIES,
       keepStrings: LONG_STRINGS_KEPT,
+      // What the upstream wrote that is not MCP is the operator's to see (an overlong answer also fails
+      // its call at once, in the stdio client); never silent.
+      onBadInput: (event) =>
+        console.error(`proxy: upstream wrote bad input (${event.kind}): ${event.detail}`),
     });
   }
   return new HttpClient({

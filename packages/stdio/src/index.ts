@@ -25,6 +25,7 @@ export {
   LineFramer,
   type LineFramerOptions,
   type LineFramerStats,
+  type OverlongEdges,
 } from './framing/line-framer.js';
 export {
   DEFAULT_MAX_UNSENT_BYTES,

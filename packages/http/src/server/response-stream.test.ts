@@ -345,7 +345,8 @@ describe('ResponseStream flow control (a client that is not reading)', () => {
 
   it('a client that reads a backlog over the budget is never cut, and gets the result', async () => {
     const whys: string[] = [];
-    const { clock, stream, log } = make({ budgetBytes: 300, onDisconnect: (why) => void whys.push(why) });
+    // 600: the two messages (900 bytes) are over the budget, and within it plus one message (rule 14).
+    const { clock, stream, log } = make({ budgetBytes: 600, onDisconnect: (why) => void whys.push(why) });
     stream.send(progress(1, 'p'.repeat(400)), false);
     const response = toResponse(await stream.response);
     stream.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(400) } }, true);

@@ -89,8 +89,9 @@ export interface SseSinkLimits {
  * stream knows its backlog. A consumer that keeps a read pending (a reading client) takes each frame as it
  * is written and the backlog stays 0; bytes queue only while the consumer is not reading (its socket is
  * full), and that backlog is what the stream's budget limits (rule 8). Rule 13: one write never cuts the
- * client, whatever its size; only a backlog that stays over the budget without shrinking for a whole
- * `stallMs` (a client that stopped reading) does.
+ * client, whatever its size; a backlog that stays over the budget without shrinking for a whole
+ * `stallMs` (a client that stopped reading) does, and so does one past the budget plus one message
+ * (rule 14: whatever the client reads, it is that far behind).
  */
 export class SseSink {
   readonly body: ReadableStream<Uint8Array>;
@@ -101,6 +102,10 @@ export class SseSink {
   /** Armed while the backlog is over budget: it must have shrunk below `#stallBacklogBytes` by the check. */
   #stall: TimerHandle | undefined;
   #stallBacklogBytes = 0;
+  /** Bytes of the message being written (since the last `checkBudget`). */
+  #messageBytes = 0;
+  /** The one message the backlog may hold past the budget: the largest since the consumer last drained it. */
+  #oneMessageBytes = 0;
 
   constructor(events: SseSinkEvents, limits: SseSinkLimits) {
     this.#limits = limits;
@@ -113,6 +118,7 @@ export class SseSink {
         pull: () => {
           if (this.#closed || this.queuedBytes !== 0) return;
           this.#clearStall(); // nothing waits: whatever was over the budget has been read
+          this.#oneMessageBytes = 0;
           events.onDrained();
         },
         cancel: () => {
@@ -141,6 +147,8 @@ export class SseSink {
 
   /** After a message is written: a backlog over the budget must shrink by every stall check from now on. */
   checkBudget(): void {
+    if (this.#messageBytes > this.#oneMessageBytes) this.#oneMessageBytes = this.#messageBytes;
+    this.#messageBytes = 0;
     if (this.#stall === undefined && this.queuedBytes > this.#limits.budgetBytes)
       this.#armStall(this.queuedBytes);
   }
@@ -168,9 +176,21 @@ export class SseSink {
     this.#stall = undefined;
   }
 
-  /** Queues bytes; returns false once closed. Never blocks: the stream decides what may be queued. */
+  /**
+   * Queues bytes; returns false once closed. Never blocks. The backlog never holds more than the budget
+   * plus one message (rule 14): bytes past that cut the connection at once, as a stall would, so a
+   * client that stops reading costs the server no more than that, however fast messages come.
+   */
   write(bytes: Uint8Array): boolean {
     if (this.#closed) return false;
+    this.#messageBytes += bytes.byteLength;
+    const allowed = this.#limits.budgetBytes + Math.max(this.#oneMessageBytes, this.#messageBytes);
+    if (this.queuedBytes + bytes.byteLength > allowed) {
+      this.abort(new Error('the client stopped reading: its stream passed its byte budget plus one message'));
+      // Told after the writer's own turn: the stream is not re-entered from inside its write.
+      queueMicrotask(() => this.#events.onGone('slow'));
+      return false;
+    }
     this.#controller?.enqueue(bytes);
     return true;
   }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ClientIdentity, McpClient } from '@mcp-inflight/client';
 import { LifecycleClient } from '@mcp-inflight/client';
 import { InflightError } from '@mcp-inflight/core';
@@ -105,18 +106,29 @@ export function spawnStdio(commandLine: string | CommandSpec, options: SpawnStdi
     capabilities: capabilities ?? {},
   };
   const started = startChild(spec, { cwd, env, stderr, maxStderrBytes });
+  // A spawn that failed before its pipes were made (EMFILE, ENFILE: the fd limit) has none: the client
+  // gets stand-ins, and its calls fail with the spawn error once 'error' comes (the next tick).
+  const pipes = pipesOf(started.child);
   const connection = connectStdio({
     ...rest,
-    input: started.child.stdout!,
-    output: started.child.stdin!,
+    input: pipes.stdout,
+    output: pipes.stdin,
     role: 'client',
     // The endpoint stamps both on every 2026-07-28 request [M2 M4].
     clientInfo: identity.clientInfo,
     clientCapabilities: identity.capabilities,
     closeOnInputEnd: false, // wait for the exit status, so the cause names it
   });
-  watchExit(connection, started, spec.command);
+  watchExit(connection, started, pipes.stdout, spec.command);
   return new SpawnedClient(connection, started, identity, exitGraceMs ?? 2_000, killGraceMs ?? 2_000);
+}
+
+/** The child's pipes, or, when the spawn failed before making them, an ended input and a sink. */
+function pipesOf(child: ChildProcess): { stdout: Readable; stdin: Writable } {
+  if (child.stdout && child.stdin) return { stdout: child.stdout, stdin: child.stdin };
+  const stdout = new PassThrough();
+  stdout.end();
+  return { stdout, stdin: new PassThrough().resume() };
 }
 
 const ACCEPTED_COMMANDS =
@@ -211,6 +223,7 @@ class SpawnedClient extends LifecycleClient implements StdioClient {
 function watchExit(
   connection: StdioConnection,
   started: ReturnType<typeof startChild>,
+  stdout: Readable,
   commandName: string,
 ): void {
   let exit: ChildExit | undefined;
@@ -218,7 +231,6 @@ function watchExit(
   const settle = (): void => {
     connection.abort(new InflightError('UPSTREAM_CLOSED', describeExit(exit, commandName)));
   };
-  const stdout = started.child.stdout!;
   const onOutputEnd = (): void => {
     outputEnded = true;
     if (exit) return settle();

@@ -86,3 +86,42 @@ export function unserializableResponse(id: unknown, error: unknown): JsonRpcMess
     `Internal error: the response could not be serialized (${why})`,
   );
 }
+
+/** A top-level `"id"` with its value, at the start of a line or right before its closing brace. */
+const HEAD_ID =
+  /^\s*\{(?:\s*"(?:jsonrpc|id)"\s*:\s*(?:"2\.0"|-?\d+|"(?:[^"\\]|\\.)*")\s*,)*?\s*"(result|error)"/;
+const ID_VALUE = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
+const TOP_LEVEL_METHOD = /^\s*\{[^{[]*"method"\s*:/;
+const TAIL_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*\r?$/;
+
+/**
+ * The id of the response an overlong line carried, read from its edges, or undefined. Only a line that
+ * shows itself a response counts: `result` or `error` among its first keys with the id before it, or the
+ * id as its last key (`{"result":…,"jsonrpc":"2.0","id":7}`) and no `method` among its first keys. An id
+ * nested inside the result never matches: it is followed by more than the one closing brace.
+ */
+export function overlongResponseId(head: string, tail: string): string | number | undefined {
+  const lead = HEAD_ID.exec(head);
+  const fromHead = lead ? ID_VALUE.exec(lead[0]) : null;
+  // Without `result` or `error` up front, the tail may name the id, unless the line is a request.
+  const found = fromHead ?? (TOP_LEVEL_METHOD.test(head) ? null : TAIL_ID.exec(tail));
+  if (!found) return undefined;
+  return found[1]!.startsWith('"') ? (JSON.parse(found[1]!) as string) : Number(found[1]);
+}
+
+/**
+ * The error a caller gets for its request whose response was too long to read: the line was skipped, so
+ * without this the call would wait for its deadline. -32603, naming the size and the limit to raise.
+ */
+export function overlongResponse(
+  id: string | number,
+  lineBytes: number,
+  maxLineBytes: number,
+): JsonRpcMessage {
+  return errorResponse(
+    id,
+    JsonRpcErrorCode.InternalError,
+    `the response was a line of ${lineBytes} bytes, over the limit of ${maxLineBytes} bytes (maxLineBytes), and was skipped: ask for less, or raise maxLineBytes`,
+    { lineBytes, maxLineBytes },
+  );
+}

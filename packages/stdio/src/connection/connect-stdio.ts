@@ -81,7 +81,7 @@ class StdioLink {
       ...(options.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: options.maxUnsentBytes }),
       ...(options.unsentStallMs === undefined ? {} : { stallMs: options.unsentStallMs }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      onOverflow: (bytes) => this.#peerStoppedReading(bytes),
+      onOverflow: (bytes, verdict) => this.#peerStoppedReading(bytes, verdict),
     });
     // Core decides which requests run; one admission per connection unless the caller shares one.
     const admission = options.admission ?? new Admission(admissionOptions(options));
@@ -213,12 +213,16 @@ class StdioLink {
    * The write budget is spent: the peer has not read what we wrote for so long that it is gone. End our
    * side for real, so it sees the end instead of silence; what it never read is dropped.
    */
-  #peerStoppedReading(bytes: number): void {
+  #peerStoppedReading(bytes: number, verdict: 'stalled' | 'over-cap'): void {
     if (this.reason) return;
     const writer = this.#writer;
+    const why =
+      verdict === 'stalled'
+        ? `over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`
+        : `and the next line would pass the budget maxUnsentBytes ${writer.maxUnsentBytes} plus one message`;
     const cause = lostPeer(
       this.#role,
-      `the peer stopped reading: ${bytes} bytes waited to be written, over the budget maxUnsentBytes ${writer.maxUnsentBytes} for ${writer.stallMs} ms without shrinking`,
+      `the peer stopped reading: ${bytes} bytes waited to be written, ${why}`,
     );
     this.finish(cause);
     destroyOutput(this.#output);

@@ -1,7 +1,14 @@
 import type { Endpoint } from '@mcp-inflight/core';
 import type { KeepStrings } from '@mcp-inflight/core/adapter';
 import { LineFramer } from '../framing/line-framer.js';
-import { type BadInput, isMessageShaped, overlongLineResponse, parseErrorResponse } from './bad-input.js';
+import {
+  type BadInput,
+  isMessageShaped,
+  overlongLineResponse,
+  overlongResponse,
+  overlongResponseId,
+  parseErrorResponse,
+} from './bad-input.js';
 import type { LineChannel } from './line-channel.js';
 
 /** What a {@link LineReader} reads into and how it treats bad input. */
@@ -42,8 +49,12 @@ export class LineReader {
       ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
       onLine: this.#take,
       ...(keep ? { onLongLine: this.#take, longLineBytes: keep.minBytes } : {}),
-      onOverlong: (lineBytes) => {
+      onOverlong: (lineBytes, edges) => {
         if (answer) options.channel.write(overlongLineResponse(lineBytes, framer.maxLineBytes));
+        // A response too long to read still ends its request, at once: the caller learns why, instead of
+        // waiting for its deadline (rule 10: bad input gets a clear error).
+        const id = overlongResponseId(edges.head, edges.tail);
+        if (id !== undefined) this.#endpoint.receive(overlongResponse(id, lineBytes, framer.maxLineBytes), 0);
         this.#report({
           kind: 'overlong-line',
           detail: `a line of ${lineBytes} bytes passed maxLineBytes (${framer.maxLineBytes})`,

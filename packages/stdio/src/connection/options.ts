@@ -47,8 +47,10 @@ export interface StdioConnectionOptions extends Omit<EndpointOptions, 'role' | '
   maxQueuedBytes?: number;
   /**
    * Write budget: bytes written but not yet read by the peer. A backlog over it that does not shrink for
-   * `unsentStallMs` means the peer stopped reading; the connection closes: output ended, handlers aborted
-   * (`DISCONNECTED` for a server), `onClose` told. One large answer to a peer that reads never closes it.
+   * `unsentStallMs` means the peer stopped reading, and a line that would take the backlog past it plus
+   * one message means the peer is too far behind; either way the connection closes: output ended,
+   * handlers aborted (`DISCONNECTED` for a server), `onClose` told. One large answer to a peer that
+   * reads never closes it.
    * @default 64 MiB
    */
   maxUnsentBytes?: number;

@@ -38,10 +38,11 @@ export interface LineFramerOptions {
   /** Receives each complete line: newline and a trailing `\r` removed, blank lines skipped. */
   onLine: (line: string) => void;
   /**
-   * Receives the size of a line that passed `maxLineBytes`, once, when its newline finally arrives. Its
-   * bytes were never kept, and the next line is read normally (the reader resyncs at the newline).
+   * Receives the size of a line that passed `maxLineBytes`, once, when its newline finally arrives, with
+   * its first and last bytes (up to 256 each, as text: enough to read a response's id). The rest was
+   * never kept, and the next line is read normally (the reader resyncs at the newline).
    */
-  onOverlong?: (lineBytes: number) => void;
+  onOverlong?: (lineBytes: number, edges: OverlongEdges) => void;
   /** The longest line accepted, in bytes without the newline. @default 16 MiB */
   maxLineBytes?: number;
   /**
@@ -54,6 +55,30 @@ export interface LineFramerOptions {
   /** The shortest line `onLongLine` receives, in bytes without the newline. @default 64 KiB */
   longLineBytes?: number;
 }
+
+/**
+ * The first and last bytes of a line that passed `maxLineBytes`, decoded as UTF-8 (a character cut at an
+ * edge reads as U+FFFD).
+ *
+ * @example
+ * ```ts
+ * import { LineFramer, type OverlongEdges } from '@mcp-inflight/stdio';
+ * const framer = new LineFramer({
+ *   maxLineBytes: 1 << 20,
+ *   onLine: () => {},
+ *   onOverlong: (bytes, edges: OverlongEdges) => console.error(`skipped ${bytes} bytes: ${edges.head}…`),
+ * });
+ * ```
+ */
+export interface OverlongEdges {
+  /** Up to the first 256 bytes. */
+  head: string;
+  /** Up to the last 256 bytes. */
+  tail: string;
+}
+
+/** How many bytes of each edge of an overlong line are kept. */
+const EDGE_BYTES = 256;
 
 /**
  * Counters a {@link LineFramer} keeps.
@@ -105,7 +130,10 @@ export class LineFramer {
   /** The longest line accepted, in bytes without the newline. */
   readonly maxLineBytes: number;
   #onLine: (line: string) => void;
-  #onOverlong: ((lineBytes: number) => void) | undefined;
+  #onOverlong: ((lineBytes: number, edges: OverlongEdges) => void) | undefined;
+  /** The edges of the overlong line being skipped. */
+  #head: Buffer = Buffer.alloc(0);
+  #tail: Buffer = Buffer.alloc(0);
   /**
    * The current line's earlier chunks, decoded as they arrived: a long line then costs one join at its end,
    * not a concat and a decode of all of it (each a full copy) after the transfer. With `onLongLine`, the
@@ -188,15 +216,19 @@ export class LineFramer {
     if (length === 0) return;
     if (this.#skipping) {
       this.#skippedBytes += length;
+      this.#keepTail(buffer.subarray(start));
       return;
     }
     this.#pendingBytes += length;
     if (this.#pendingBytes > this.maxLineBytes) {
-      // Stop holding bytes now; the line is reported when its newline comes.
+      // Stop holding bytes now; the line is reported when its newline comes, with its edges.
       const skipped = this.#pendingBytes;
+      const head = this.#headOf(buffer.subarray(start));
       this.#reset();
       this.#skipping = true;
       this.#skippedBytes = skipped;
+      this.#head = head;
+      this.#keepTail(buffer.subarray(start));
       return;
     }
     const rest = start === 0 ? buffer : buffer.subarray(start);
@@ -208,13 +240,18 @@ export class LineFramer {
   #completeLine(buffer: Buffer, start: number, newline: number): void {
     if (this.#skipping) {
       const total = this.#skippedBytes + (newline - start);
+      this.#keepTail(buffer.subarray(start, newline));
+      const edges = this.#edges();
       this.#reset();
-      return this.#overlong(total);
+      return this.#overlong(total, edges);
     }
     const lineBytes = this.#pendingBytes + (newline - start);
     if (lineBytes > this.maxLineBytes) {
+      this.#head = this.#headOf(buffer.subarray(start, newline));
+      this.#keepTail(buffer.subarray(start, newline));
+      const edges = this.#edges();
       this.#reset();
-      return this.#overlong(lineBytes);
+      return this.#overlong(lineBytes, edges);
     }
     if (this.#onLongLine) return this.#completeRaw(buffer, start, newline, lineBytes);
     let end = newline;
@@ -259,9 +296,28 @@ export class LineFramer {
     this.#onLongLine!(line);
   }
 
-  #overlong(lineBytes: number): void {
+  #overlong(lineBytes: number, edges: OverlongEdges): void {
     this.#overlongLines++;
-    this.#onOverlong?.(lineBytes);
+    this.#onOverlong?.(lineBytes, edges);
+  }
+
+  /** The first bytes of the line: what is held of it, then `rest`. */
+  #headOf(rest: Buffer): Buffer {
+    const pieces = this.#pending.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece));
+    return Buffer.concat([...pieces, rest.subarray(0, EDGE_BYTES)]).subarray(0, EDGE_BYTES);
+  }
+
+  /** Keeps the last bytes seen of a line being skipped (a copy: the chunk is not ours to hold). */
+  #keepTail(bytes: Buffer): void {
+    if (bytes.length >= EDGE_BYTES) this.#tail = Buffer.from(bytes.subarray(bytes.length - EDGE_BYTES));
+    else {
+      const joined = Buffer.concat([this.#tail, bytes]);
+      this.#tail = Buffer.from(joined.subarray(Math.max(0, joined.length - EDGE_BYTES)));
+    }
+  }
+
+  #edges(): OverlongEdges {
+    return { head: this.#head.toString('utf8'), tail: this.#tail.toString('utf8') };
   }
 
   #reset(): void {
@@ -271,6 +327,7 @@ export class LineFramer {
     this.#pendingBytes = 0;
     this.#skipping = false;
     this.#skippedBytes = 0;
+    if (this.#tail.length > 0) this.#tail = Buffer.alloc(0);
   }
 }
 

@@ -5,7 +5,7 @@ import { LineWriter } from './line-writer.js';
 
 /** A real Writable with a tiny buffer whose consumer is released by hand, to create backpressure. */
 function slowSink(highWaterMark: number) {
-  const chunks: string[] = [];
+  const chunks: (string | Buffer)[] = [];
   const held: (() => void)[] = [];
   const sink = new Writable({
     highWaterMark,
@@ -107,10 +107,10 @@ describe('LineWriter', () => {
     expect(taken).toEqual([1, 2]);
   });
 
-  it('writes a line given in pieces piece by piece, never joined, counted once under backpressure', async () => {
+  it('writes a long line given in pieces piece by piece, never joined, counted once under backpressure', async () => {
     const { sink, chunks, release, text } = slowSink(16);
     const writer = new LineWriter(sink);
-    const literal = `"${'k'.repeat(1_000)}é"`;
+    const literal = `"${'k'.repeat(5_000)}é"`; // past 4 KiB: under backpressure it waits as it came
     const pieces = ['{"jsonrpc":"2.0","id":1,"result":{"text":', literal, '}}'];
     writer.writeLine('{"a":1}');
     writer.writeLine(pieces);
@@ -147,44 +147,91 @@ describe('LineWriter', () => {
 
   it('stops and reports once when a peer that does not read leaves the queue over its bound for stallMs', async () => {
     const { sink, chunks } = slowSink(16);
-    const overflows: number[] = [];
+    const overflows: [number, string][] = [];
     const clock = new ManualClock();
     const writer = new LineWriter(sink, {
       maxUnsentBytes: 1_000,
       stallMs: 500,
       clock,
-      onOverflow: (bytes) => overflows.push(bytes),
+      onOverflow: (bytes, verdict) => overflows.push([bytes, verdict]),
     });
     writer.writeLine('x'.repeat(32));
     await tick();
-    for (let i = 0; i < 200; i++) writer.writeLine('y'.repeat(20));
+    for (let i = 0; i < 40; i++) writer.writeLine('y'.repeat(20)); // 840 bytes: within the budget
+    writer.writeLine('z'.repeat(2_000)); // past it by one message
     expect(overflows).toHaveLength(0); // over the bound is no verdict yet (rule 13)
     clock.advance(500);
-    expect(overflows).toHaveLength(1);
-    expect(overflows[0]).toBeGreaterThan(1_000);
+    expect(overflows).toEqual([[33 + 840 + 2_001, 'stalled']]);
     expect(writer.stopped).toBe(true);
     writer.writeLine('dropped');
     await tick();
     expect(chunks).toHaveLength(1);
   });
 
-  it('stops and reports when one flush alone carries the queue past its bound and the peer reads none of it', async () => {
-    const { sink } = slowSink(16);
-    const overflows: number[] = [];
-    const clock = new ManualClock();
+  it('never holds more than the budget plus one message: a line past that overflows at once (rule 14)', async () => {
+    const { sink, chunks } = slowSink(16);
+    const overflows: [number, string][] = [];
     const writer = new LineWriter(sink, {
       maxUnsentBytes: 1_000,
-      stallMs: 500,
-      clock,
-      onOverflow: (bytes) => overflows.push(bytes),
+      clock: new ManualClock(),
+      onOverflow: (bytes, verdict) => overflows.push([bytes, verdict]),
     });
-    for (let i = 0; i < 10; i++) writer.writeLine('r'.repeat(200)); // one tick: one write of 2,010 bytes
+    writer.writeLine('x'.repeat(32));
     await tick();
-    expect(writer.stats.writeCalls).toBe(1);
-    expect(overflows).toEqual([]);
-    clock.advance(500);
-    expect(overflows).toEqual([2_010]);
+    let accepted = 0;
+    for (let i = 0; i < 10_000 && !writer.stopped; i++, accepted++) writer.writeLine('y'.repeat(20));
+    // Before the cap, all 10,000 lines (210,000 bytes) waited for a stall window to run out.
+    expect(overflows).toHaveLength(1);
+    const [bytes, verdict] = overflows[0]!;
+    expect(verdict).toBe('over-cap');
+    expect(bytes).toBeLessThanOrEqual(1_000 + 33);
+    expect(bytes + 21).toBeGreaterThan(1_000 + 33);
+    expect(accepted).toBe(Math.floor((1_000 + 33 - 33) / 21) + 1);
+    await tick();
+    expect(chunks).toHaveLength(1);
+  });
+
+  it('hands a tick over before it passes the budget, so one tick cannot queue past the cap either', async () => {
+    const { sink } = slowSink(16);
+    const overflows: [number, string][] = [];
+    const writer = new LineWriter(sink, {
+      maxUnsentBytes: 1_000,
+      clock: new ManualClock(),
+      onOverflow: (bytes, verdict) => overflows.push([bytes, verdict]),
+    });
+    // One tick of 10 lines of 201 bytes: before, one write of 2,010 bytes and no verdict for a stall window.
+    for (let i = 0; i < 10; i++) writer.writeLine('r'.repeat(200));
+    expect(writer.stats.writeCalls).toBe(1); // the first 4 (804 bytes) went before the 5th passed the budget
+    expect(overflows).toEqual([[804 + 201, 'over-cap']]);
     expect(writer.stopped).toBe(true);
+  });
+
+  it('waits small lines as bytes and writes them in order after the drain, with long ones as they came', async () => {
+    const { sink, chunks, release, text } = slowSink(16);
+    const writer = new LineWriter(sink);
+    writer.writeLine('x'.repeat(32));
+    await tick();
+    const long = `{"t":"${'é'.repeat(5_000)}"}`;
+    const lines = ['{"a":"é"}', long, '{"b":2}', ['{"c":', '"p"', '}'], long];
+    for (const line of lines) writer.writeLine(line);
+    expect(writer.stats.unsentBytes).toBe(
+      lines.reduce(
+        (sum, line) => sum + Buffer.byteLength(typeof line === 'string' ? line : line.join('')) + 1,
+        0,
+      ),
+    );
+    await release();
+    await tick();
+    await release();
+    const expected = [
+      'x'.repeat(32),
+      ...lines.map((line) => (typeof line === 'string' ? line : line.join(''))),
+    ];
+    expect(text()).toBe(`${expected.join('\n')}\n`);
+    // A short line waited as bytes in a slab (a string or an array of pieces costs 2-4x its bytes).
+    expect(Buffer.isBuffer(chunks[1])).toBe(true);
+    expect(Buffer.from(chunks[1]!).toString()).toBe('{"a":"é"}\n');
+    expect(writer.stats).toMatchObject({ unsentBytes: 0, messages: 6 });
   });
 
   it('never stops for one large write to a peer that reads it (rule 13)', async () => {

@@ -1,10 +1,13 @@
 import type { Writable } from 'node:stream';
-import { type Clock, systemClock, type TimerHandle } from '@mcp-inflight/core';
+import { type Clock, systemClock } from '@mcp-inflight/core';
 import type { JsonPiece } from '@mcp-inflight/core/adapter';
+import { Backlog } from './backlog.js';
+import { type OverflowVerdict, WriteBudget } from './write-budget.js';
 
 /**
  * Default write budget: bytes written but not yet taken by the peer (ours plus the stream's own buffer),
- * 64 MiB. A peer that stops reading for that long is treated as gone, so it cannot take the heap.
+ * 64 MiB. The backlog never holds more than this plus one message: a peer that falls further behind, or
+ * stops reading, is treated as gone, so it cannot take the heap.
  *
  * @example
  * ```ts
@@ -64,6 +67,14 @@ function lineBytes(line: Line): number {
   return bytes;
 }
 
+/** A line's length in chars (bytes for a piece read as bytes): the fast path's cheap measure, no encoding. */
+function lineChars(line: Line): number {
+  if (typeof line === 'string') return line.length;
+  let chars = 0;
+  for (const piece of line) chars += piece.length;
+  return chars;
+}
+
 /**
  * Options for a {@link LineWriter}.
  *
@@ -84,15 +95,19 @@ function lineBytes(line: Line): number {
 export interface LineWriterOptions {
   /**
    * Bytes that may wait for a slow reader (ours plus the stream's buffer). Past it the peer must shrink
-   * the backlog within every `stallMs`, or it has stopped reading. @default 64 MiB
+   * the backlog within every `stallMs`, or it has stopped reading; and the backlog never takes more than
+   * this plus one message (the largest line waiting): a line past that overflows at once. @default 64 MiB
    */
   maxUnsentBytes?: number;
   /** How long a backlog over `maxUnsentBytes` may go without shrinking. @default 10_000 (`DEFAULT_UNSENT_STALL_MS`) */
   stallMs?: number;
   /** Time source for the stall check. @default systemClock */
   clock?: Clock;
-  /** Called once when the peer stopped reading; the writer stops writing (the caller should close). */
-  onOverflow?: (queuedBytes: number) => void;
+  /**
+   * Called once when the peer stopped reading (`'stalled'`) or fell behind by more than the budget plus
+   * one message (`'over-cap'`); the writer stops writing (the caller should close).
+   */
+  onOverflow?: (unsentBytes: number, verdict: 'stalled' | 'over-cap') => void;
 }
 
 /**
@@ -149,16 +164,14 @@ export class LineWriter {
   readonly maxUnsentBytes: number;
   /** How long a backlog over the budget may go without shrinking before the peer counts as stalled. */
   readonly stallMs: number;
-  #clock: Clock;
-  /** Armed while the backlog is over budget: the backlog then, which the peer must shrink by the check. */
-  #stall: { timer: TimerHandle; unsentBytes: number } | undefined;
-  /** When the peer last read (its buffer shrank, or drained), or bytes started waiting for it. */
-  #lastReadMs = 0;
-  #lastWritableBytes = 0;
-  #onOverflow: ((queuedBytes: number) => void) | undefined;
-  /** Lines not yet handed to the stream, in order. */
+  readonly #budget: WriteBudget;
+  /** Lines not yet handed to the stream, in order: a tick's, then (under backpressure) the backlog's. */
   #queue: Line[] = [];
+  readonly #backlog = new Backlog();
   #queuedBytes = 0;
+  /** Chars of the lines queued outside backpressure, and the longest: a tick never holds a budget's worth. */
+  #tickChars = 0;
+  #tickLongestChars = 0;
   #flushScheduled = false;
   /** How many queued lines make this tick's next write go before the tick ends. */
   #writeLines = FIRST_WRITE_LINES;
@@ -176,8 +189,17 @@ export class LineWriter {
     this.output = output;
     this.maxUnsentBytes = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
     this.stallMs = options.stallMs ?? DEFAULT_UNSENT_STALL_MS;
-    this.#clock = options.clock ?? systemClock;
-    this.#onOverflow = options.onOverflow;
+    const onOverflow = options.onOverflow;
+    this.#budget = new WriteBudget(output, {
+      maxUnsentBytes: this.maxUnsentBytes,
+      stallMs: this.stallMs,
+      clock: options.clock ?? systemClock,
+      queuedBytes: () => this.#queuedBytes,
+      onOverflow: (bytes: number, verdict: OverflowVerdict) => {
+        this.stop();
+        onOverflow?.(bytes, verdict);
+      },
+    });
     output.on('drain', this.#onDrain);
   }
 
@@ -201,24 +223,30 @@ export class LineWriter {
   writeLine(line: Line): void {
     if (this.#stopped) return;
     this.#messages++;
-    // A full queue goes now, before this line: the line just queued still rides the next write call.
-    if (
-      this.#queue.length >= this.#writeLines &&
-      this.#writeLines <= LAST_EARLY_WRITE_LINES &&
-      !this.#waitingForDrain
-    ) {
-      this.#writeLines *= 2;
-      this.#write();
+    if (!this.#waitingForDrain) {
+      const chars = lineChars(line) + 1; // its newline too
+      // A full queue goes now, before this line: the line just queued still rides the next write call.
+      // So does a tick's queue this line would take past the budget: the stream then judges the rest.
+      const full = this.#queue.length >= this.#writeLines && this.#writeLines <= LAST_EARLY_WRITE_LINES;
+      if (full || (this.#tickChars + chars > this.maxUnsentBytes && this.#queue.length > 0)) {
+        if (full) this.#writeLines *= 2;
+        this.#write();
+      }
+      if (!this.#waitingForDrain) {
+        this.#tickChars += chars;
+        if (chars > this.#tickLongestChars) this.#tickLongestChars = chars;
+      }
     }
-    this.#queue.push(line);
     if (this.#waitingForDrain) {
-      // Measure only under backpressure, where it matters; the fast path counts nothing.
-      this.#queuedBytes += lineBytes(line) + 1;
+      // Measure only under backpressure, where it matters; the fast path counts chars alone.
+      const bytes = lineBytes(line) + 1;
+      if (!this.#budget.admit(bytes)) return; // past the budget plus one message: overflowed
+      this.#backlog.push(line, bytes);
+      this.#queuedBytes += bytes;
       if (this.#queuedBytes > this.#peakQueuedBytes) this.#peakQueuedBytes = this.#queuedBytes;
-      this.#sampleProgress();
-      if (!this.#stall && this.#unsentBytes() > this.maxUnsentBytes) this.#overBudget();
       return;
     }
+    this.#queue.push(line);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       queueMicrotask(this.#flush);
@@ -248,7 +276,7 @@ export class LineWriter {
    * closing connection can `end()` the stream with nothing left behind in our queue.
    */
   handOver(): void {
-    if (this.#stopped || this.#queue.length === 0) return;
+    if (this.#stopped || this.#idle()) return;
     this.#waitingForDrain = false;
     this.#write();
   }
@@ -258,9 +286,9 @@ export class LineWriter {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#queue = [];
+    this.#backlog.clear();
     this.#queuedBytes = 0;
-    this.#stall?.timer.clear();
-    this.#stall = undefined;
+    this.#budget.stop();
     this.output.off('drain', this.#onDrain);
   }
 
@@ -271,17 +299,29 @@ export class LineWriter {
   };
 
   /** Hands the queue to the stream as one write call (or a long line's pieces). */
+  /** Whether nothing waits in our queue or backlog. */
+  #idle(): boolean {
+    return this.#queue.length === 0 && this.#backlog.empty;
+  }
+
   #write(): void {
-    if (this.#stopped || this.#waitingForDrain || this.#queue.length === 0) return;
+    if (this.#stopped || this.#waitingForDrain || this.#idle()) return;
     const queue = this.#queue;
+    const longestChars = this.#tickLongestChars;
     this.#queue = [];
     this.#queuedBytes = 0;
+    this.#tickChars = 0;
+    this.#tickLongestChars = 0;
     const writeCall = ++this.#writeCalls;
     const listener = writeCall <= this.#watchedWriteCall ? this.#onWritten : undefined;
     const done = listener ? () => listener(writeCall) : undefined;
     let accepted: boolean;
     try {
-      if (!hasLongLine(queue)) {
+      // The backlog is older than any line of the tick: it waited for the drain that lets this write go.
+      if (!this.#backlog.empty) {
+        accepted = this.#backlog.writeTo(this.output, queue.length === 0 ? done : undefined);
+        if (queue.length > 0) accepted = this.#writeLong(queue, done);
+      } else if (!hasLongLine(queue)) {
         const text = queue.length === 1 ? `${queue[0] as string}\n` : `${queue.join('\n')}\n`;
         accepted = done ? this.output.write(text, done) : this.output.write(text);
       } else accepted = this.#writeLong(queue, done);
@@ -291,12 +331,8 @@ export class LineWriter {
     }
     if (!accepted) {
       this.#waitingForDrain = true;
-      this.#lastReadMs = this.#clock.now(); // bytes start waiting now: the peer's silence counts from here
-      this.#lastWritableBytes = this.output.writableLength;
       this.#drainWaits++;
-      // One flush can carry a whole tick of large results past the budget by itself: that alone is no
-      // verdict, only a backlog that then does not shrink is (rule 13).
-      if (!this.#stall && this.output.writableLength > this.maxUnsentBytes) this.#overBudget();
+      this.#budget.waiting(longestChars);
     }
   }
 
@@ -334,54 +370,11 @@ export class LineWriter {
   }
 
   #onDrain = (): void => {
-    this.#lastReadMs = this.#clock.now();
-    // The peer read everything the stream held: no stall to judge (and no timer to hold the process).
-    this.#stall?.timer.clear();
-    this.#stall = undefined;
-    if (!this.#waitingForDrain) return;
-    this.#waitingForDrain = false;
-    if (this.#queue.length > 0) this.#write();
-  };
-
-  #unsentBytes(): number {
-    return this.#queuedBytes + this.output.writableLength;
-  }
-
-  /** Under backpressure: the stream's buffer shrinking since the last look means the peer read. */
-  #sampleProgress(): void {
-    const writable = this.output.writableLength;
-    if (writable < this.#lastWritableBytes) this.#lastReadMs = this.#clock.now();
-    this.#lastWritableBytes = writable;
-  }
-
-  /**
-   * The backlog passed the budget. A peer silent for a whole stall window already has stopped reading;
-   * otherwise the window runs out from its last read, and by then the backlog must have shrunk.
-   */
-  #overBudget(): void {
-    const silentMs = this.#clock.now() - this.#lastReadMs;
-    if (silentMs >= this.stallMs) return this.#overflow(this.#unsentBytes());
-    this.#armStall(this.stallMs - silentMs);
-  }
-
-  #armStall(ms = this.stallMs): void {
-    const unsentBytes = this.#unsentBytes();
-    this.#stall = { timer: this.#clock.setTimer(this.#checkStall, ms), unsentBytes };
-  }
-
-  #overflow(unsentBytes: number): void {
-    this.stop();
-    this.#onOverflow?.(unsentBytes);
-  }
-
-  /** A stall window passed: a backlog still over budget that did not shrink means the peer stopped reading. */
-  #checkStall = (): void => {
-    const before = this.#stall?.unsentBytes ?? 0;
-    this.#stall = undefined;
-    if (this.#stopped) return;
-    const unsent = this.#unsentBytes();
-    if (unsent <= this.maxUnsentBytes) return;
-    if (unsent < before) return this.#armStall(); // it read something: judge the next window
-    this.#overflow(unsent);
+    this.#budget.read();
+    if (this.#waitingForDrain) {
+      this.#waitingForDrain = false;
+      this.#write(); // the backlog goes now, and may make us wait again
+    }
+    if (!this.#waitingForDrain) this.#budget.drained(this.#idle());
   };
 }
