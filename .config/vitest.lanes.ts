@@ -32,5 +32,8 @@ export const FAST_EXCLUDE = [
   'packages/proxy/test/{listen-relay,operate,progress-interval,respawn,sdk-hosts,session-cap}.test.ts',
   'packages/proxy/test/{signals,startup,stats,stdio-wire,tasks-procs,upstream-death}.test.ts',
   'packages/proxy/test/{entries,upstream-http-break,hostile-log,connection-flood,browser-hosts}.test.ts',
+  'packages/proxy/test/{never-reads,overlong-upstream,spawn-fd-limit}.test.ts',
+  'examples/server/test/control-lane.test.ts',
   'packages/stdio/test/{client-lifecycle,flood,fuzz,package-exports,proxy,spawn-arguments}.test.ts',
+  'packages/stdio/test/{never-reads,fd-limit}.test.ts',
 ];
