@@ -23,6 +23,8 @@ export interface Listener {
   readonly url: string;
   /** Settles when no host can come any more (stdio: the host closed stdin). Never settles for HTTP. */
   readonly closed: Promise<void>;
+  /** Why it closed, once `closed` settled (stdio: the host went, or was cut off for not reading). */
+  readonly closeReason?: () => string | undefined;
   /** Stops listening after what is queued for hosts has been written. */
   close(): Promise<void>;
   /** The transport's own tables: stdio's read and write queues, or HTTP's sessions and requests. */
@@ -63,6 +65,7 @@ export function listenStdio(
   return {
     url: 'stdio',
     closed: connection.closed,
+    closeReason: () => connection.closeReason?.message,
     close: () => connection.close('the proxy is shutting down'),
     stats: () => ({ kind: 'stdio', ...connection.stats }),
   };

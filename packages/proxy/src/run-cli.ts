@@ -235,7 +235,8 @@ class CliRun {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.on(signal, () => void stop(`proxy received ${signal}`, this.#options.drainMs));
     }
-    void listener.closed.then(() => stop('the host closed the connection', 0));
+    // The connection's own reason: a host that went, or one cut off for not reading its answers.
+    void listener.closed.then(() => stop(listener.closeReason?.() ?? 'the host closed the connection', 0));
   }
 
   /** Closes what was opened, in order: the hosts' listener, the admin listener, the proxy, Redis. */

@@ -1,5 +1,6 @@
 // The task directory's store (`--redis`) in the proxy's log: its outage, its end, a kept write given up.
 // Written beside the proxy's own events, in the same two formats (text, `--log json`).
+import { escapeForLog } from './events.js';
 
 /**
  * What a task directory tells of its shared store (`onStore` of `RedisTaskDirectory`): it went away, it
@@ -16,7 +17,7 @@ export type StoreEvent =
  */
 export function storeLogLine(event: StoreEvent, format: 'text' | 'json', at: Date = new Date()): string {
   const msg = messageOf(event);
-  if (format === 'text') return `proxy: ${msg}`;
+  if (format === 'text') return `proxy: ${escapeForLog(msg)}`;
   const level = event.type === 'store-down' ? 'warn' : event.type === 'store-up' ? 'info' : 'error';
   return JSON.stringify({ time: at.toISOString(), level, msg, ...event });
 }

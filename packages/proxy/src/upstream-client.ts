@@ -4,7 +4,9 @@ import { keepStrings, SUBSCRIPTION_ID_META_KEY } from '@mcp-inflight/core/adapte
 import { HttpClient, type HttpClientWarning } from '@mcp-inflight/http';
 import type { Publisher } from '@mcp-inflight/server';
 import { spawnStdio } from '@mcp-inflight/stdio';
+import { escapeForLog } from './events.js';
 import type { UpstreamConnection, UpstreamConnector } from './upstream-link.js';
+import { upstreamStderr } from './upstream-stderr.js';
 
 /**
  * Where the proxy's one upstream is: a command line to spawn (stdio), a Streamable HTTP URL, or a client
@@ -178,16 +180,16 @@ async function connectWithin(
 function open(target: UpstreamTarget, options: UpstreamClientOptions): McpClient {
   if (target.kind === 'client') return target.client;
   if (target.kind === 'stdio') {
-    // The child's stderr is the proxy's own: its crash reports reach the operator.
+    // The child's crash reports reach the operator, each line marked as the upstream's and escaped.
     return spawnStdio(target.commandLine, {
-      stderr: 'inherit',
+      stderr: upstreamStderr(),
       clientInfo: PROXY_CLIENT_INFO,
       capabilities: PROXY_CAPABILITIES,
       keepStrings: LONG_STRINGS_KEPT,
       // What the upstream wrote that is not MCP is the operator's to see (an overlong answer also fails
       // its call at once, in the stdio client); never silent.
       onBadInput: (event) =>
-        console.error(`proxy: upstream wrote bad input (${event.kind}): ${event.detail}`),
+        console.error(`proxy: upstream wrote bad input (${event.kind}): ${escapeForLog(event.detail)}`),
     });
   }
   return new HttpClient({

@@ -2,6 +2,7 @@
 // messages about them, carry line breaks, carriage returns, terminal escapes and Unicode separators
 // through a real proxy process; every line on its stderr is still one of the proxy's own.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { HttpClient } from '@mcp-inflight/http';
 import { afterAll, expect, it } from 'vitest';
 import { commandLine, PROXY, SERVER } from './procs.js';
@@ -11,11 +12,13 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
+const STDERR_UPSTREAM = fileURLToPath(new URL('./fixtures/stderr-upstream.mjs', import.meta.url));
+
 /** The built proxy with its default (text) log, its stderr kept whole. */
-function textProxy(): Promise<{ url: string; stderr: () => string }> {
+function textProxy(upstream = SERVER): Promise<{ url: string; stderr: () => string }> {
   const child = spawn(
     process.execPath,
-    [PROXY, '--http', '0', '--upstream-stdio', commandLine(process.execPath, SERVER)],
+    [PROXY, '--http', '0', '--upstream-stdio', commandLine(process.execPath, upstream)],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   children.push(child);
@@ -24,7 +27,7 @@ function textProxy(): Promise<{ url: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (chunk: string) => {
       text += chunk;
-      const match = /proxy: listening on (http:\/\/\S+)/.exec(text);
+      const match = /^proxy: listening on (http:\/\/\S+)/m.exec(text);
       if (match) resolve({ url: match[1]!, stderr: () => text });
     });
     child.once('exit', (code) => reject(new Error(`proxy exited (${code}): ${text}`)));
@@ -85,4 +88,19 @@ it('hostile tool names and cancel reasons stay inside their own log lines, escap
   expect(cancels.some((line) => line.includes('tools/call work') && line.includes('\\u202eproxy'))).toBe(
     true,
   );
+});
+
+it("a command upstream's stderr reaches the log one marked, escaped line at a time", async () => {
+  const proxy = await textProxy(STDERR_UPSTREAM);
+  const host = new HttpClient({ url: proxy.url, revision: '2025-11-25' });
+  await host.connect();
+  await host.close();
+  await until(() => proxy.stderr().includes('forged by LS'));
+  const log = proxy.stderr();
+  for (const c of ['\r', '\u2028', '\u001b']) expect(log).not.toContain(c);
+  const lines = log.split('\n').filter((line) => line !== '');
+  for (const line of lines) expect(line).toMatch(/^(?:proxy|upstream): /);
+  expect(lines.filter((line) => line.startsWith('proxy: listening on'))).toHaveLength(1);
+  expect(lines).toContain('upstream: proxy: listening on http://127.0.0.9:1/forged');
+  expect(lines.some((line) => line.startsWith('upstream: \\u001b[2K'))).toBe(true);
 });
