@@ -129,6 +129,8 @@ export async function listenHttp(
   const server = await serveHttp(setup, {
     maxSessions: 1_000,
     sessionIdleMs: 300_000,
+    // A browser host's preflight must allow the headers the proxy passes on.
+    ...(passHeaders ? { corsAllowHeaders: passHeaders.names } : {}),
     ...serve,
     ...(listenStreams ? { listenStreams } : {}),
     ...(progress ? { progressRelay: progress } : {}),

@@ -203,8 +203,6 @@ class CliRun {
         maxConnections: '--max-connections',
         maxIdleConnectionsPerAddress: '--max-idle-connections-per-address',
       },
-      // A browser host's preflight must allow the headers it is meant to pass on.
-      corsAllowHeaders: options.passHeaders,
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.authTokens ? { authTokens: options.authTokens } : {}),
