@@ -299,15 +299,12 @@ export class CallRelay {
         taskRoute: task.taskRoute,
       }),
     );
-    this.#end(record, 'completed');
-    // Only a task claimed in a shared directory waits (the claim goes before the answer).
+    // Only a task claimed in a shared directory waits (the claim goes before the answer); a task the
+    // directory refused ends the call as an error, not as completed.
     const shaped = task.result(result);
-    return resultForHost(
-      shaped instanceof Promise ? await shaped : shaped,
-      ctx.revision,
-      ctx.method,
-      this.#cacheHints,
-    );
+    const answer = shaped instanceof Promise ? await shaped : shaped;
+    this.#end(record, 'completed');
+    return resultForHost(answer, ctx.revision, ctx.method, this.#cacheHints);
   }
 
   /**

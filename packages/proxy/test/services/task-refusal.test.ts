@@ -12,12 +12,13 @@ import { serveTasks, TaskStore, taskCapabilities, withTasksExtension } from '@mc
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
 import { startRedis } from '../../../redis/test/services/services.mjs';
-import { createProxy, type Listener, type McpProxy } from '../../src/index.js';
+import { createProxy, type Listener, type McpProxy, type ProxyEvent } from '../../src/index.js';
 
 let redis: Awaited<ReturnType<typeof startRedis>>;
 let directory: RedisTaskDirectory;
 let upstream: RunningHttpServer;
 let proxy: McpProxy;
+const events: ProxyEvent[] = [];
 let listener: Listener;
 const tasks = new TaskStore({ defaultTtlMs: 60_000, pollIntervalMs: 50 });
 let upstreamEndpoint: Parameters<typeof tasks.list>[0] | undefined;
@@ -45,7 +46,7 @@ beforeAll(async () => {
     },
     { port: 0 },
   );
-  proxy = createProxy({ upstream: upstream.url, tasks: { directory } });
+  proxy = createProxy({ upstream: upstream.url, tasks: { directory }, onEvent: (e) => events.push(e) });
   await proxy.connect();
   listener = await proxy.serveHttp({ port: 0 });
 });
@@ -72,6 +73,9 @@ it('Redis away and no room to keep the claim: the task is refused with TASK_STOR
     data: { cause: 'TASK_STORE_UNAVAILABLE' },
   });
   expect(proxy.relay.tasks.size).toBe(0);
+  // The call's own end says what the host got: an error, not a completed call.
+  const ends = events.filter((e) => e.type === 'call');
+  expect(ends.map((e) => e.type === 'call' && e.outcome)).toEqual(['error']);
   expect(proxy.relay.tasks.store).toMatchObject({ up: false, pendingWrites: 0 });
   // The upstream made the task; the proxy cancelled it, so nothing runs that no host can reach.
   await expect
