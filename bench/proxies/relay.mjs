@@ -45,7 +45,7 @@ budget(Number(option('budget-ms', 120_000)), `proxies/relay ${process.argv.slice
 const seen = new Map();
 const waiting = new Map();
 function onLine(line) {
-  const match = /^BENCH-(START|ABORT|FLOOD) (\S+) (.*)$/.exec(line);
+  const match = /^(?:upstream: )?BENCH-(START|ABORT|FLOOD) (\S+) (.*)$/.exec(line);
   if (!match) return;
   const key = `${match[1]} ${match[2]}`;
   const fields = match[3].split(' ').map(Number);

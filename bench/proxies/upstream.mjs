@@ -1,6 +1,6 @@
 // The upstream both proxies front in the proxy benchmarks: an official SDK v1 McpServer (1.32.2) on stdio.
-// It reports on stderr, which each proxy passes through to the benchmark (both spawn it with stderr
-// inherited), with instants read on two clocks: the machine's monotonic clock (`process.hrtime`, the same
+// It reports on stderr, which each proxy passes through to the benchmark (mcp-proxy as it is, ours as
+// `upstream: ` lines), with instants read on two clocks: the machine's monotonic clock (`process.hrtime`, the same
 // clock in every process) and the wall clock as `performance.timeOrigin + performance.now()`:
 //   flood {n, tag}  progress 1..n of n as fast as the SDK sends (`await` on each), then a text result;
 //                   `BENCH-FLOOD <tag> <sent> <startMs> <endMs>` (monotonic) once the last update is written
