@@ -14,7 +14,7 @@ export interface AdminListener {
 
 /**
  * The admin listener's own bounds: a scraper or a probe needs a few connections, quick requests, no
- * long keep-alive; more connections than {@link ADMIN_MAX_CONNECTIONS} get 503.
+ * long keep-alive; more connections than this get 503.
  */
 const ADMIN_MAX_CONNECTIONS = 64;
 const ADMIN_TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 5_000 };
@@ -23,7 +23,7 @@ const ADMIN_TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, keepAliv
  * Serves health, readiness, (with `metrics`) Prometheus metrics and (with `stats`) the proxy's own stats
  * as JSON on 127.0.0.1:`port`, apart from the hosts' listener: outside its connection cap and every
  * host's share of the calls, so a scrape never queues behind hosts' calls and needs no host token
- * [rule 14]. It has caps of its own: {@link ADMIN_MAX_CONNECTIONS} connections, 5 s to send a first byte
+ * [rule 14]. It has caps of its own: 64 connections, 5 s to send a first byte
  * and the headers, 10 s for a request.
  *
  * @example

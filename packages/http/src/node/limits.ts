@@ -91,7 +91,12 @@ export interface ConnectionLimits {
    * How the `503`s name the limits ("too many connections (maxConnections 4096)"), for a command line
    * that sets them by flags of its own. @default each option's own name
    */
-  names?: { maxConnections?: string; maxIdleConnectionsPerAddress?: string };
+  names?: {
+    /** What a `503` for too many connections names. @default 'maxConnections' */
+    maxConnections?: string;
+    /** What a `503` for too many idle connections from one address names. @default 'maxIdleConnectionsPerAddress' */
+    maxIdleConnectionsPerAddress?: string;
+  };
 }
 
 /**

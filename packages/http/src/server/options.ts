@@ -147,9 +147,13 @@ export interface HttpServerOptions {
    * their `503`. @default each option's own name ("the server's allowedOrigins option")
    */
   optionNames?: {
+    /** What a refused origin's `403` names. @default "the server's allowedOrigins option" */
     allowedOrigins?: string;
+    /** What a refused `Host`'s `403` names. @default "the server's allowedHosts option" */
     allowedHosts?: string;
+    /** What a `503` for too many connections names (`serveHttp`). @default 'maxConnections' */
     maxConnections?: string;
+    /** What a `503` for too many idle connections from one address names. @default 'maxIdleConnectionsPerAddress' */
     maxIdleConnectionsPerAddress?: string;
   };
 }
