@@ -227,8 +227,7 @@ function isInflightErrorLike(
     typeof value === 'object' &&
     value !== null &&
     (value as { name?: unknown }).name === 'InflightError' &&
-    typeof (value as { code?: unknown }).code === 'string' &&
-    isCancelCode((value as { code: string }).code)
+    isCancelCode((value as { code?: unknown }).code)
   );
 }
 
