@@ -106,8 +106,11 @@ export interface AdmissionRequest {
 }
 
 /** Methods that never wait behind work [rule 14]: lane 1, control; lane 2, held (long, holding no work). */
-const CONTROL = /^(?:initialize|server\/discover|ping|tasks\/(?:get|list|cancel|update))$/;
-const HELD = /^(?:tasks\/result|subscriptions\/listen)$/;
+const LANE_OF = new Map(
+  'initialize server/discover ping tasks/get tasks/list tasks/cancel tasks/update tasks/result subscriptions/listen'
+    .split(' ')
+    .map((method) => [method, method === 'tasks/result' || method === 'subscriptions/listen' ? 2 : 1]),
+);
 
 /** What {@link Admission.admit} decided for one request. */
 export type AdmissionState = 'running' | 'queued' | 'refused' | 'ended';
@@ -251,8 +254,7 @@ export class Admission {
     const assigned = this.#shareKeys.get(owner);
     const key = typeof assigned === 'function' ? assigned(request.params) : (assigned ?? SHARED);
     let share = this.#shares.get(key);
-    const { method } = request;
-    const lane = request.limits?.bypassesAdmission || CONTROL.test(method) ? 1 : HELD.test(method) ? 2 : 0;
+    const lane = request.limits?.bypassesAdmission ? 1 : (LANE_OF.get(request.method) ?? 0);
     if (lane !== 0) {
       // A lane never waits; in all it runs maxInFlight (endpoints in no share are everyone on HTTP).
       share ??= this.#newShare(key);

@@ -53,9 +53,9 @@ export class WriteBudget {
    */
   waiting(largestLineBytes: number): void {
     this.#lastReadMs = this.#options.clock.now(); // the peer's silence counts from here
-    this.#lastWritableBytes = this.#output.writableLength;
-    if (largestLineBytes > this.#oneMessageBytes) this.#oneMessageBytes = largestLineBytes;
     const writable = this.#output.writableLength;
+    this.#lastWritableBytes = writable;
+    if (largestLineBytes > this.#oneMessageBytes) this.#oneMessageBytes = largestLineBytes;
     if (writable > this.maxUnsentBytes) this.#overBudget(writable);
   }
 
