@@ -3,7 +3,7 @@
 // them with their defaults. It loads prom-client (the admin listener's metrics); the root entry does not.
 import { withTimeout } from '@mcp-inflight/core';
 import { isLegacy } from '@mcp-inflight/core/adapter';
-import type { RedisTaskDirectory } from '@mcp-inflight/redis';
+import type { RedisTaskDirectory, StoreEvent } from '@mcp-inflight/redis';
 import { RequestStateSigner } from '@mcp-inflight/server/input';
 import { type AdminListener, listenAdmin } from './admin.js';
 import { escapeForLog, formatEvent, jsonLine, type ProxyEvent } from './events.js';
@@ -13,7 +13,7 @@ import { type ProxyOptions, parseProxyArgs } from './options.js';
 import { PassHeaders } from './pass-headers.js';
 import { createProxy, type McpProxy } from './proxy.js';
 import { ProxyMetrics } from './proxy-metrics.js';
-import { type StoreEvent, storeLogLine } from './store-log.js';
+import { storeLogLine } from './store-log.js';
 
 /** How long shutdown waits for cancels and error responses to be written before closing. */
 const SHUTDOWN_GRACE_MS = 2_000;

@@ -1,15 +1,7 @@
 // The task directory's store (`--redis`) in the proxy's log: its outage, its end, a kept write given up.
 // Written beside the proxy's own events, in the same two formats (text, `--log json`).
+import type { StoreEvent } from '@mcp-inflight/redis';
 import { escapeForLog } from './events.js';
-
-/**
- * What a task directory tells of its shared store (`onStore` of `RedisTaskDirectory`): it went away, it
- * is back with every write kept meanwhile in it, or a kept write was given up (its task's TTL passed).
- */
-export type StoreEvent =
-  | { type: 'store-down'; message: string }
-  | { type: 'store-up'; downMs: number; writtenAfter: number }
-  | { type: 'store-write-dropped'; taskId: string };
 
 /**
  * One log line for a store event: the text line, or with `json` the proxy's JSON line (`time`, `level`,

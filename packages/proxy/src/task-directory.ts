@@ -1,4 +1,8 @@
 import type { Clock } from '@mcp-inflight/core';
+import type { StoreHealth } from '@mcp-inflight/redis';
+
+/** A task directory's link to its shared store, as the proxy's metrics read it (`@mcp-inflight/redis`'s shape). */
+export type { StoreHealth };
 
 /**
  * Which proxy instance relays each task, shared by every instance behind a balancer (see
@@ -51,25 +55,6 @@ export interface TaskDirectory {
   ): void;
   /** The link to the shared store now, read when scraped (`mcp_proxy_store_*`). */
   readonly health?: StoreHealth;
-}
-
-/**
- * A task directory's link to its shared store, as the proxy's metrics read it.
- *
- * @example
- * ```ts
- * import type { StoreHealth } from '@mcp-inflight/proxy';
- * declare const health: StoreHealth;
- * if (!health.up) console.error(`store away; ${health.pendingWrites} writes kept for it`);
- * ```
- */
-export interface StoreHealth {
-  /** The store answers and nothing kept for it is waiting. */
-  readonly up: boolean;
-  /** Store commands that failed or went unanswered, since the start. */
-  readonly errors: number;
-  /** Writes kept for when the store is back. */
-  readonly pendingWrites: number;
 }
 
 /** Options for a `TaskTable` (task-table.ts). */
