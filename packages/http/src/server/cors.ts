@@ -1,6 +1,7 @@
 import { Reply } from './exchange.js';
 
-const ALLOW_METHODS = 'GET, POST, DELETE';
+/** The methods an MCP endpoint serves: a preflight's allow list, and a 405's `Allow`. */
+export const ALLOWED_METHODS = 'GET, POST, DELETE';
 /** What a browser client of MCP sends: the body's type, auth, the session and the mirrored headers. */
 const MCP_REQUEST_HEADERS = [
   'content-type',
@@ -42,7 +43,7 @@ export function preflight(
   }
   return new Reply(204, {
     ...headers,
-    'access-control-allow-methods': ALLOW_METHODS,
+    'access-control-allow-methods': ALLOWED_METHODS,
     'access-control-allow-headers': [...allowed].join(', '),
     'access-control-max-age': '600',
     vary: headers['vary']

@@ -9,7 +9,7 @@ import { HTTP_ERROR_CODES } from '../shared/error-codes.js';
 import { LiveTable } from '../shared/live-table.js';
 import { readJsonBody } from './body.js';
 import { acceptsOf, type HttpHandlerStats, type HttpSetup, type ServeContext } from './context.js';
-import { corsHeaders, preflight } from './cors.js';
+import { ALLOWED_METHODS, corsHeaders, preflight } from './cors.js';
 import {
   type Disconnect,
   type ExchangeServer,
@@ -78,8 +78,6 @@ export interface HttpExchange {
    */
   waitUntil?: (work: Promise<unknown>) => void;
 }
-
-const ALLOW = 'GET, POST, DELETE';
 
 /**
  * Creates the Streamable HTTP server side of MCP for every revision on one endpoint. A legacy client gets a
@@ -173,7 +171,7 @@ class HandlerServer {
       case 'OPTIONS':
         return preflight(headers, request.headers.get('access-control-request-headers'), this.#options);
       default:
-        return methodNotAllowed(ALLOW, headers);
+        return methodNotAllowed(ALLOWED_METHODS, headers);
     }
   }
 
